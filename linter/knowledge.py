@@ -478,9 +478,7 @@ def jit_compile_default(platform: str | None) -> bool | None:
 
 _EXPECTED = {
     "torch": "expected a PyTorch version such as 2.1.0 or 1.11.0",
-    "torch-npu": (
-        "expected a torch_npu package version such as 2.1.0.post10 or a torch_npu release such as 6.0.RC3"
-    ),
+    "torch-npu": ("expected a torch_npu package version such as 2.1.0.post10 or a torch_npu release such as 6.0.RC3"),
     "cann": "expected a CANN release such as 8.0.RC2 or 8.0.0",
     "mindcluster": "expected a MindCluster release such as 6.0.RC2 or 7.0.0",
     "mindio": "expected a MindIO release such as 6.0.RC2 or 7.0.0",

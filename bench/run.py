@@ -1,0 +1,673 @@
+"""Benchmark recovery-lint against interpreter start-up, its own parsers and peer linters.
+
+    python bench/run.py [--artifacts 1000,10000] [--repeat 3] [--out bench/out] [--quick]
+
+Generates one synthetic repository per size with bench/generate.py, runs every measurement
+--repeat times and prints one markdown table of medians (also written to OUT/results.md).
+A measured tool that fails or is missing shows up as an error in its row; the run goes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import os
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from importlib import metadata
+from pathlib import Path
+
+from generate import describe, file_kind, generate
+
+BENCH_DIR = Path(__file__).resolve().parent
+
+
+# --------------------------------------------------------------------------------------------
+# Running one command and reading its resource use
+
+
+class MeasureError(Exception):
+    """A measured command could not be run or reported failure; the message goes into the row."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    wall: float
+    cpu: float | None  # user + system of the whole reaped process tree
+    rss_kib: int | None  # largest resident set of any single process in that tree
+
+
+@dataclass(frozen=True)
+class Timing:
+    wall: float
+    cpu: float | None
+    rss_kib: int | None
+
+    @property
+    def cores_busy(self) -> float | None:
+        return self.cpu / self.wall if self.cpu is not None and self.wall > 0 else None
+
+
+# A fresh, site-less interpreter forks the measured command and reports its wall time, CPU and peak
+# RSS. Measuring from the runner itself would be wrong twice: getrusage(RUSAGE_CHILDREN).ru_maxrss is a
+# high-water mark over every child ever reaped, and Linux charges a child the RSS its parent had when
+# it forked, so each child would inherit the runner's parsers and repository lists. The probe's own
+# footprint (about 8 MiB) is below that of `python -c pass`, so it never shows through.
+PROBE = """
+import os, sys, time
+stats, argv = sys.argv[1], sys.argv[2:]
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as exc:
+        os.write(2, ("cannot run %s: %s\\n" % (argv[0], exc.strerror)).encode())
+    os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - start
+with open(stats, "w") as out:
+    out.write("%r %r %d" % (wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss))
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):  # it may have exited just now
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _failure_text(code: int, stderr: str) -> str:
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    last = lines[-1] if lines else "(no stderr)"
+    return f"exit {code}: {last[:140]}"
+
+
+def _read_probe_stats(path: Path, fallback_wall: float) -> Sample:
+    try:
+        wall, cpu, rss = path.read_text().split()
+    except (OSError, ValueError):
+        return Sample(fallback_wall, None, None)
+    rss_kib = int(rss) // 1024 if sys.platform == "darwin" else int(rss)  # macOS reports bytes
+    return Sample(float(wall), float(cpu), rss_kib)
+
+
+def run_once(argv: Sequence[str], cwd: Path, timeout: float, ok_codes: Sequence[int]) -> Sample:
+    """Run argv once under the probe; raise MeasureError unless it exits with one of ok_codes."""
+    with tempfile.TemporaryDirectory(prefix="recovery-lint-probe-") as scratch:
+        stats, err_path = Path(scratch) / "stats", Path(scratch) / "stderr"
+        with open(os.devnull, "wb") as out, open(err_path, "wb") as err:
+            start = time.perf_counter()
+            proc = subprocess.Popen(
+                [sys.executable, "-S", "-I", "-c", PROBE, str(stats), *argv],
+                cwd=cwd,
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+            try:
+                code = proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                proc.wait()
+                raise MeasureError(f"timed out after {timeout:.0f} s") from None
+            except BaseException:
+                _kill_group(proc)
+                proc.wait()
+                raise
+        sample = _read_probe_stats(stats, time.perf_counter() - start)
+        stderr = err_path.read_text(encoding="utf-8", errors="replace")
+    if code not in ok_codes or "Traceback (most recent call last)" in stderr:
+        raise MeasureError(_failure_text(code, stderr))
+    return sample
+
+
+def median_timing(samples: Sequence[Sample]) -> Timing:
+    cpus = [s.cpu for s in samples if s.cpu is not None]
+    rsss = [s.rss_kib for s in samples if s.rss_kib is not None]
+    return Timing(
+        wall=statistics.median(s.wall for s in samples),
+        cpu=statistics.median(cpus) if cpus else None,
+        rss_kib=max(rsss) if rsss else None,
+    )
+
+
+@dataclass
+class Runner:
+    repeat: int
+    timeout: float
+
+    def measure(self, label: str, argv: Sequence[str], cwd: Path, ok_codes: Sequence[int] = (0,)) -> Timing:
+        progress(f"{label} ({self.repeat}x)")
+        return median_timing([run_once(argv, cwd, self.timeout, ok_codes) for _ in range(self.repeat)])
+
+
+def progress(message: str) -> None:
+    print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------------------------
+# The tool under test and its peers
+
+OURS_OK = (0, 1)  # 0 clean, 1 findings; 2 means the tool itself failed
+PEER_OK = (0, 1)  # yamllint and shellcheck exit 1 when they report problems
+
+
+@dataclass
+class Tool:
+    argv: list[str]
+    unavailable: str | None = None  # why every run of ours would fail, found once up front
+
+    def check(self, *args: str) -> list[str]:
+        return [*self.argv, "check", *args]
+
+
+def find_ours(cwd: Path, timeout: float) -> Tool:
+    exe = shutil.which("recovery-lint")
+    tool = Tool([exe] if exe else [sys.executable, "-m", "recovery_lint"])
+    # `python -m missing_module` exits 1, which would pass for "findings"; ask for help first.
+    try:
+        run_once(tool.check("--help"), cwd, timeout, (0,))
+    except MeasureError as exc:
+        tool.unavailable = f"{' '.join(tool.argv)} unusable: {exc}"
+    return tool
+
+
+def ours_flags(jobs: int, cache_dir: Path | None = None) -> list[str]:
+    cache = ["--cache-dir", str(cache_dir)] if cache_dir else ["--no-cache"]
+    return ["--output-format", "concise", "--isolated", *cache, "--jobs", str(jobs)]
+
+
+def peer(name: str) -> str | None:
+    return shutil.which(name)
+
+
+# --------------------------------------------------------------------------------------------
+# The parse floor: the tool's parsers and nothing else, in this process
+
+
+@dataclass
+class Floor:
+    total: float
+    by_kind: dict[str, float]
+    yaml_loader: str
+    parse_errors: int
+
+
+def _load_parsers() -> tuple[Callable[[str], None], Callable[[bytes], None], str]:
+    import tree_sitter
+    import tree_sitter_bash
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", None) if yaml.__with_libyaml__ else None
+    loader_name = "CSafeLoader" if loader else "SafeLoader (libyaml missing)"
+    loader = loader or yaml.SafeLoader
+    bash = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+    def compose_yaml(text: str) -> None:
+        for _node in yaml.compose_all(text, Loader=loader):
+            pass
+
+    def parse_bash(data: bytes) -> None:
+        bash.parse(data)
+
+    return compose_yaml, parse_bash, loader_name
+
+
+def _parse_pass(
+    files: Sequence[Path], compose_yaml: Callable[[str], None], parse_bash: Callable[[bytes], None]
+) -> tuple[dict[str, float], int]:
+    spent = dict.fromkeys(("manifest", "shell", "python", "pins"), 0.0)
+    errors = 0
+    for path in files:
+        kind = file_kind(path)
+        start = time.perf_counter()
+        data = path.read_bytes()
+        try:
+            if kind == "manifest":
+                compose_yaml(data.decode("utf-8"))
+            elif kind == "shell":
+                parse_bash(data)
+            elif kind == "python":
+                ast.parse(data.decode("utf-8"))
+            else:
+                data.decode("utf-8")
+        except Exception:  # a file that fails to parse still cost its time; count it and go on
+            errors += 1
+        spent[kind] += time.perf_counter() - start
+    return spent, errors
+
+
+def measure_parse_floor(files: Sequence[Path], repeat: int) -> Floor:
+    try:
+        compose_yaml, parse_bash, loader_name = _load_parsers()
+    except ImportError as exc:
+        raise MeasureError(f"parser missing: {exc.name}") from exc
+    passes = [_parse_pass(files, compose_yaml, parse_bash) for _ in range(repeat)]
+    totals = [sum(spent.values()) for spent, _ in passes]
+    middle = passes[totals.index(statistics.median_low(totals))]
+    return Floor(statistics.median(totals), middle[0], loader_name, middle[1])
+
+
+# --------------------------------------------------------------------------------------------
+# Table
+
+
+@dataclass
+class Row:
+    measurement: str
+    files: str = "—"
+    jobs: str = "—"
+    wall: str = "—"
+    files_per_s: str = "—"
+    rss: str = "—"
+    cores_busy: str = "—"
+    note: str = ""
+
+
+HEADERS = ("measurement", "files", "jobs", "wall (median)", "files/s", "peak RSS", "CPU/wall", "ratio / note")
+
+
+def fmt_seconds(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def fmt_ratio(numerator: float | None, denominator: float | None) -> str:
+    if numerator is None or not denominator:
+        return "n/a"
+    return f"{numerator / denominator:.2f}×"
+
+
+def timing_row(measurement: str, timing: Timing, files: int | None, jobs: int | str, note: str = "") -> Row:
+    return Row(
+        measurement=measurement,
+        files=str(files) if files is not None else "—",
+        jobs=str(jobs),
+        wall=fmt_seconds(timing.wall),
+        files_per_s=f"{files / timing.wall:,.0f}" if files else "—",
+        rss=f"{timing.rss_kib / 1024:.0f} MiB" if timing.rss_kib is not None else "—",
+        cores_busy=f"{timing.cores_busy:.2f}" if timing.cores_busy is not None else "—",
+        note=note,
+    )
+
+
+def error_row(measurement: str, error: str, files: int | None = None, jobs: int | str = "—") -> Row:
+    return Row(
+        measurement, files=str(files) if files is not None else "—", jobs=str(jobs), wall="error", note=error
+    )
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_table(rows: Sequence[Row]) -> str:
+    cells = [list(HEADERS)] + [
+        [
+            _cell(v)
+            for v in (r.measurement, r.files, r.jobs, r.wall, r.files_per_s, r.rss, r.cores_busy, r.note)
+        ]
+        for r in rows
+    ]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(HEADERS))]
+    right = {1, 2, 3, 4, 5, 6}
+
+    def line(values: list[str]) -> str:
+        padded = [
+            v.rjust(w) if i in right else v.ljust(w)
+            for i, (v, w) in enumerate(zip(values, widths, strict=True))
+        ]
+        return "| " + " | ".join(padded) + " |"
+
+    rule = (
+        "|"
+        + "|".join(("-" * (w + 1) + ":" if i in right else "-" * (w + 2)) for i, w in enumerate(widths))
+        + "|"
+    )
+    return "\n".join([line(cells[0]), rule, *(line(c) for c in cells[1:])])
+
+
+# --------------------------------------------------------------------------------------------
+# The measurements
+
+
+@dataclass
+class Repo:
+    size: int
+    root: Path
+    files: list[Path]
+
+    def of_kind(self, kind: str) -> list[Path]:
+        return [p for p in self.files if file_kind(p) == kind]
+
+    def relative(self, paths: Sequence[Path]) -> list[str]:
+        return [str(p.relative_to(self.root)) for p in paths]
+
+
+@dataclass
+class Bench:
+    runner: Runner
+    ours: Tool
+    cores: int
+    quick: bool
+    rows: list[Row] = field(default_factory=list)
+    full_runs: dict[tuple[int, int], Timing] = field(default_factory=dict)
+
+    def ours_timing(self, label: str, args: Sequence[str], cwd: Path) -> Timing:
+        if self.ours.unavailable:
+            raise MeasureError(self.ours.unavailable)
+        return self.runner.measure(label, self.ours.check(*args), cwd, OURS_OK)
+
+    # start-up ----------------------------------------------------------------------------
+
+    def startup(self, repo: Repo) -> None:
+        manifest = repo.relative(repo.of_kind("manifest")[:1])
+        python_pass = self._python_pass(repo.root)
+        if not manifest:
+            self.rows.append(error_row("ours, one manifest, cold", "the repository has no manifest"))
+            return
+        single = self._ours_single(repo.root, manifest[0], python_pass)
+        self._yamllint_single(repo.root, manifest[0], single)
+
+    def _python_pass(self, cwd: Path) -> Timing | None:
+        label = "`python -c pass`"
+        try:
+            timing = self.runner.measure(label, [sys.executable, "-c", "pass"], cwd)
+        except MeasureError as exc:
+            self.rows.append(error_row(label, str(exc), jobs=1))
+            return None
+        self.rows.append(timing_row(label, timing, None, 1, "interpreter start-up, the floor of any CLI run"))
+        return timing
+
+    def _ours_single(self, cwd: Path, manifest: str, python_pass: Timing | None) -> Timing | None:
+        label = "ours, one manifest, cold (`--no-cache --isolated`)"
+        try:
+            timing = self.ours_timing(label, [manifest, "--no-cache", "--isolated"], cwd)
+        except MeasureError as exc:
+            self.rows.append(error_row(label, str(exc), 1, 1))
+            return None
+        ratio = fmt_ratio(timing.wall, python_pass.wall if python_pass else None)
+        self.rows.append(timing_row(label, timing, 1, 1, f"ours / `python -c pass` = {ratio}"))
+        return timing
+
+    def _yamllint_single(self, cwd: Path, manifest: str, ours: Timing | None) -> None:
+        label = "yamllint, same manifest"
+        exe = peer("yamllint")
+        if self.quick or exe is None:
+            self.rows.append(
+                Row(label, "1", "1", note="skipped (--quick)" if self.quick else "not installed")
+            )
+            return
+        try:
+            timing = self.runner.measure(label, [exe, "-f", "parsable", manifest], cwd, PEER_OK)
+        except MeasureError as exc:
+            self.rows.append(error_row(label, str(exc), 1, 1))
+            return
+        ratio = fmt_ratio(timing.wall, ours.wall if ours else None)
+        self.rows.append(timing_row(label, timing, 1, 1, f"yamllint / ours = {ratio}"))
+
+    # whole repository ----------------------------------------------------------------------
+
+    def full_repository(self, repo: Repo) -> None:
+        floor = self._floor(repo)
+        for jobs in sorted({1, self.cores}):
+            self._ours_full(repo, jobs, floor)
+
+    def _floor(self, repo: Repo) -> Floor | None:
+        label = f"parse floor @{repo.size}, in-process"
+        progress(f"{label} ({self.runner.repeat}x)")
+        try:
+            floor = measure_parse_floor(repo.files, self.runner.repeat)
+        except MeasureError as exc:
+            self.rows.append(error_row(label, str(exc), len(repo.files), 1))
+            return None
+        parts = ", ".join(f"{kind} {fmt_seconds(t)}" for kind, t in floor.by_kind.items())
+        errors = f"; {floor.parse_errors} parse errors" if floor.parse_errors else ""
+        note = f"read + parse only ({floor.yaml_loader}, tree-sitter-bash, ast): {parts}{errors}"
+        self.rows.append(timing_row(label, Timing(floor.total, None, None), len(repo.files), 1, note))
+        return floor
+
+    def _ours_full(self, repo: Repo, jobs: int, floor: Floor | None) -> None:
+        label = f"ours @{repo.size}, full repository"
+        try:
+            timing = self.ours_timing(f"{label} --jobs {jobs}", [".", *ours_flags(jobs)], repo.root)
+        except MeasureError as exc:
+            self.rows.append(error_row(label, str(exc), len(repo.files), jobs))
+            return
+        self.full_runs[(repo.size, jobs)] = timing
+        notes = [
+            f"ours / (floor / {jobs} cores) = {fmt_ratio(timing.wall, floor.total / jobs if floor else None)}"
+        ]
+        single = self.full_runs.get((repo.size, 1))
+        if jobs != 1:
+            notes.insert(
+                0, f"speedup vs --jobs 1 = {fmt_ratio(single.wall if single else None, timing.wall)}"
+            )
+        self.rows.append(timing_row(label, timing, len(repo.files), jobs, "; ".join(notes)))
+
+    def linearity(self, sizes: Sequence[int]) -> None:
+        small, large = min(sizes), max(sizes)
+        for jobs in sorted({1, self.cores}):
+            label = f"linearity, --jobs {jobs}"
+            if small == large:
+                self.rows.append(Row(label, jobs=str(jobs), note="needs two sizes"))
+                continue
+            a, b = self.full_runs.get((small, jobs)), self.full_runs.get((large, jobs))
+            ratio = fmt_ratio(b.wall if b else None, a.wall if a else None)
+            note = f"time({large}) / time({small}) = {ratio} for {large / small:.1f}× the files"
+            self.rows.append(Row(label, f"{small}→{large}", str(jobs), note=note))
+
+    # peers ---------------------------------------------------------------------------------
+
+    def peers(self, repo: Repo) -> None:
+        checks = (("yamllint", "manifest", ["-f", "parsable"]), ("shellcheck", "shell", ["-f", "gcc"]))
+        for name, kind, flags in checks:
+            files = repo.relative(repo.of_kind(kind))
+            label = f"{name} @{repo.size}, all {kind} files"
+            exe = peer(name)
+            if self.quick or exe is None:
+                note = "skipped (--quick)" if self.quick else "not installed"
+                self.rows.append(Row(label, str(len(files)), "1", note=note))
+                continue
+            ours = self._ours_subset(repo, kind, files)
+            try:
+                timing = self.runner.measure(label, [exe, *flags, *files], repo.root, PEER_OK)
+            except MeasureError as exc:
+                self.rows.append(error_row(label, str(exc), len(files), 1))
+                continue
+            note = f"{name} / ours = {fmt_ratio(timing.wall, ours.wall if ours else None)}"
+            self.rows.append(timing_row(label, timing, len(files), 1, note))
+
+    def _ours_subset(self, repo: Repo, kind: str, files: list[str]) -> Timing | None:
+        label = f"ours @{repo.size}, same {kind} files"
+        try:
+            timing = self.ours_timing(label, [*files, *ours_flags(1)], repo.root)
+        except MeasureError as exc:
+            self.rows.append(error_row(label, str(exc), len(files), 1))
+            return None
+        self.rows.append(timing_row(label, timing, len(files), 1, "same inputs as the peer below"))
+        return timing
+
+    # cache ---------------------------------------------------------------------------------
+
+    def cache(self, repo: Repo) -> None:
+        cold_label = f"ours @{repo.size}, cache cold (fills it)"
+        warm_label = f"ours @{repo.size}, cache warm, unchanged repo"
+        with tempfile.TemporaryDirectory(prefix="recovery-lint-bench-") as scratch:
+            try:
+                cold = self._cold_cache_runs(repo, Path(scratch), cold_label)
+                cache_dir = Path(scratch) / "cache-0"
+                warm = self.ours_timing(warm_label, [".", *ours_flags(self.cores, cache_dir)], repo.root)
+            except MeasureError as exc:
+                self.rows.append(
+                    error_row(f"ours @{repo.size}, cache", str(exc), len(repo.files), self.cores)
+                )
+                return
+        self.rows.append(
+            timing_row(cold_label, cold, len(repo.files), self.cores, "fresh --cache-dir each run")
+        )
+        note = f"cold / warm = {fmt_ratio(cold.wall, warm.wall)}"
+        self.rows.append(timing_row(warm_label, warm, len(repo.files), self.cores, note))
+
+    def _cold_cache_runs(self, repo: Repo, scratch: Path, label: str) -> Timing:
+        """Each cold run gets an empty cache dir; the first one is kept for the warm runs."""
+        if self.ours.unavailable:
+            raise MeasureError(self.ours.unavailable)
+        progress(f"{label} ({self.runner.repeat}x)")
+        samples = []
+        for i in range(self.runner.repeat):
+            args = self.ours.check(".", *ours_flags(self.cores, scratch / f"cache-{i}"))
+            samples.append(run_once(args, repo.root, self.runner.timeout, OURS_OK))
+        return median_timing(samples)
+
+
+# --------------------------------------------------------------------------------------------
+# Machine description and the main flow
+
+
+def cpu_model() -> str:
+    try:
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return platform.processor() or "unknown"
+    for key in ("model name", "Model", "Hardware", "CPU part"):
+        for line in text.splitlines():
+            if line.startswith(key) and ":" in line:
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown"
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "missing"
+
+
+def git_revision() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=BENCH_DIR,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+def machine_lines(ours: Tool, repos: Sequence[Repo], repeat: int) -> list[str]:
+    affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    cores = f"{os.cpu_count()}" + (f" ({affinity} usable)" if affinity and affinity != os.cpu_count() else "")
+    yaml_c = "with libyaml" if _has_libyaml() else "without libyaml"
+    lines = [
+        f"- machine: {cores} cores, {cpu_model()}, {platform.system()} {platform.machine()}",
+        f"- Python {platform.python_version()} ({platform.python_implementation()}), "
+        f"PyYAML {_version('PyYAML')} {yaml_c}, tree-sitter {_version('tree-sitter')}, "
+        f"tree-sitter-bash {_version('tree-sitter-bash')}",
+        f"- recovery-lint: `{' '.join(ours.argv)}` at commit {git_revision()}; "
+        f"peers (smallest size only): yamllint {'found' if peer('yamllint') else 'not installed'}, "
+        f"shellcheck {'found' if peer('shellcheck') else 'not installed'}",
+        f"- medians of {repeat} runs; peak RSS = largest single process of the run's tree; "
+        f"CPU/wall = cores kept busy; {datetime.now():%Y-%m-%d %H:%M}",
+    ]
+    lines += [f"- repo-{r.size}: {describe(r.files)}" for r in repos]
+    return lines
+
+
+def _has_libyaml() -> bool:
+    try:
+        import yaml
+    except ImportError:
+        return False
+    return bool(yaml.__with_libyaml__)
+
+
+def prepare_repo(out: Path, size: int, seed: int) -> Repo:
+    root = out / f"repo-{size}"
+    if root.exists():
+        shutil.rmtree(root)
+    progress(f"generating {root} ({size} files, seed {seed})")
+    return Repo(size, root, generate(root, size, seed))
+
+
+def parse_sizes(text: str) -> list[int]:
+    try:
+        sizes = sorted({int(part.replace("_", "")) for part in text.split(",") if part.strip()})
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a comma-separated list of integers: {text!r}") from exc
+    if not sizes or sizes[0] < 1:
+        raise argparse.ArgumentTypeError("sizes must be positive")
+    return sizes
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--artifacts",
+        type=parse_sizes,
+        default=[1000, 10000],
+        help="comma-separated repository sizes in files (default 1000,10000)",
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is shown")
+    parser.add_argument(
+        "--out", type=Path, default=BENCH_DIR / "out", help="where repositories and results go"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="generator seed")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds before one run is killed")
+    parser.add_argument(
+        "--quick", action="store_true", help="skip yamllint, shellcheck and sizes of 10,000 files or more"
+    )
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    if args.quick:
+        args.artifacts = [s for s in args.artifacts if s < 10000] or [min(args.artifacts[0], 1000)]
+    return args
+
+
+def run_bench(args: argparse.Namespace) -> str:
+    args.out.mkdir(parents=True, exist_ok=True)
+    repos = [prepare_repo(args.out, size, args.seed) for size in args.artifacts]
+    ours = find_ours(repos[0].root, args.timeout)
+    if ours.unavailable:
+        progress(ours.unavailable)
+    bench = Bench(Runner(args.repeat, args.timeout), ours, os.cpu_count() or 1, args.quick)
+    bench.startup(repos[0])
+    for repo in repos:
+        bench.full_repository(repo)
+    bench.linearity(args.artifacts)
+    bench.peers(repos[0])
+    for repo in repos:
+        bench.cache(repo)
+    header = "\n".join(machine_lines(ours, repos, args.repeat))
+    return f"{header}\n\n{render_table(bench.rows)}\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    report = run_bench(args)
+    print(report, end="")
+    results = args.out / "results.md"
+    results.write_text(f"# recovery-lint benchmark\n\n{report}", encoding="utf-8")
+    progress(f"written to {results}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""``[tool.recovery-lint]`` in pyproject.toml, or a ``.recovery-lint.toml``, found from the linted
+path upwards and validated against ``schemas/config.schema.json``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from .jobs import JobSpec
+
+CONFIG_FILES = (".recovery-lint.toml", "recovery-lint.toml", "pyproject.toml")
+FAIL_ON = ("error", "warning", "info")
+
+
+class ConfigError(Exception):
+    """A configuration problem; the message names the file and the key."""
+
+
+@dataclass
+class Config:
+    path: Path | None = None
+    root: Path | None = None  # the folder of the config file: base of relative paths
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    exclude: list[str] = field(default_factory=list)
+    versions: dict[str, str] = field(default_factory=dict)
+    jobs: list[JobSpec] = field(default_factory=list)
+    fail_on: str = "warning"
+    raw: dict[str, object] = field(default_factory=dict)
+
+    def fingerprint(self) -> str:
+        return json.dumps(self.raw, sort_keys=True, default=str)
+
+
+def _toml():
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    return tomllib
+
+
+def find_config(start: Path) -> Path | None:
+    here = start if start.is_dir() else start.parent
+    for folder in [here, *here.parents]:
+        for name in CONFIG_FILES:
+            candidate = folder / name
+            if candidate.is_file():
+                if name == "pyproject.toml" and not _has_section(candidate):
+                    continue
+                return candidate
+    return None
+
+
+def _has_section(pyproject: Path) -> bool:
+    try:
+        return "[tool.recovery-lint" in pyproject.read_text("utf-8", "replace")
+    except OSError:
+        return False
+
+
+def load_config(path: Path) -> Config:
+    try:
+        data = _toml().loads(path.read_text("utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    section = data.get("tool", {}).get("recovery-lint", {}) if path.name == "pyproject.toml" else data
+    return config_from_dict(section, path)
+
+
+def _schema() -> dict:
+    text = resources.files("recovery_lint.schemas").joinpath("config.schema.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def validate(section: dict, where: str) -> None:
+    if not section:
+        return
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(_schema())
+    errors = sorted(validator.iter_errors(section), key=lambda e: list(e.absolute_path))
+    if errors:
+        err = errors[0]
+        key = ".".join(str(p) for p in err.absolute_path) or "(top level)"
+        if err.validator == "additionalProperties":
+            extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+            key = ".".join([*map(str, err.absolute_path), extra[0]]) if extra else key
+            raise ConfigError(f"{where}: unknown key '{key}'")
+        raise ConfigError(f"{where}: invalid value for '{key}': {err.message}")
+
+
+def config_from_dict(section: dict, path: Path | None) -> Config:
+    where = str(path) if path else "configuration"
+    validate(section, where)
+    jobs = [
+        JobSpec(manifest=j["manifest"], scripts=list(j.get("scripts", [])), entry=j.get("entry"))
+        for j in section.get("jobs", [])
+    ]
+    return Config(
+        path=path,
+        root=path.parent if path else None,
+        select=list(section["select"]) if "select" in section else None,
+        ignore=list(section.get("ignore", [])),
+        extend_select=list(section.get("extend-select", [])),
+        per_file_ignores={k: list(v) for k, v in section.get("per-file-ignores", {}).items()},
+        exclude=list(section.get("exclude", [])),
+        versions=dict(section.get("versions", {})),
+        jobs=jobs,
+        fail_on=section.get("fail-on", "warning"),
+        raw=section,
+    )

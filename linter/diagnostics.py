@@ -1,0 +1,103 @@
+"""What a rule reports: diagnostics, and fixes as plain data (edits plus a safety label)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+from .span import Span
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 3, "warning": 2, "info": 1}[self.value]
+
+
+class Applicability(str, Enum):
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the characters ``span.start:span.end`` of ``span.path`` with ``content``."""
+
+    span: Span
+    content: str
+
+    @property
+    def path(self) -> str:
+        return self.span.path
+
+    def to_dict(self) -> dict[str, object]:
+        s = self.span
+        return {
+            "path": s.path,
+            "line": s.line,
+            "column": s.column,
+            "end_line": s.end_line,
+            "end_column": s.end_column,
+            "content": self.content,
+        }
+
+
+@dataclass(frozen=True)
+class Fix:
+    """Edits that must be applied together; one or several files."""
+
+    message: str
+    edits: tuple[Edit, ...]
+    applicability: Applicability = Applicability.SAFE
+
+    @property
+    def paths(self) -> set[str]:
+        return {e.path for e in self.edits}
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "applicability": self.applicability.value,
+            "message": self.message,
+            "edits": [e.to_dict() for e in sorted(self.edits, key=lambda e: (e.path, e.span.start))],
+        }
+
+
+def safe_fix(message: str, *edits: Edit) -> Fix:
+    return Fix(message, tuple(edits), Applicability.SAFE)
+
+
+def unsafe_fix(message: str, *edits: Edit) -> Fix:
+    return Fix(message, tuple(edits), Applicability.UNSAFE)
+
+
+@dataclass(frozen=True)
+class Related:
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    name: str
+    message: str
+    severity: Severity
+    span: Span
+    fix: Fix | None = None
+    related: tuple[Related, ...] = ()
+    job: str | None = None  # identity of the linked manifest document, e.g. "jobs/a.yaml#1 Job/ns/name"
+    snippet: str = field(default="", compare=False)  # normalized source text under the span
+
+    @property
+    def path(self) -> str:
+        return self.span.path
+
+    def sort_key(self) -> tuple[object, ...]:
+        return (self.span.path, self.span.start, self.code, self.message)
+
+    def with_job(self, job: str | None) -> Diagnostic:
+        return replace(self, job=job)

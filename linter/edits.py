@@ -1,0 +1,233 @@
+"""Builders of text edits that follow a file's own style (indentation, quoting, line endings).
+
+Rules call these to describe a fix; nothing here touches a file. Every function returns
+``Edit``s against the original text, which the fix engine applies.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .diagnostics import Edit
+from .sources.shell import Assignment, ShellScript, Word
+from .sources.yamlnodes import YMap, YNode, YScalar, YSeq, content_end
+from .span import SourceText, Span
+
+YAML_NEEDS_QUOTES = re.compile(
+    r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|"
+    r"[-+]?[0-9][0-9_.eE+-]*|0x[0-9a-fA-F]+|0o[0-7]+|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|)$"
+)
+YAML_SPECIAL = re.compile(r"^[\s\-?:,\[\]{}#&*!|>'\"%@`]|:\s|\s#|[\r\n]|\s$")
+
+
+def edit(src: SourceText, start: int, end: int, content: str) -> Edit:
+    return Edit(src.span(start, end), content)
+
+
+def yaml_scalar_text(value: str, prefer: str | None = None) -> str:
+    """A YAML spelling of a string value: plain when it reads back as the same string."""
+    if prefer == '"' or YAML_NEEDS_QUOTES.match(value) or YAML_SPECIAL.search(value):
+        if prefer == "'" and "'" not in value:
+            return f"'{value}'"
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+        return f'"{escaped}"'
+    if prefer == "'":
+        return f"'{value}'"
+    return value
+
+
+# -- YAML --------------------------------------------------------------------------------------
+def replace_scalar(src: SourceText, scalar: YScalar, value: str, force_string: bool = True) -> Edit:
+    """Replace a scalar's value, keeping its quote style when it has one."""
+    span = scalar.span
+    if scalar.style == "'" and "'" not in value:
+        return edit(src, span.start, span.end, f"'{value}'")
+    if scalar.style == '"':
+        return edit(src, span.start, span.end, yaml_scalar_text(value, '"'))
+    return edit(src, span.start, span.end, yaml_scalar_text(value) if force_string else value)
+
+
+def _after_line(src: SourceText, pos: int) -> int:
+    """End of the line holding ``pos``: new block lines go after any trailing comment."""
+    return src.line_end(src.line_of(max(pos - 1, 0) if pos and src.text[pos - 1 : pos] == "\n" else pos))
+
+
+def _indent_step(src: SourceText, mapping: YMap) -> int:
+    for _, value in mapping.items:
+        if isinstance(value, YMap) and not value.flow and value.items:
+            step = value.key_column - mapping.key_column
+            if step > 0:
+                return step
+    return 2
+
+
+def insert_entry(src: SourceText, mapping: YMap, key: str, value_text: str) -> Edit:
+    """Add ``key: value`` as the last entry of a mapping (block or flow)."""
+    if mapping.flow:
+        close = mapping.span.end - 1
+        inner = src.text[mapping.span.start + 1 : close]
+        sep = ", " if inner.strip() else ""
+        return edit(src, close, close, f"{sep}{key}: {value_text}")
+    pos = _after_line(src, content_end(mapping))
+    indent = " " * mapping.key_column
+    return edit(src, pos, pos, f"{src.newline}{indent}{key}: {value_text}")
+
+
+def insert_nested_entry(src: SourceText, parent: YMap, key: str, child_key: str, child_value: str) -> Edit:
+    """Add ``key:`` with one child entry to a mapping that lacks ``key``."""
+    if parent.flow:
+        return insert_entry(src, parent, key, f"{{{child_key}: {child_value}}}")
+    nl = src.newline
+    indent = " " * parent.key_column
+    child = " " * (parent.key_column + _indent_step(src, parent))
+    pos = _after_line(src, content_end(parent))
+    return edit(src, pos, pos, f"{nl}{indent}{key}:{nl}{child}{child_key}: {child_value}")
+
+
+def set_entry(src: SourceText, mapping: YMap, key: str, value: str) -> Edit:
+    """Set ``key`` to a string value: replace it when present, else append it."""
+    found = mapping.entry(key)
+    if found is not None and isinstance(found[1], YScalar) and not (found[1].is_null and found[1].value == ""):
+        return replace_scalar(src, found[1], value)
+    if found is not None:  # "key:" with an empty value
+        colon = mapping.colon_ends[mapping.items.index(found)]
+        return edit(src, colon, colon, f" {yaml_scalar_text(value, chr(34))}")
+    return insert_entry(src, mapping, key, yaml_scalar_text(value, '"'))
+
+
+def _dash_column(src: SourceText, seq: YSeq) -> int:
+    first = seq.items[0]
+    pos = first.span.start - 1
+    while pos >= 0 and src.text[pos] in " \t":
+        pos -= 1
+    if pos >= 0 and src.text[pos] == "-":
+        return pos - src.line_start(src.line_of(pos))
+    return first.span.column - 1
+
+
+def append_item(src: SourceText, seq: YSeq, fields: list[tuple[str, str]]) -> Edit:
+    """Append a mapping item (``- k: v`` lines) to a sequence, in the sequence's style."""
+    if seq.flow or not seq.items:
+        close = seq.span.end - 1 if seq.flow else seq.span.end
+        inner = src.text[seq.span.start + 1 : close] if seq.flow else ""
+        body = "{" + ", ".join(f"{k}: {v}" for k, v in fields) + "}"
+        sep = ", " if inner.strip() else ""
+        return edit(src, close, close, f"{sep}{body}")
+    dash = _dash_column(src, seq)
+    first = seq.items[0]
+    gap = max(first.span.column - 1 - dash, 2)
+    nl = src.newline
+    lead = " " * dash
+    pad = " " * (dash + gap)
+    lines = [f"{lead}-{' ' * (gap - 1)}{fields[0][0]}: {fields[0][1]}"]
+    lines += [f"{pad}{k}: {v}" for k, v in fields[1:]]
+    pos = _after_line(src, content_end(seq))
+    return edit(src, pos, pos, nl + nl.join(lines))
+
+
+def insert_sequence_entry(src: SourceText, mapping: YMap, key: str, fields: list[tuple[str, str]]) -> Edit:
+    """Add ``key:`` holding a one-item block sequence of a mapping (``- k: v`` lines)."""
+    if mapping.flow:
+        body = "{" + ", ".join(f"{k}: {v}" for k, v in fields) + "}"
+        return insert_entry(src, mapping, key, f"[{body}]")
+    nl = src.newline
+    indent = " " * mapping.key_column
+    child = " " * (mapping.key_column + _indent_step(src, mapping))
+    lines = [f"{indent}{key}:", f"{child}- {fields[0][0]}: {fields[0][1]}"]
+    lines += [f"{child}  {k}: {v}" for k, v in fields[1:]]
+    pos = _after_line(src, content_end(mapping))
+    return edit(src, pos, pos, nl + nl.join(lines))
+
+
+YAML_COMMENT = re.compile(r"(?:^|\s)(#.*)$")
+
+
+def remove_block_keep_comments(src: SourceText, start: int, end: int) -> Edit:
+    """Delete the lines holding ``start:end`` but keep every comment on them, each on its own line."""
+    first = src.line_of(start)
+    last = src.line_of(max(start, end - 1))
+    line_start = src.line_start(first)
+    stop = src.line_starts[last + 1] if last + 1 < len(src.line_starts) else len(src.text)
+    nl = src.newline
+    kept = []
+    for line0 in range(first, last + 1):
+        text = src.line_text(line0)
+        m = YAML_COMMENT.search(text)
+        if m:
+            indent = src.indent_of_line(line0)
+            kept.append(f"{indent}{m.group(1)}")
+    replacement = "".join(k + nl for k in kept)
+    if stop == len(src.text) and not src.text.endswith("\n") and kept:
+        replacement = replacement[: -len(nl)]
+    elif stop == len(src.text) and not src.text.endswith("\n") and line_start > 0:
+        # the removed block is the last line: drop the break before it instead
+        return edit(src, line_start - len(_break_before(src, line_start)), stop, "")
+    return edit(src, line_start, stop, replacement)
+
+
+def _break_before(src: SourceText, line_start: int) -> str:
+    return "\r\n" if src.text[max(0, line_start - 2) : line_start] == "\r\n" else "\n"
+
+
+def remove_entry(src: SourceText, mapping: YMap, key: str) -> Edit | None:
+    found = mapping.entry(key)
+    if found is None or mapping.flow:
+        return None
+    k, v = found
+    return remove_block_keep_comments(src, k.span.start, max(content_end(v), k.span.end))
+
+
+def remove_items(src: SourceText, seq: YSeq, items: list[YNode]) -> list[Edit]:
+    edits = []
+    for item in items:
+        dash = item.span.start
+        while dash > 0 and src.text[dash - 1] in " \t-":
+            dash -= 1
+        edits.append(remove_block_keep_comments(src, dash, content_end(item)))
+    return edits
+
+
+# -- shell -------------------------------------------------------------------------------------
+def insert_before_statement(script: ShellScript, statement: Span, text: str) -> Edit | None:
+    """Insert a shell statement so that it runs just before ``statement``."""
+    if not script.exact:
+        return None
+    src = script.source
+    line0 = src.line_of(statement.start)
+    line_start = src.line_start(line0)
+    before = src.text[line_start : statement.start]
+    if not before.strip():
+        return edit(src, line_start, line_start, f"{before}{text}{src.newline}")
+    return edit(src, statement.start, statement.start, f"{text}; ")
+
+
+def set_assignment(script: ShellScript, assignment: Assignment, value: str) -> Edit | None:
+    if not script.exact:
+        return None
+    src = script.source
+    if assignment.value_span is None:
+        pos = assignment.name_span.end
+        if assignment.has_value:  # "NAME=" with an empty value
+            return edit(src, pos + 1, pos + 1, value)
+        return edit(src, pos, pos, f"={value}")
+    span = assignment.value_span
+    original = src.text[span.start : span.end]
+    if original[:1] in ("'", '"') and original[-1:] == original[:1]:
+        value = f"{original[0]}{value}{original[0]}"
+    return edit(src, span.start, span.end, value)
+
+
+def replace_words(script: ShellScript, words: list[Word], text: str) -> Edit | None:
+    if not script.exact or not words:
+        return None
+    return edit(script.source, words[0].span.start, words[-1].span.end, text)
+
+
+# -- Python ------------------------------------------------------------------------------------
+def insert_line_after(src: SourceText, statement: Span, text: str) -> Edit:
+    """Insert a line after the line where ``statement`` ends, at that statement's indentation."""
+    first = src.line_of(statement.start)
+    last = src.line_of(statement.end)
+    indent = src.indent_of_line(first)
+    pos = src.line_end(last)
+    return edit(src, pos, pos, f"{src.newline}{indent}{text}")

@@ -1,0 +1,238 @@
+"""discover -> parse -> link -> run rules -> suppress: one call serves a check, every pass of the
+fix loop, and the pre-commit mode."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .config import Config
+from .diagnostics import Diagnostic
+from .discover import Candidate, ExcludeSet, discover
+from .jobs import JobSpec, Project, build_project
+from .parse import ParsedFile, read_and_parse
+from .rule import Rule
+from .span import SourceText
+from .suppress import Directive, DirectiveProblem, find_directives
+
+PARALLEL_THRESHOLD = 400  # below this many files a process pool costs more than it saves
+
+
+@dataclass
+class LintRequest:
+    paths: list[Path]
+    cwd: Path
+    config: Config
+    rules: list[Rule]
+    overrides: dict[str, str] = field(default_factory=dict)  # display path -> text (fix passes, stdin)
+    report_only: set[str] | None = None  # display paths to report (pre-commit hook mode)
+    workers: int = 1
+    cache: object | None = None  # a parse cache with get(key)/put(key, value)
+    extra_candidates: list[Candidate] = field(default_factory=list)
+
+
+@dataclass
+class SuppressionState:
+    directives: dict[str, list[Directive]]
+    problems: dict[str, list[DirectiveProblem]]
+    sources: dict[str, SourceText]
+    selected: set[str]
+
+
+@dataclass
+class LintResult:
+    diagnostics: list[Diagnostic]
+    files: list[ParsedFile]
+    project: Project
+    abs_paths: dict[str, Path]
+    warnings: list[str]
+    internal_errors: list[str]
+    suppressed: int = 0
+
+
+def lint(request: LintRequest) -> LintResult:
+    excludes = ExcludeSet(request.config.exclude, request.config.root or request.cwd)
+    candidates, warnings = discover(request.paths, request.cwd, excludes)
+    seen = {c.display for c in candidates}
+    candidates += [c for c in request.extra_candidates if c.display not in seen]
+    files = parse_all(candidates, request)
+    abs_paths = {c.display: c.path for c in candidates}
+    relevant = [f for f in files if f.relevant]
+    specs = _job_specs(request.config, request.cwd)
+    project = build_project(relevant, request.config.versions, specs)
+    diagnostics, errors = run_rules(request.rules, project)
+    diagnostics = _dedupe(diagnostics)
+    diagnostics = _per_file_ignores(diagnostics, request.config, request.cwd)
+    state = SuppressionState({}, {}, {f.path: f.source for f in relevant if f.source}, {r.code for r in request.rules})
+    diagnostics, suppressed = apply_suppressions(diagnostics, state)
+    diagnostics += run_directive_rules(request.rules, state)
+    if request.report_only is not None:
+        diagnostics = [d for d in diagnostics if d.path in request.report_only]
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return LintResult(diagnostics, files, project, abs_paths, warnings, errors, suppressed)
+
+
+def _job_specs(config: Config, cwd: Path) -> list[JobSpec]:
+    root = config.root or cwd
+    out = []
+    for spec in config.jobs:
+
+        def rel(p: str) -> str:
+            path = (root / p.split("#", 1)[0]).resolve()
+            try:
+                shown = path.relative_to(cwd.resolve()).as_posix()
+            except ValueError:
+                shown = path.as_posix()
+            return shown + ("#" + p.split("#", 1)[1] if "#" in p else "")
+
+        out.append(JobSpec(rel(spec.manifest), [rel(s) for s in spec.scripts], rel(spec.entry) if spec.entry else None))
+    return out
+
+
+# -- parsing -----------------------------------------------------------------------------------
+def _parse_one(args: tuple[str, str, str, str | None]) -> ParsedFile:
+    display, abs_path, kind, text = args
+    return read_and_parse(display, abs_path, kind, text)
+
+
+def parse_all(candidates: list[Candidate], request: LintRequest) -> list[ParsedFile]:
+    jobs = [(c.display, str(c.path), c.kind, request.overrides.get(c.display)) for c in candidates]
+    cache = request.cache
+    results: dict[int, ParsedFile] = {}
+    todo: list[int] = []
+    for i, job in enumerate(jobs):
+        hit = cache.get(job) if cache is not None else None
+        if hit is not None:
+            results[i] = hit
+        else:
+            todo.append(i)
+    workers = min(request.workers, os.cpu_count() or 1)
+    if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            chunk = max(1, len(todo) // (workers * 8))
+            for i, parsed in zip(todo, pool.map(_parse_one, [jobs[i] for i in todo], chunksize=chunk), strict=False):
+                results[i] = parsed
+    else:
+        for i in todo:
+            results[i] = _parse_one(jobs[i])
+    if cache is not None:
+        for i in todo:
+            cache.put(jobs[i], results[i])
+    return [results[i] for i in range(len(jobs))]
+
+
+# -- rules -------------------------------------------------------------------------------------
+def run_rules(rules: list[Rule], project: Project) -> tuple[list[Diagnostic], list[str]]:
+    diagnostics: list[Diagnostic] = []
+    errors: list[str] = []
+    for rule in rules:
+        for label, produce in _hooks(rule, project):
+            try:
+                diagnostics.extend(produce())
+            except Exception as exc:  # a broken rule must not hide the other findings
+                where = traceback.extract_tb(exc.__traceback__)[-1]
+                errors.append(
+                    f"{rule.code} failed on {label}: {type(exc).__name__}: {exc} "
+                    f"({Path(where.filename).name}:{where.lineno})"
+                )
+    return diagnostics, errors
+
+
+def _hooks(rule: Rule, project: Project):
+    cls = type(rule)
+    if cls.check_project is not Rule.check_project:
+        yield "the project", lambda: list(rule.check_project(project))
+    if cls.check_file is not Rule.check_file:
+        for parsed in project.files:
+            yield parsed.path, (lambda p=parsed: list(rule.check_file(p)))
+    if cls.check_job is not Rule.check_job:
+        for job in project.jobs:
+            ident = job.id if job.manifest else None
+            yield job.id, (lambda j=job, i=ident: [d.with_job(i) for d in rule.check_job(j)])
+
+
+def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[object, ...]] = set()
+    out = []
+    for d in diagnostics:
+        key = (d.code, d.span.path, d.span.start, d.span.end, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def _per_file_ignores(diagnostics: list[Diagnostic], config: Config, cwd: Path) -> list[Diagnostic]:
+    if not config.per_file_ignores:
+        return diagnostics
+    from .registry import all_rules, matches
+
+    rules = all_rules()
+    root = config.root or cwd
+    out = []
+    for d in diagnostics:
+        rel = _relative_to(Path(cwd, d.path), root)
+        ignored = False
+        for pattern, selectors in config.per_file_ignores.items():
+            if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern.rstrip("/") + "/*"):
+                rule = rules.get(d.code)
+                if rule and any(matches(s, rule) for s in selectors):
+                    ignored = True
+        if not ignored:
+            out.append(d)
+    return out
+
+
+def _relative_to(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+# -- suppressions ------------------------------------------------------------------------------
+def apply_suppressions(diagnostics: list[Diagnostic], state: SuppressionState) -> tuple[list[Diagnostic], int]:
+    kept = []
+    suppressed = 0
+    for d in diagnostics:
+        if d.path not in state.directives:
+            src = state.sources.get(d.path)
+            found, problems = find_directives(src) if src else ([], [])
+            state.directives[d.path] = found
+            state.problems[d.path] = problems
+        if _suppress(d, state.directives[d.path]):
+            suppressed += 1
+        else:
+            kept.append(d)
+    for path, src in state.sources.items():
+        if path not in state.directives:
+            found, problems = find_directives(src)
+            state.directives[path] = found
+            state.problems[path] = problems
+    return kept, suppressed
+
+
+def _suppress(d: Diagnostic, directives: list[Directive]) -> bool:
+    hit = False
+    for directive in directives:
+        codes = {c for c, _ in directive.codes}
+        if d.code not in codes:
+            continue
+        if directive.kind == "ignore-file" or directive.applies_to == d.span.line:
+            directive.used.add(d.code)
+            hit = True
+    return hit
+
+
+def run_directive_rules(rules: list[Rule], state: SuppressionState) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for rule in rules:
+        hook = getattr(rule, "check_directives", None)
+        if hook is not None:
+            out.extend(hook(state))
+    return out

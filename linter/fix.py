@@ -1,0 +1,184 @@
+"""The one fix engine: applies edits on the original text, re-lints until stable, checks that
+every changed file still parses, and writes atomically."""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import stat
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .diagnostics import Applicability, Diagnostic, Edit, Fix
+from .engine import LintRequest, LintResult, lint
+from .parse import ParsedFile, parse_source
+from .span import SourceText
+
+MAX_PASSES = 10
+
+
+@dataclass
+class FixOutcome:
+    result: LintResult  # the lint of the final text
+    original: dict[str, str]  # display path -> text before any fix
+    fixed: dict[str, str]  # display path -> text after the fixes (changed files only)
+    applied: int = 0
+    reverted: list[str] = field(default_factory=list)  # messages for files left untouched
+    converged: bool = True
+
+
+def applicable(fix: Fix | None, unsafe: bool) -> bool:
+    return fix is not None and (fix.applicability is Applicability.SAFE or unsafe)
+
+
+def apply_fixes(diagnostics: list[Diagnostic], texts: dict[str, str], unsafe: bool) -> tuple[dict[str, str], int]:
+    """Apply every applicable fix that does not overlap one already taken; returns new texts."""
+    accepted: dict[str, list[Edit]] = {}
+    taken: set[tuple[object, ...]] = set()
+    count = 0
+    fixes = [d.fix for d in diagnostics if applicable(d.fix, unsafe)]
+    fixes.sort(key=lambda f: min((e.path, e.span.start) for e in f.edits))
+    for fix in fixes:
+        key = tuple(sorted((e.path, e.span.start, e.span.end, e.content) for e in fix.edits))
+        if key in taken:
+            continue  # the same fix reported for two jobs
+        if any(e.path not in texts for e in fix.edits):
+            continue
+        if any(_overlaps(e, accepted.get(e.path, [])) for e in fix.edits):
+            continue  # waits for the next pass
+        taken.add(key)
+        for e in fix.edits:
+            accepted.setdefault(e.path, []).append(e)
+        count += 1
+    new = dict(texts)
+    for path, edits in accepted.items():
+        new[path] = splice(texts[path], edits)
+    return new, count
+
+
+def _overlaps(edit: Edit, others: list[Edit]) -> bool:
+    return any(_conflict(edit, other) for other in others)
+
+
+def _conflict(a: Edit, b: Edit) -> bool:
+    a0, a1, b0, b1 = a.span.start, a.span.end, b.span.start, b.span.end
+    if a0 == a1 and b0 == b1:
+        return False  # two insertions both apply, in the order they were taken
+    if a0 == a1:
+        return b0 <= a0 <= b1  # an insertion at or inside a replaced range is ambiguous
+    if b0 == b1:
+        return a0 <= b0 <= a1
+    return a0 < b1 and b0 < a1
+
+
+def splice(text: str, edits: list[Edit]) -> str:
+    parts = []
+    pos = 0
+    for e in sorted(edits, key=lambda e: (e.span.start, e.span.end)):
+        parts.append(text[pos : e.span.start])
+        parts.append(e.content)
+        pos = max(pos, e.span.end)
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def fix_loop(request: LintRequest, unsafe: bool) -> FixOutcome:
+    result = lint(request)
+    original = {f.path: f.text for f in result.files if f.source is not None}
+    first_parse = {f.path: f for f in result.files}
+    texts = dict(original)
+    applied = 0
+    converged = False
+    for _ in range(MAX_PASSES):
+        if not any(applicable(d.fix, unsafe) for d in result.diagnostics):
+            converged = True
+            break
+        texts, count = apply_fixes(result.diagnostics, texts, unsafe)
+        if count == 0:
+            converged = True
+            break
+        applied += count
+        request.overrides = {**request.overrides, **{p: t for p, t in texts.items() if t != original.get(p)}}
+        result = lint(request)
+    changed = {p: t for p, t in texts.items() if t != original.get(p)}
+    reverted = []
+    for path in list(changed):
+        problem = _parse_regression(first_parse.get(path), changed[path])
+        if problem:
+            reverted.append(f"{path}: fixes not written: {problem}")
+            del changed[path]
+    if reverted:
+        request.overrides = {p: t for p, t in request.overrides.items() if p in changed}
+        result = lint(request)
+    return FixOutcome(result, original, changed, applied, reverted, converged)
+
+
+def _parse_regression(before: ParsedFile | None, text: str) -> str | None:
+    """Why the fixed text is worse than the original, when it no longer parses as well."""
+    if before is None or before.source is None:
+        return None
+    after = parse_source(SourceText(before.path, text), before.kind)
+    old = {i.message for i in before.issues}
+    new = [i for i in after.issues if i.message not in old]
+    if len(after.issues) > len(before.issues) and new:
+        return f"the fixed text would not parse ({new[0].message})"
+    if before.kind == "manifest":
+        old_docs = getattr(before.model, "documents", 0)
+        new_docs = getattr(after.model, "documents", 0)
+        if old_docs != new_docs:
+            return f"the fixed text reads as {new_docs} YAML documents instead of {old_docs}"
+    return None
+
+
+def unified_diff(path: str, before: str, after: str) -> str:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}"
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+class WriteError(Exception):
+    pass
+
+
+def write_atomic(path: Path, expected_before: str, text: str, roots: list[Path]) -> None:
+    """Replace a file's content; refuses links out of the linted tree and files changed meanwhile."""
+    target = path
+    if path.is_symlink():
+        target = path.resolve()
+        if not any(_inside(target, r) for r in roots):
+            raise WriteError("is a symbolic link to a file outside the linted tree; not written")
+    try:
+        current = target.read_bytes()
+    except OSError as exc:
+        raise WriteError(f"cannot read before writing: {exc.strerror}") from exc
+    if current != expected_before.encode("utf-8", "surrogatepass"):
+        raise WriteError("changed on disk while it was being linted; not written")
+    if not os.access(target, os.W_OK):
+        raise WriteError("is read-only; not written")
+    mode = stat.S_IMODE(target.stat().st_mode)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8", "surrogatepass"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise WriteError(f"write failed: {exc.strerror}") from exc
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+        return True
+    except ValueError:
+        return False

@@ -1,0 +1,118 @@
+"""Read one file once and parse it with the parser for its kind.
+
+Runs in worker processes for large runs, so everything it returns is plain picklable data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .span import SourceText, Span
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+
+
+@dataclass
+class FileIssue:
+    """A problem reading or parsing a file: becomes RL900 (or RL903 for templates)."""
+
+    span: Span
+    message: str
+    code: str = "RL900"
+
+
+@dataclass
+class ParsedFile:
+    path: str  # display path
+    kind: str  # manifest | shell | python | requirements | pyproject | dockerfile | other
+    source: SourceText | None
+    model: object = None  # ManifestFile | ShellScript | PythonFile | PinFile
+    issues: list[FileIssue] = field(default_factory=list)
+    relevant: bool = True  # False for YAML that is not a Kubernetes object
+
+    @property
+    def text(self) -> str:
+        return self.source.text if self.source else ""
+
+
+def decode(path: str, data: bytes) -> tuple[SourceText | None, str | None]:
+    if b"\x00" in data[:8192]:
+        return None, "binary file (contains NUL bytes); not linted"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"not valid UTF-8 (byte {exc.start}); not linted"
+    return SourceText(path, text), None
+
+
+def read_and_parse(path: str, abs_path: str, kind: str, text: str | None = None) -> ParsedFile:
+    if text is None:
+        try:
+            with open(abs_path, "rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            empty = SourceText(path, "")
+            return ParsedFile(path, kind, empty, None, [FileIssue(empty.span(0), f"cannot read: {exc.strerror}")])
+        if len(data) > MAX_FILE_BYTES:
+            empty = SourceText(path, "")
+            return ParsedFile(
+                path,
+                kind,
+                empty,
+                None,
+                [FileIssue(empty.span(0), f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; not linted")],
+            )
+        source, problem = decode(path, data)
+        if source is None:
+            empty = SourceText(path, "")
+            relevant = kind not in ("maybe-shell",)
+            return ParsedFile(path, kind, empty, None, [FileIssue(empty.span(0), problem or "")], relevant)
+    else:
+        source = SourceText(path, text)
+    return parse_source(source, kind)
+
+
+def parse_source(source: SourceText, kind: str) -> ParsedFile:
+    if kind == "maybe-shell":
+        first = source.text.split("\n", 1)[0]
+        if first.startswith("#!") and any(sh in first for sh in ("bash", "/sh", " sh", "zsh", "dash")):
+            kind = "shell"
+        else:
+            return ParsedFile(source.path, "other", source, None, [], relevant=False)
+    if kind == "manifest":
+        return _manifest(source)
+    if kind == "shell":
+        from .sources.shell import parse_shell
+
+        script = parse_shell(source)
+        return ParsedFile(source.path, kind, source, script, [FileIssue(i.span, i.message) for i in script.issues])
+    if kind == "python":
+        from .sources.python import parse_python
+
+        py = parse_python(source)
+        return ParsedFile(source.path, kind, source, py, [FileIssue(i.span, i.message) for i in py.issues])
+    if kind in ("requirements", "pyproject", "dockerfile"):
+        from .sources.versions import parse_pins
+
+        return ParsedFile(source.path, kind, source, parse_pins(source, kind))
+    return ParsedFile(source.path, "other", source, None, [], relevant=False)
+
+
+def _manifest(source: SourceText) -> ParsedFile:
+    from .sources.manifest import parse_manifest
+
+    mf = parse_manifest(source)
+    issues: list[FileIssue] = []
+    if mf.templated is not None:
+        if mf.is_kubernetes:
+            issues.append(
+                FileIssue(
+                    mf.templated,
+                    "templated manifest (Helm/Jinja/Go template markers); "
+                    "not checked: lint the rendered output instead",
+                    "RL903",
+                )
+            )
+        return ParsedFile(source.path, "manifest", source, mf, issues, relevant=mf.is_kubernetes)
+    issues.extend(FileIssue(i.span, i.message) for i in mf.issues)
+    return ParsedFile(source.path, "manifest", source, mf, issues, relevant=mf.is_kubernetes)

@@ -1,0 +1,13 @@
+"""One ``path:line:col: CODE message`` line per finding."""
+
+from __future__ import annotations
+
+from ..diagnostics import Diagnostic
+
+
+def render(diagnostics: list[Diagnostic]) -> str:
+    lines = []
+    for d in diagnostics:
+        mark = " [*]" if d.fix is not None and d.fix.applicability.value == "safe" else ""
+        lines.append(f"{d.path}:{d.span.line}:{d.span.column}: {d.code}{mark} {d.message}")
+    return "\n".join(lines) + ("\n" if lines else "")

@@ -1,0 +1,62 @@
+"""Findings with their source lines and the span marked, for a terminal (rich)."""
+
+from __future__ import annotations
+
+from ..diagnostics import Diagnostic, Severity
+from ..span import SourceText
+
+STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "bold cyan"}
+CONTEXT = 1  # lines shown around the marked span
+MAX_LINES = 6
+
+
+def render(console, diagnostics: list[Diagnostic], sources: dict[str, SourceText]) -> None:
+    from rich.text import Text
+
+    for d in diagnostics:
+        head = Text()
+        head.append(f"{d.path}:{d.span.line}:{d.span.column}: ", style="bold")
+        head.append(d.code, style=STYLES[d.severity])
+        head.append(f" {d.message}")
+        if d.fix is not None and d.fix.applicability.value == "safe":
+            head.append(" [*]", style="cyan")
+        console.print(head, soft_wrap=True)
+        src = sources.get(d.path)
+        if src is not None and src.text:
+            console.print(_snippet(src, d), soft_wrap=True, highlight=False)
+        for related in d.related:
+            console.print(
+                Text(
+                    f"  = note: {related.span.path}:{related.span.line}:{related.span.column}: {related.message}",
+                    style="dim",
+                ),
+                soft_wrap=True,
+            )
+        if d.fix is not None:
+            label = "fix" if d.fix.applicability.value == "safe" else "unsafe fix (--unsafe-fixes)"
+            console.print(Text(f"  = help ({label}): {d.fix.message}", style="cyan"), soft_wrap=True)
+        console.print()
+
+
+def _snippet(src: SourceText, d: Diagnostic):
+    from rich.text import Text
+
+    first = max(d.span.line - 1 - CONTEXT, 0)
+    last_marked = min(d.span.end_line - 1, d.span.line - 1 + MAX_LINES - 1)
+    last = min(last_marked + CONTEXT, len(src.line_starts) - 1)
+    if d.span.end_line > d.span.line and d.span.end_column == 1:
+        last_marked = max(d.span.line - 1, last_marked - 1)
+    width = len(str(last + 1))
+    out = Text()
+    for line0 in range(first, last + 1):
+        line = src.line_text(line0).expandtabs(4)
+        out.append(f"  {line0 + 1:>{width}} | ", style="blue")
+        out.append(line[:200] + "\n")
+        if d.span.line - 1 <= line0 <= last_marked:
+            start = d.span.column - 1 if line0 == d.span.line - 1 else len(line) - len(line.lstrip())
+            end = d.span.end_column - 1 if line0 == d.span.end_line - 1 else len(line)
+            end = max(end, start + 1)
+            out.append(f"  {'':>{width}} | ", style="blue")
+            out.append(" " * start + "^" * min(end - start, 200) + "\n", style=STYLES[d.severity])
+    out.rstrip()
+    return out

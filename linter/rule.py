@@ -1,0 +1,112 @@
+"""The rule contract: a rule declares itself (code, name, phase, severity, documentation,
+examples) and yields diagnostics from the job and file models. It never opens a file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from .diagnostics import Diagnostic, Fix, Related, Severity
+from .span import Span
+
+if TYPE_CHECKING:
+    from .jobs import Job, Project
+    from .parse import ParsedFile
+
+PHASES = ("detection", "rescheduling", "comm-init", "checkpoint", "compile", "versions", "meta")
+PHASE_TITLES = {
+    "detection": "Fault detection",
+    "rescheduling": "Rescheduling",
+    "comm-init": "Communication setup",
+    "checkpoint": "Rollback and checkpoint load",
+    "compile": "Operator compilation",
+    "versions": "Versions",
+    "meta": "Meta",
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    """An example a rule must get right: a small repository, where it must fire, and the fixed text.
+
+    ``expect`` lists ``path:line`` (or ``path:line:column``) positions; empty means the rule must
+    stay silent. ``fixed`` maps paths to their full expected text after ``--fix`` (with
+    ``--unsafe-fixes`` when ``unsafe``).
+    """
+
+    files: dict[str, str]
+    expect: tuple[str, ...] = ()
+    fixed: dict[str, str] | None = None
+    unsafe: bool = False
+    title: str = ""
+    config: dict[str, object] = field(default_factory=dict)
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    phase: ClassVar[str]
+    severity: ClassVar[Severity]
+    summary: ClassVar[str]  # one line, used as the SARIF short description
+    what: ClassVar[str]
+    why: ClassVar[str]
+    example: ClassVar[str]
+    fix: ClassVar[str]  # what --fix does and how safe it is ("No fix." when none)
+    sources: ClassVar[tuple[str, ...]]
+    fix_availability: ClassVar[str] = "none"  # always | sometimes | none
+    cases: ClassVar[tuple[Case, ...]] = ()
+
+    # -- hooks: override one or more -----------------------------------------------------------
+    def check_job(self, job: Job) -> Iterable[Diagnostic]:
+        return ()
+
+    def check_file(self, parsed: ParsedFile) -> Iterable[Diagnostic]:
+        return ()
+
+    def check_project(self, project: Project) -> Iterable[Diagnostic]:
+        return ()
+
+    # -- helpers ------------------------------------------------------------------------------
+    def report(
+        self,
+        span: Span,
+        message: str,
+        fix: Fix | None = None,
+        related: Iterable[tuple[Span, str]] = (),
+        severity: Severity | None = None,
+    ) -> Diagnostic:
+        return Diagnostic(
+            code=self.code,
+            name=self.name,
+            message=message,
+            severity=severity or self.severity,
+            span=span,
+            fix=fix,
+            related=tuple(Related(s, m) for s, m in related if s is not None),
+        )
+
+    def run(self, project: Project) -> Iterator[Diagnostic]:
+        for diagnostic in self.check_project(project):
+            yield diagnostic
+        for parsed in project.files:
+            if parsed.relevant:
+                yield from self.check_file(parsed)
+        for job in project.jobs:
+            for diagnostic in self.check_job(job):
+                yield diagnostic.with_job(job.id if job.manifest else None)
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The rule's page, in Markdown, under fixed headings."""
+        sources = "\n".join(f"- {s}" for s in cls.sources)
+        return (
+            f"# {cls.code} `{cls.name}`\n\n"
+            f"Phase: {PHASE_TITLES[cls.phase]}. Default severity: {cls.severity.value}. "
+            f"Fix: {cls.fix_availability}.\n\n"
+            f"## What it checks\n{cls.what.strip()}\n\n"
+            f"## Why it costs recovery time\n{cls.why.strip()}\n\n"
+            f"## Example\n{cls.example.strip()}\n\n"
+            f"## Fix and its safety\n{cls.fix.strip()}\n\n"
+            f"## Sources\n{sources}\n"
+        )

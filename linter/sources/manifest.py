@@ -1,0 +1,362 @@
+"""Kubernetes job manifests: one located model per YAML document."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..span import SourceText, Span
+from .yamlnodes import NodeConverter, YamlIssue, YamlTooLarge, YMap, YNode, YScalar, YSeq
+
+TEMPLATE_MARKERS = re.compile(r"\{\{-?\s|\{\{[.$a-zA-Z_]|\{%-?\s|\{#")
+MAX_DOCUMENTS = 5_000
+
+
+@dataclass
+class EnvVar:
+    name: YScalar
+    value: YScalar | None  # None for valueFrom or a missing value
+    entry: YMap
+    value_from: bool = False
+
+
+@dataclass
+class VolumeMount:
+    name: YScalar
+    mount_path: YScalar | None
+    entry: YMap
+
+
+@dataclass
+class Volume:
+    name: YScalar
+    kind: str | None  # hostPath, nfs, configMap, emptyDir, ...
+    path: YScalar | None  # hostPath.path / nfs.path
+    config_map: YScalar | None
+    entry: YMap
+
+
+@dataclass(eq=False)
+class Container:
+    name: str | None
+    node: YMap
+    command: list[YScalar]
+    args: list[YScalar]
+    env: list[EnvVar]
+    env_node: YSeq | None
+    mounts: list[VolumeMount]
+    mounts_node: YSeq | None
+    resources: set[str]
+
+    @property
+    def argv(self) -> list[YScalar]:
+        return self.command + self.args
+
+
+@dataclass(eq=False)
+class PodSpec:
+    """A pod template inside a job: one vcjob task or one AscendJob replica type."""
+
+    role: str  # task name or replica type (Master/Worker), "" for a plain pod spec
+    node: YMap
+    containers: list[Container]
+    volumes: list[Volume]
+    volumes_node: YSeq | None
+    restart_policy: YScalar | None  # effective: replica-level wins over pod-level on AscendJob
+    restart_policy_owner: YMap  # the mapping where restartPolicy lives / should be inserted
+    replicas: int | None
+    labels: YMap | None
+
+
+@dataclass
+class Policy:
+    event: str | None
+    action: str | None
+    node: YMap
+
+
+@dataclass(eq=False)
+class ManifestDoc:
+    path: str
+    index: int  # 0-based document number in the file
+    root: YMap
+    api_version: str
+    kind: str
+    name: YScalar | None
+    namespace: str
+    metadata: YMap | None
+    labels: YMap | None
+    annotations: YMap | None
+    pods: list[PodSpec]
+    policies: list[Policy]
+    policies_node: YSeq | None
+    policies_entry: tuple[YScalar, YNode] | None
+    span: Span
+
+    @property
+    def job_name(self) -> str:
+        return self.name.value if self.name else ""
+
+    @property
+    def identity(self) -> str:
+        return f"{self.path}#{self.index + 1} {self.kind}/{self.namespace}/{self.job_name}"
+
+    @property
+    def is_vcjob(self) -> bool:
+        return self.kind == "Job" and self.api_version.startswith("batch.volcano.sh/")
+
+    @property
+    def is_ascendjob(self) -> bool:
+        return self.kind == "AscendJob"
+
+    @property
+    def is_training_job(self) -> bool:
+        return self.is_vcjob or self.is_ascendjob
+
+    def label(self, key: str) -> YScalar | None:
+        node = self.labels.get(key) if self.labels else None
+        return node if isinstance(node, YScalar) else None
+
+    def annotation(self, key: str) -> YScalar | None:
+        node = self.annotations.get(key) if self.annotations else None
+        return node if isinstance(node, YScalar) else None
+
+    def containers(self) -> list[tuple[PodSpec, Container]]:
+        return [(pod, c) for pod in self.pods for c in pod.containers]
+
+
+@dataclass(eq=False)
+class ManifestFile:
+    source: SourceText
+    docs: list[ManifestDoc] = field(default_factory=list)
+    issues: list[YamlIssue] = field(default_factory=list)
+    templated: Span | None = None  # first template marker, when the file was skipped
+    is_kubernetes: bool = False
+    documents: int = 0
+
+
+def looks_templated(text: str) -> re.Match[str] | None:
+    return TEMPLATE_MARKERS.search(text)
+
+
+def _loader() -> type:
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+
+
+def compose_documents(src: SourceText) -> tuple[list[YNode], list[YamlIssue]]:
+    """Compose every document; stops at the first syntax error, keeping the documents before it."""
+    import yaml
+
+    text = src.text
+    base = 1 if text.startswith("\ufeff") else 0
+    conv = NodeConverter(src, base)
+    nodes: list[YNode] = []
+    loader = _loader()(text[base:])
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                continue
+            if len(nodes) >= MAX_DOCUMENTS:
+                conv.issues.append(YamlIssue(src.span(0), f"more than {MAX_DOCUMENTS} documents", "too-large"))
+                break
+            nodes.append(conv.convert(node))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        offset = (mark.index + base) if mark is not None else 0
+        message = " ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
+        conv.issues.append(YamlIssue(src.span(offset), f"YAML syntax error: {message}"))
+    except yaml.YAMLError as exc:
+        conv.issues.append(YamlIssue(src.span(0), f"YAML error: {exc}"))
+    except YamlTooLarge as exc:
+        conv.issues.append(YamlIssue(src.span(0), f"document refused: {exc}", "too-large"))
+    except RecursionError:
+        conv.issues.append(YamlIssue(src.span(0), "document nested too deeply", "too-large"))
+    finally:
+        loader.dispose()
+    return nodes, conv.issues
+
+
+def parse_manifest(src: SourceText) -> ManifestFile:
+    result = ManifestFile(src)
+    marker = looks_templated(src.text)
+    if marker:
+        result.templated = src.span(marker.start(), marker.end())
+        result.is_kubernetes = bool(re.search(r"(?m)^\s*(apiVersion|kind)\s*:", src.text))
+        return result
+    nodes, issues = compose_documents(src)
+    result.issues = issues
+    result.documents = len(nodes)
+    for index, node in enumerate(nodes):
+        if not isinstance(node, YMap):
+            continue
+        api = node.text("apiVersion")
+        kind = node.text("kind")
+        if api is None or kind is None:
+            continue
+        result.is_kubernetes = True
+        result.docs.append(build_doc(src.path, index, node, api, kind))
+    if issues and not result.is_kubernetes:
+        # a broken file is only ours to report if it reads as a manifest
+        result.is_kubernetes = bool(re.search(r"(?m)^\s*(apiVersion|kind)\s*:", src.text))
+    return result
+
+
+def build_doc(path: str, index: int, root: YMap, api: str, kind: str) -> ManifestDoc:
+    metadata = root.map("metadata")
+    name = metadata.scalar("name") if metadata else None
+    namespace = (metadata.text("namespace") if metadata else None) or "default"
+    spec = root.map("spec")
+    policies_node = spec.seq("policies") if spec else None
+    return ManifestDoc(
+        path=path,
+        index=index,
+        root=root,
+        api_version=api,
+        kind=kind,
+        name=name,
+        namespace=namespace,
+        metadata=metadata,
+        labels=metadata.map("labels") if metadata else None,
+        annotations=metadata.map("annotations") if metadata else None,
+        pods=list(_pod_specs(kind, spec)) if spec else [],
+        policies=[_policy(p) for p in policies_node.maps()] if policies_node else [],
+        policies_node=policies_node,
+        policies_entry=spec.entry("policies") if spec else None,
+        span=root.span,
+    )
+
+
+def _pod_specs(kind: str, spec: YMap):
+    if kind == "Pod":
+        yield _pod("", spec, None, None, None)
+        return
+    tasks = spec.seq("tasks")
+    if tasks:
+        for task in tasks.maps():
+            template = task.map("template")
+            if template and template.map("spec"):
+                yield _pod(
+                    task.text("name") or "",
+                    template.map("spec"),
+                    None,
+                    task.text("replicas"),
+                    template.map("metadata"),
+                )
+    replica_specs = spec.map("replicaSpecs")
+    if replica_specs:
+        for role_key, replica in replica_specs.items:
+            if not isinstance(replica, YMap):
+                continue
+            template = replica.map("template")
+            if template and template.map("spec"):
+                yield _pod(
+                    role_key.value,
+                    template.map("spec"),
+                    replica,
+                    replica.text("replicas"),
+                    template.map("metadata"),
+                )
+    template = spec.map("template")
+    if template and template.map("spec"):
+        yield _pod("", template.map("spec"), None, spec.text("replicas"), template.map("metadata"))
+    job_template = spec.map("jobTemplate")
+    if job_template:
+        inner = job_template.map("spec")
+        tmpl = inner.map("template") if inner else None
+        if tmpl and tmpl.map("spec"):
+            yield _pod("", tmpl.map("spec"), None, None, tmpl.map("metadata"))
+
+
+def _int(text: str | None) -> int | None:
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def _pod(role: str, pod: YMap, replica: YMap | None, replicas: str | None, meta: YMap | None) -> PodSpec:
+    volumes_node = pod.seq("volumes")
+    restart = None
+    owner = pod
+    if replica is not None and replica.scalar("restartPolicy"):
+        restart, owner = replica.scalar("restartPolicy"), replica
+    elif pod.scalar("restartPolicy"):
+        restart = pod.scalar("restartPolicy")
+    elif replica is not None:
+        owner = replica
+    containers: list[Container] = []
+    for key in ("initContainers", "containers"):
+        seq = pod.seq(key)
+        if seq:
+            containers.extend(_container(c) for c in seq.maps())
+    return PodSpec(
+        role=role,
+        node=pod,
+        containers=containers,
+        volumes=[_volume(v) for v in volumes_node.maps()] if volumes_node else [],
+        volumes_node=volumes_node,
+        restart_policy=restart,
+        restart_policy_owner=owner,
+        replicas=_int(replicas),
+        labels=meta.map("labels") if meta else None,
+    )
+
+
+def _words(node: YNode | None) -> list[YScalar]:
+    if isinstance(node, YSeq):
+        return [i for i in node.items if isinstance(i, YScalar) and not i.is_null]
+    if isinstance(node, YScalar) and not node.is_null:
+        return [node]
+    return []
+
+
+def _container(node: YMap) -> Container:
+    env_node = node.seq("env")
+    mounts_node = node.seq("volumeMounts")
+    resources: set[str] = set()
+    res = node.map("resources")
+    if res:
+        for part in ("requests", "limits"):
+            m = res.map(part)
+            if m:
+                resources.update(k.value for k, _ in m.items)
+    return Container(
+        name=node.text("name"),
+        node=node,
+        command=_words(node.get("command")),
+        args=_words(node.get("args")),
+        env=[_env(e) for e in env_node.maps() if e.scalar("name")] if env_node else [],
+        env_node=env_node,
+        mounts=[_mount(m) for m in mounts_node.maps() if m.scalar("name")] if mounts_node else [],
+        mounts_node=mounts_node,
+        resources=resources,
+    )
+
+
+def _env(entry: YMap) -> EnvVar:
+    return EnvVar(entry.scalar("name"), entry.scalar("value"), entry, entry.get("valueFrom") is not None)
+
+
+def _mount(entry: YMap) -> VolumeMount:
+    return VolumeMount(entry.scalar("name"), entry.scalar("mountPath"), entry)
+
+
+def _volume(entry: YMap) -> Volume:
+    kind = path = config_map = None
+    for k, v in entry.items:
+        if k.value == "name":
+            continue
+        if isinstance(v, YMap):
+            kind = k.value
+            path = v.scalar("path")
+            config_map = v.scalar("name") if k.value == "configMap" else None
+            break
+    name = entry.scalar("name") or YScalar("", "", None, entry.span, entry.span.start)
+    return Volume(name, kind, path, config_map, entry)
+
+
+def _policy(node: YMap) -> Policy:
+    return Policy(node.text("event"), node.text("action"), node)

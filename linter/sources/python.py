@@ -1,0 +1,197 @@
+"""Python training sources, read with the stdlib ``ast`` (never imported or executed)."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass, field
+
+from ..span import SourceText, Span
+
+
+@dataclass
+class PyImport:
+    module: str  # full module name, e.g. "torch_npu" or "torch_npu.npu"
+    bound: str  # the name bound in the module namespace
+    span: Span  # the whole import statement
+    top_level: bool
+
+
+@dataclass
+class PyArg:
+    value: object  # literal value, or the sentinel DYNAMIC
+    span: Span
+    source: str
+
+
+DYNAMIC = object()
+
+
+@dataclass
+class PyCall:
+    qualname: str  # resolved through import aliases, e.g. "torch.npu.set_compile_mode"
+    written: str  # as written, e.g. "torch.npu.set_compile_mode"
+    span: Span  # the whole call
+    func_span: Span
+    keywords: dict[str, PyArg] = field(default_factory=dict)
+    positional: list[PyArg] = field(default_factory=list)
+
+
+@dataclass
+class PyEnvSet:
+    name: str
+    value: str | None
+    span: Span
+
+
+@dataclass
+class PythonIssue:
+    span: Span
+    message: str
+
+
+@dataclass(eq=False)
+class PythonFile:
+    source: SourceText
+    imports: list[PyImport] = field(default_factory=list)
+    calls: list[PyCall] = field(default_factory=list)
+    env_sets: list[PyEnvSet] = field(default_factory=list)
+    issues: list[PythonIssue] = field(default_factory=list)
+    has_main_guard: bool = False
+
+    def imports_module(self, *prefixes: str) -> bool:
+        return any(i.module == p or i.module.startswith(p + ".") for i in self.imports for p in prefixes)
+
+    def top_import(self, module: str) -> PyImport | None:
+        for imp in self.imports:
+            if imp.top_level and imp.module == module and imp.bound == module.split(".")[0]:
+                return imp
+        return None
+
+    def calls_to(self, *suffixes: str) -> list[PyCall]:
+        return [c for c in self.calls if any(c.qualname == s or c.qualname.endswith("." + s) for s in suffixes)]
+
+
+def parse_python(src: SourceText) -> PythonFile:
+    result = PythonFile(src)
+    text = src.text
+    bom = text.startswith("\ufeff")
+    try:
+        tree = ast.parse(text[1:] if bom else text, filename=src.path)
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        col = max((exc.offset or 1) - 1, 0)
+        offset = src.line_start(min(line, len(src.line_starts)) - 1) + col
+        hint = ""
+        if exc.msg and "invalid syntax" in exc.msg:
+            hint = f" (read with the Python {sys.version_info.major}.{sys.version_info.minor} grammar)"
+        result.issues.append(PythonIssue(src.span(min(offset, len(text))), f"Python syntax error: {exc.msg}{hint}"))
+        return result
+    except (ValueError, RecursionError, MemoryError) as exc:
+        result.issues.append(PythonIssue(src.span(0), f"Python source could not be read: {exc}"))
+        return result
+    _Collector(src, result, 3 if bom else 0).collect(tree)
+    return result
+
+
+class _Collector:
+    def __init__(self, src: SourceText, result: PythonFile, bom_bytes: int) -> None:
+        self.src = src
+        self.result = result
+        self.bom_bytes = bom_bytes
+        self.aliases: dict[str, str] = {}
+
+    def offset(self, line: int, col: int) -> int:
+        return self.src.offset_of_line_byte_col(line, col + (self.bom_bytes if line == 1 else 0))
+
+    def span(self, node: ast.AST) -> Span:
+        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        end = self.offset(node.end_lineno or node.lineno, node.end_col_offset or 0)  # type: ignore[attr-defined]
+        return self.src.span(start, end)
+
+    def collect(self, tree: ast.Module) -> None:
+        top = {id(stmt) for stmt in tree.body}
+        # imports first (in any scope) so that calls resolve through every alias
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                self._import(node, id(node) in top)
+            elif isinstance(node, ast.If) and _is_main_guard(node.test):
+                self.result.has_main_guard = True
+        self.result.imports.sort(key=lambda i: i.span.start)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                self._call(node)
+            elif isinstance(node, ast.Assign):
+                self._environ_assign(node)
+        self.result.calls.sort(key=lambda c: c.span.start)
+
+    def _import(self, node: ast.Import | ast.ImportFrom, top_level: bool) -> None:
+        span = self.span(node)
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                self.aliases[bound] = alias.name if alias.asname else bound
+                self.result.imports.append(PyImport(alias.name, bound, span, top_level))
+            return
+        if node.level or not node.module:
+            return
+        for alias in node.names:
+            bound = alias.asname or alias.name
+            full = f"{node.module}.{alias.name}"
+            self.aliases[bound] = full
+            self.result.imports.append(PyImport(full, bound, span, top_level))
+
+    def _call(self, node: ast.Call) -> None:
+        written = dotted(node.func)
+        if not written:
+            return
+        head, _, rest = written.partition(".")
+        resolved = self.aliases.get(head, head)
+        qualname = f"{resolved}.{rest}" if rest else resolved
+        call = PyCall(qualname, written, self.span(node), self.span(node.func))
+        for kw in node.keywords:
+            if kw.arg:
+                call.keywords[kw.arg] = self._arg(kw.value)
+        call.positional = [self._arg(a) for a in node.args]
+        self.result.calls.append(call)
+
+    def _arg(self, node: ast.AST) -> PyArg:
+        try:
+            value = ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            value = DYNAMIC
+        span = self.span(node)
+        return PyArg(value, span, self.src.text[span.start : span.end])
+
+    def _environ_assign(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            if (
+                isinstance(target, ast.Subscript)
+                and dotted(target.value) in ("os.environ", "environ")
+                and isinstance(target.slice, ast.Constant)
+                and isinstance(target.slice.value, str)
+            ):
+                value = node.value.value if isinstance(node.value, ast.Constant) else None
+                self.result.env_sets.append(
+                    PyEnvSet(target.slice.value, value if isinstance(value, str) else None, self.span(node))
+                )
+
+
+def dotted(node: ast.AST) -> str:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def _is_main_guard(test: ast.AST) -> bool:
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
+    )

@@ -1,0 +1,383 @@
+"""Shell launch scripts, parsed with tree-sitter-bash (error tolerant, exact byte positions).
+
+The model is the script's events in text order: assignments, exports, unsets, and commands
+(with their words and prefix assignments), wherever they appear: functions, conditionals,
+``$(...)`` and continuation lines included.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ..span import SourceText, Span
+
+STATEMENT_PARENTS = frozenset(
+    {
+        "program",
+        "compound_statement",
+        "subshell",
+        "do_group",
+        "if_statement",
+        "elif_clause",
+        "else_clause",
+        "case_item",
+        "redirected_statement",
+    }
+)
+DECLARATION_KINDS = {
+    "export": "export",
+    "local": "local",
+    "declare": "declare",
+    "typeset": "declare",
+    "readonly": "readonly",
+}
+
+
+@dataclass
+class Word:
+    text: str  # as written
+    value: str | None  # after quote removal; None when it depends on an expansion
+    span: Span
+
+
+@dataclass
+class Assignment:
+    name: str
+    value: str | None  # static value; None when dynamic or absent
+    has_value: bool
+    name_span: Span
+    value_span: Span | None
+    span: Span
+    statement: Span  # the enclosing statement: inserted lines go before it
+    kind: str  # export | assign | local | declare | readonly | prefix | unset
+    function: str | None = None
+
+    @property
+    def exported(self) -> bool:
+        return self.kind == "export"
+
+
+@dataclass
+class Command:
+    words: list[Word]
+    span: Span
+    statement: Span
+    prefixes: list[Assignment] = field(default_factory=list)
+    function: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.words[0].value or self.words[0].text if self.words else ""
+
+    @property
+    def args(self) -> list[Word]:
+        return self.words[1:]
+
+
+Event = Assignment | Command
+
+
+@dataclass
+class ShellIssue:
+    span: Span
+    message: str
+
+
+@dataclass(eq=False)
+class ShellScript:
+    source: SourceText
+    events: list[Event] = field(default_factory=list)
+    issues: list[ShellIssue] = field(default_factory=list)
+    comments: list[Span] = field(default_factory=list)
+    exact: bool = True  # False when positions only point at the enclosing scalar (no edits possible)
+    argv: bool = False  # True for a manifest's command/args list: each word is a YAML list item
+
+    @property
+    def commands(self) -> list[Command]:
+        return [e for e in self.events if isinstance(e, Command)]
+
+    @property
+    def assignments(self) -> list[Assignment]:
+        out: list[Assignment] = []
+        for e in self.events:
+            if isinstance(e, Assignment):
+                out.append(e)
+        return out
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+def parse_shell(src: SourceText) -> ShellScript:
+    script = _parse(src, src)
+    _line_ending_issues(src, script)
+    return script
+
+
+def _parse(src: SourceText, conv: SourceText) -> ShellScript:
+    script = ShellScript(src)
+    tree = _parser().parse(conv.text.encode("utf-8", "surrogatepass"))
+    _Walker(src, conv, script).visit(tree.root_node, None)
+    script.events.sort(key=lambda e: e.span.start)
+    return script
+
+
+def _blank(text: str) -> str:
+    return re.sub(r"[^\n]", " ", text)
+
+
+def parse_embedded(src: SourceText, start: int, end: int, fold: bool = False) -> ShellScript:
+    """Parse shell text that sits at ``start:end`` of another file (an inline ``bash -c``).
+
+    Everything around it is blanked to spaces, line breaks kept, so every position the shell
+    parser reports is already a position in the enclosing file.
+    """
+    inner = src.text[start:end]
+    if fold:
+        inner = inner.replace("\r", " ").replace("\n", " ")
+    masked = _blank(src.text[:start]) + inner + _blank(src.text[end:])
+    return _parse(src, SourceText(src.path, masked))
+
+
+def parse_detached(src: SourceText, text: str, anchor: Span) -> ShellScript:
+    """Parse shell text whose characters do not map onto the file (escapes); every span is the anchor."""
+    script = _parse(SourceText(src.path, text), SourceText(src.path, text))
+    script.source = src
+    script.exact = False
+    for event in script.events:
+        _reanchor(event, anchor)
+    script.issues = [ShellIssue(anchor, i.message) for i in script.issues]
+    return script
+
+
+def _reanchor(event: Event, anchor: Span) -> None:
+    event.span = anchor
+    event.statement = anchor
+    if isinstance(event, Assignment):
+        event.name_span = anchor
+        event.value_span = anchor if event.value_span else None
+    else:
+        for word in event.words:
+            word.span = anchor
+        for prefix in event.prefixes:
+            _reanchor(prefix, anchor)
+
+
+def _line_ending_issues(src: SourceText, script: ShellScript) -> None:
+    text = src.text
+    crlf = text.find("\r\n")
+    if crlf != -1:
+        line0 = src.line_of(crlf)
+        script.issues.append(
+            ShellIssue(
+                src.span(crlf, crlf + 1),
+                f"CRLF line ending (line {line0 + 1}): bash reads the carriage return as part of each command",
+            )
+        )
+    stripped = text.rstrip("\r\n")
+    if stripped.endswith("\\") and not stripped.endswith("\\\\"):
+        script.issues.append(
+            ShellIssue(
+                src.span(len(stripped) - 1, len(stripped)),
+                "the script ends in a line continuation '\\' with nothing after it",
+            )
+        )
+
+
+class _Walker:
+    def __init__(self, src: SourceText, conv: SourceText, script: ShellScript) -> None:
+        self.src = src  # spans are made against this text
+        self.conv = conv  # the text that was parsed, same length in characters
+        self.script = script
+
+    def span(self, node) -> Span:
+        return self.src.span(self.conv.char_offset(node.start_byte), self.conv.char_offset(node.end_byte))
+
+    def text(self, node) -> str:
+        return node.text.decode("utf-8", "replace")
+
+    def statement(self, node) -> Span:
+        cur = node
+        while cur.parent is not None and cur.parent.type not in STATEMENT_PARENTS:
+            cur = cur.parent
+        return self.span(cur)
+
+    def visit(self, node, function: str | None) -> None:
+        kind = node.type
+        if kind == "ERROR" or node.is_missing:
+            self._error(node)
+        elif kind == "comment":
+            self.script.comments.append(self.span(node))
+            return
+        elif kind == "function_definition":
+            name = node.child_by_field_name("name")
+            function = self.text(name) if name is not None else function
+        elif kind == "command":
+            self._command(node, function)
+        elif kind == "declaration_command":
+            self._declaration(node, function)
+        elif kind == "unset_command":
+            self._unset(node, function)
+        elif (
+            kind == "variable_assignment"
+            and node.parent is not None
+            and node.parent.type not in ("command", "declaration_command")
+        ):
+            self._assignment(node, "assign", function)
+        for child in node.children:
+            self.visit(child, function)
+
+    def _error(self, node) -> None:
+        if len(self.script.issues) >= 20:
+            return
+        span = self.span(node)
+        if node.is_missing:
+            message = f"syntax error: missing '{node.type}'"
+        else:
+            snippet = self.src.text[span.start : span.end].split("\n", 1)[0][:40].strip()
+            message = f"syntax error near '{snippet}'" if snippet.strip() else "syntax error"
+        self.script.issues.append(ShellIssue(span, message))
+
+    def _word(self, node) -> Word:
+        return Word(self.text(node), static_value(node), self.span(node))
+
+    def _command(self, node, function: str | None) -> None:
+        words: list[Word] = []
+        prefixes: list[Assignment] = []
+        statement = self.statement(node)
+        for child in node.children:
+            if child.type == "variable_assignment":
+                a = self._make_assignment(child, "prefix", function, statement)
+                if a:
+                    prefixes.append(a)
+            elif child.type == "command_name":
+                inner = child.children[0] if child.children else child
+                words.append(self._word(inner))
+            elif node.field_name_for_child(_index(node, child)) == "argument":
+                words.append(self._word(child))
+        if words:
+            self.script.events.append(Command(words, self.span(node), statement, prefixes, function))
+
+    def _declaration(self, node, function: str | None) -> None:
+        keyword = node.children[0].type if node.children else "declare"
+        kind = DECLARATION_KINDS.get(keyword, "declare")
+        statement = self.statement(node)
+        for child in node.children[1:]:
+            if child.type == "variable_assignment":
+                a = self._make_assignment(child, kind, function, statement)
+                if a:
+                    self.script.events.append(a)
+            elif child.type == "variable_name" or (child.type == "word" and kind == "export"):
+                name = self.text(child)
+                if name.isidentifier():
+                    self.script.events.append(
+                        Assignment(
+                            name,
+                            None,
+                            False,
+                            self.span(child),
+                            None,
+                            self.span(child),
+                            statement,
+                            kind,
+                            function,
+                        )
+                    )
+
+    def _unset(self, node, function: str | None) -> None:
+        statement = self.statement(node)
+        for child in node.children[1:]:
+            if child.type in ("variable_name", "word"):
+                name = self.text(child)
+                if name.startswith("-"):
+                    continue
+                span = self.span(child)
+                self.script.events.append(
+                    Assignment(name, None, False, span, None, self.span(node), statement, "unset", function)
+                )
+
+    def _assignment(self, node, kind: str, function: str | None) -> None:
+        a = self._make_assignment(node, kind, function, self.statement(node))
+        if a:
+            self.script.events.append(a)
+
+    def _make_assignment(self, node, kind: str, function: str | None, statement: Span) -> Assignment | None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None or name_node.type != "variable_name":
+            return None
+        value_node = node.child_by_field_name("value")
+        value = static_value(value_node) if value_node is not None else ""
+        return Assignment(
+            name=self.text(name_node),
+            value=value,
+            has_value=True,
+            name_span=self.span(name_node),
+            value_span=self.span(value_node) if value_node is not None else None,
+            span=self.span(node),
+            statement=statement,
+            kind=kind,
+            function=function,
+        )
+
+
+def _index(parent, child) -> int:
+    for i, c in enumerate(parent.children):
+        if c.id == child.id:
+            return i
+    return -1
+
+
+def static_value(node) -> str | None:
+    """The word's value after quote removal, or None when an expansion makes it dynamic."""
+    kind = node.type
+    raw = node.text.decode("utf-8", "replace")
+    if kind in ("word", "number"):
+        if "$" in raw or "`" in raw:
+            return None
+        return _unescape(raw)
+    if kind == "raw_string":
+        return raw[1:-1]
+    if kind == "string":
+        parts = []
+        for child in node.children:
+            if child.type == '"':
+                continue
+            if child.type == "string_content":
+                parts.append(child.text.decode("utf-8", "replace").replace('\\"', '"').replace("\\\\", "\\"))
+            else:
+                return None
+        return "".join(parts)
+    if kind == "concatenation":
+        parts = []
+        for child in node.children:
+            v = static_value(child)
+            if v is None:
+                return None
+            parts.append(v)
+        return "".join(parts)
+    if kind == "ansi_c_string":
+        return None
+    return None
+
+
+def _unescape(raw: str) -> str:
+    if "\\" not in raw:
+        return raw
+    out = []
+    i = 0
+    while i < len(raw):
+        ch = raw[i]
+        if ch == "\\" and i + 1 < len(raw):
+            out.append(raw[i + 1])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)

@@ -1,0 +1,186 @@
+"""Version pins of torch, torch_npu, CANN, MindCluster and MindIO, wherever a repository declares them.
+
+Read from requirements/constraints files, ``pyproject.toml`` dependency strings, and Dockerfile
+``pip install`` arguments, CANN toolkit package names and wheel file names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..span import SourceText, Span
+
+# project names as PEP 503 normalizes them -> our component names
+PACKAGES = {
+    "torch": "torch",
+    "torch-npu": "torch-npu",
+    "mindio-acp": "mindio",
+    "mindio-ttp": "mindio",
+    "mindio": "mindio",
+    "taskd": "mindcluster",
+    "mindcluster": "mindcluster",
+    "mindx-elastic": "mindcluster",
+}
+COMPONENTS = ("torch", "torch-npu", "cann", "mindcluster", "mindio")
+
+REQUIREMENT = re.compile(
+    r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*"
+    r"(?P<version>[A-Za-z0-9][A-Za-z0-9._+*!-]*)"
+)
+WHEEL = re.compile(
+    r"(?P<name>mindio_acp|mindio_ttp|taskd|torch_npu|torch)-(?P<version>[0-9][A-Za-z0-9._+]*?)-(?:cp|py)\d"
+)
+CANN_PACKAGE = re.compile(
+    r"Ascend-cann-(?:toolkit|kernels[-_][A-Za-z0-9]+|nnae|nnal)_(?P<version>[0-9][A-Za-z0-9.]*?)_linux"
+)
+MINDCLUSTER_PACKAGE = re.compile(r"Ascend-mindxdl-[a-z-]+_(?P<version>[0-9][A-Za-z0-9.]*?)_linux")
+ENV_VERSION = re.compile(
+    r"\b(?P<name>CANN_VERSION|TORCH_NPU_VERSION|TORCH_VERSION|MINDIO_VERSION|MINDCLUSTER_VERSION)"
+    r"\s*[= ]\s*[\"']?(?P<version>[0-9][A-Za-z0-9._+]*)"
+)
+ENV_COMPONENTS = {
+    "CANN_VERSION": "cann",
+    "TORCH_NPU_VERSION": "torch-npu",
+    "TORCH_VERSION": "torch",
+    "MINDIO_VERSION": "mindio",
+    "MINDCLUSTER_VERSION": "mindcluster",
+}
+
+
+@dataclass
+class VersionPin:
+    component: str  # torch | torch-npu | cann | mindcluster | mindio
+    version: str  # as written
+    op: str  # "==" for an exact pin; a lower bound otherwise is not a known version
+    span: Span  # the version text
+    line_span: Span  # the whole requirement
+
+    @property
+    def exact(self) -> bool:
+        return self.op in ("==", "===") and "*" not in self.version
+
+
+@dataclass(eq=False)
+class PinFile:
+    source: SourceText
+    pins: list[VersionPin] = field(default_factory=list)
+
+
+def normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def parse_pins(src: SourceText, kind: str) -> PinFile:
+    """``kind`` is requirements, pyproject or dockerfile."""
+    result = PinFile(src)
+    for line0 in range(len(src.line_starts)):
+        line = src.line_text(line0)
+        base = src.line_start(line0)
+        code = _strip_comment(line)
+        if not code.strip():
+            continue
+        if kind == "pyproject":
+            _strings(result, src, base, code)
+        else:
+            _requirements(result, src, base, code)
+            _artifacts(result, src, base, code)
+    return result
+
+
+def _strip_comment(line: str) -> str:
+    match = re.search(r"(^|\s)#", line)
+    return line[: match.start()] if match else line
+
+
+def _add(
+    result: PinFile,
+    src: SourceText,
+    component: str,
+    version: str,
+    op: str,
+    start: int,
+    end: int,
+    whole: tuple[int, int],
+) -> None:
+    version = version.rstrip(".,;")
+    end = start + len(version)
+    result.pins.append(VersionPin(component, version, op, src.span(start, end), src.span(*whole)))
+
+
+def _requirements(result: PinFile, src: SourceText, base: int, code: str) -> None:
+    for m in REQUIREMENT.finditer(code):
+        component = PACKAGES.get(normalize(m.group("name")))
+        if component:
+            _add(
+                result,
+                src,
+                component,
+                m.group("version"),
+                m.group("op"),
+                base + m.start("version"),
+                base + m.end("version"),
+                (base + m.start(), base + m.end()),
+            )
+
+
+def _artifacts(result: PinFile, src: SourceText, base: int, code: str) -> None:
+    for m in WHEEL.finditer(code):
+        component = PACKAGES.get(normalize(m.group("name")))
+        if component:
+            _add(
+                result,
+                src,
+                component,
+                m.group("version"),
+                "==",
+                base + m.start("version"),
+                base + m.end("version"),
+                (base + m.start(), base + m.end()),
+            )
+    for pattern, component in ((CANN_PACKAGE, "cann"), (MINDCLUSTER_PACKAGE, "mindcluster")):
+        for m in pattern.finditer(code):
+            _add(
+                result,
+                src,
+                component,
+                m.group("version"),
+                "==",
+                base + m.start("version"),
+                base + m.end("version"),
+                (base + m.start(), base + m.end()),
+            )
+    for m in ENV_VERSION.finditer(code):
+        _add(
+            result,
+            src,
+            ENV_COMPONENTS[m.group("name")],
+            m.group("version"),
+            "==",
+            base + m.start("version"),
+            base + m.end("version"),
+            (base + m.start(), base + m.end()),
+        )
+
+
+def _strings(result: PinFile, src: SourceText, base: int, code: str) -> None:
+    for q in re.finditer(r"\"([^\"]*)\"|'([^']*)'", code):
+        inner_start = q.start() + 1
+        inner = q.group(1) if q.group(1) is not None else q.group(2)
+        m = REQUIREMENT.match(inner.strip())
+        if not m:
+            continue
+        lead = len(inner) - len(inner.lstrip())
+        component = PACKAGES.get(normalize(m.group("name")))
+        if component:
+            offset = base + inner_start + lead
+            _add(
+                result,
+                src,
+                component,
+                m.group("version"),
+                m.group("op"),
+                offset + m.start("version"),
+                offset + m.end("version"),
+                (offset + m.start(), offset + m.end()),
+            )

@@ -1,0 +1,102 @@
+"""Helpers shared by rules: find where a launch-environment value came from and how to edit it."""
+
+from __future__ import annotations
+
+from recovery_lint.diagnostics import Edit
+from recovery_lint.edits import (
+    append_item,
+    insert_before_statement,
+    insert_sequence_entry,
+    replace_scalar,
+    set_assignment,
+)
+from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
+from recovery_lint.sources.manifest import Container
+from recovery_lint.sources.shell import ShellScript
+
+WATCHDOG_VARS = ("TORCH_HCCL_ASYNC_ERROR_HANDLING", "HCCL_ASYNC_ERROR_HANDLING")
+
+
+def script_at(job: Job, path: str) -> ShellScript | None:
+    for script in job.scripts:
+        if script.source.path == path:
+            return script
+    return None
+
+
+def manifest_source(job: Job):
+    return job.manifest_file.source if job.manifest_file is not None else None
+
+
+def effective(env: dict[str, EnvValue], *names: str) -> EnvValue | None:
+    """The first of ``names`` that is set (the earlier name takes precedence)."""
+    for name in names:
+        value = env.get(name)
+        if value is not None:
+            return value
+    return None
+
+
+def set_env_value(job: Job, value: EnvValue, new: str) -> list[Edit] | None:
+    """Edits that change an existing setting in place, wherever it was written."""
+    if value.origin in ("script", "inline") and value.assignment is not None:
+        script = script_at(job, value.assignment.span.path) if value.origin == "script" else _inline_for(job, value)
+        if script is not None:
+            edit = set_assignment(script, value.assignment, new)
+            return [edit] if edit else None
+        return None
+    if value.origin == "container" and value.container is not None:
+        src = manifest_source(job)
+        for var in value.container.env:
+            if var.name.value == value.name and var.value is not None and src is not None:
+                return [replace_scalar(src, var.value, new)]
+    return None
+
+
+def _inline_for(job: Job, value: EnvValue) -> ShellScript | None:
+    for launch in job.launches:
+        if launch.inline is not None and any(e is value.assignment for e in launch.inline.events):
+            return launch.inline
+    return None
+
+
+def insert_env_before(job: Job, launch: Launch, cmd: LaunchCommand | None, name: str, value: str) -> list[Edit] | None:
+    """Edits that set ``name=value`` for the launch: an export before the launch command, or a
+    container env entry when the command is not a shell script."""
+    if cmd is not None and cmd.script.exact and not cmd.script.argv:
+        edit = insert_before_statement(cmd.script, cmd.command.statement, f"export {name}={value}")
+        if edit:
+            return [edit]
+    if launch.container is not None:
+        edit = container_env_entry(job, launch.container, name, value)
+        return [edit] if edit else None
+    return None
+
+
+def container_env_entry(job: Job, container: Container, name: str, value: str) -> Edit | None:
+    src = manifest_source(job)
+    if src is None:
+        return None
+    fields = [("name", name), ("value", f'"{value}"')]
+    if container.env_node is not None:
+        return append_item(src, container.env_node, fields)
+    return insert_sequence_entry(src, container.node, "env", fields)
+
+
+def pytorch_launches(job: Job) -> list[tuple[Launch, LaunchCommand]]:
+    """Launch commands that start PyTorch training (a torch launcher, or python on a torch entry)."""
+    out = []
+    for launch in job.launches:
+        for cmd in launch.commands:
+            if cmd.is_torch_launcher or (
+                cmd.launcher == "python"
+                and cmd.entry_file is not None
+                and cmd.entry_file.imports_module("torch", "torch_npu")
+            ):
+                out.append((launch, cmd))
+    return out
+
+
+def version_note(job: Job, component: str) -> str:
+    value = job.context.versions.get(component)
+    return f"{component} {value}" if value else f"{component} version unknown"

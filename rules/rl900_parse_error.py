@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+from recovery_lint.diagnostics import Severity
+from recovery_lint.parse import ParsedFile
+from recovery_lint.rule import Case, Rule
+
+
+class ParseError(Rule):
+    code = "RL900"
+    name = "parse-error"
+    phase = "meta"
+    severity = Severity.ERROR
+    summary = "A manifest, launch script or Python file could not be parsed"
+    what = """
+A file that could not be read or parsed: YAML syntax errors and duplicate keys, shell syntax
+errors (the regions the parser could not read; the rest of the script is still linted), CRLF
+line endings or a dangling line continuation in a shell script, Python syntax errors, invalid
+UTF-8, binary content, and files over the size limit.
+"""
+    why = """
+What the linter cannot read it cannot check, and the same mistake usually stops the cluster from
+running the file: a launch script with CRLF endings fails in bash, a broken manifest is rejected.
+Reporting it keeps a silent gap out of the CI gate.
+"""
+    example = """
+```yaml
+metadata:
+  labels: {fault-scheduling: grace    # RL900: the flow mapping is never closed
+```
+"""
+    fix = "No fix. The message gives the parser's location and reason."
+    sources = ("YAML 1.1 (PyYAML), tree-sitter-bash, the Python grammar of the running interpreter",)
+    cases = (
+        Case(
+            title="a YAML syntax error",
+            files={"job.yaml": "apiVersion: v1\nkind: Job\nmetadata: {name: [x\n"},
+            expect=("job.yaml:4",),
+        ),
+        Case(
+            title="a shell script with a syntax error still gives the rest",
+            files={"train.sh": "export A=1\nif then fi (\n"},
+            expect=("train.sh:2",),
+        ),
+        Case(
+            title="a Python syntax error",
+            files={"train.py": "import torch\ndef f(:\n"},
+            expect=("train.py:2",),
+        ),
+        Case(title="valid files", files={"train.sh": "echo ok\n", "train.py": "x = 1\n"}),
+    )
+
+    def check_file(self, parsed: ParsedFile):
+        for issue in parsed.issues:
+            if issue.code == self.code:
+                yield self.report(issue.span, issue.message)
