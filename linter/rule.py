@@ -32,7 +32,7 @@ class Case:
 
     ``expect`` lists ``path:line`` (or ``path:line:column``) positions; empty means the rule must
     stay silent. ``fixed`` maps paths to their full expected text after ``--fix`` (with
-    ``--unsafe-fixes`` when ``unsafe``).
+    ``--unsafe-fixes`` when ``unsafe``). Only this rule runs, plus ``with_rules``.
     """
 
     files: dict[str, str]
@@ -41,6 +41,7 @@ class Case:
     unsafe: bool = False
     title: str = ""
     config: dict[str, object] = field(default_factory=dict)
+    with_rules: tuple[str, ...] = ()  # other rule codes to run alongside (e.g. for suppression rules)
 
 
 class Rule:

@@ -41,13 +41,15 @@ directive is removed.
             files={"train.sh": "torch_npu_run train.py  # recovery-lint: ignore[RL301] -- legacy\n"},
             expect=("train.sh:1",),
             fixed={"train.sh": "torch_npu_run train.py\n"},
+            with_rules=("RL301",),
         ),
         Case(
             title="a used directive",
             files={
-                "train.sh": "torchrun train.py  # recovery-lint: ignore[RL301, RL101] -- legacy\n",
+                "train.sh": "torchrun train.py  # recovery-lint: ignore[RL301] -- legacy\n",
                 "requirements.txt": "torch==2.1.0\n",
             },
+            with_rules=("RL301", "RL101"),
         ),
     )
 
@@ -98,6 +100,10 @@ fault-scheduling: "off"   # recovery-lint: ignore RL201   <- RL902: no brackets
             title="no brackets",
             files={"train.sh": "echo hi  # recovery-lint: ignore RL301\n"},
             expect=("train.sh:1",),
+        ),
+        Case(
+            title="a well-formed directive with a reason",
+            files={"train.sh": "echo hi  # recovery-lint: ignore[RL301] -- reviewed\n"},
         ),
         Case(
             title="an unknown code",

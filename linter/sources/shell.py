@@ -26,6 +26,26 @@ STATEMENT_PARENTS = frozenset(
         "redirected_statement",
     }
 )
+COMPLETE_STATEMENTS = frozenset(
+    {
+        "command",
+        "declaration_command",
+        "variable_assignment",
+        "unset_command",
+        "pipeline",
+        "list",
+        "function_definition",
+        "if_statement",
+        "for_statement",
+        "while_statement",
+        "case_statement",
+        "redirected_statement",
+        "compound_statement",
+        "subshell",
+        "comment",
+        "test_command",
+    }
+)
 DECLARATION_KINDS = {
     "export": "export",
     "local": "local",
@@ -237,13 +257,22 @@ class _Walker:
     def _error(self, node) -> None:
         if len(self.script.issues) >= 20:
             return
-        span = self.span(node)
         if node.is_missing:
-            message = f"syntax error: missing '{node.type}'"
-        else:
-            snippet = self.src.text[span.start : span.end].split("\n", 1)[0][:40].strip()
-            message = f"syntax error near '{snippet}'" if snippet.strip() else "syntax error"
-        self.script.issues.append(ShellIssue(span, message))
+            self.script.issues.append(ShellIssue(self.span(node), f"syntax error: missing '{node.type}'"))
+            return
+        # an ERROR node often starts with statements that parsed fine; point past them
+        start = node
+        for child in node.children:
+            if child.type in COMPLETE_STATEMENTS and not child.has_error:
+                continue
+            start = child
+            break
+        begin = self.conv.char_offset(start.start_byte)
+        line_end = self.src.line_end(self.src.line_of(begin))
+        end = min(self.conv.char_offset(node.end_byte), max(line_end, begin + 1))
+        snippet = self.src.text[begin:end].strip()[:40]
+        message = f"syntax error near '{snippet}'" if snippet else "syntax error"
+        self.script.issues.append(ShellIssue(self.src.span(begin, end), message))
 
     def _word(self, node) -> Word:
         return Word(self.text(node), static_value(node), self.span(node))

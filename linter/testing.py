@@ -1,0 +1,45 @@
+"""Run a rule's own examples (``Rule.cases``): the rule's documentation doubles as its tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import Config, config_from_dict
+from .engine import LintRequest, LintResult, lint
+from .fix import fix_loop
+from .rule import Case, Rule
+
+
+@dataclass
+class CaseOutcome:
+    positions: list[str]  # "path:line:column" of the rule's findings
+    messages: list[str]
+    fixed: dict[str, str]  # every case file's text after the fix loop
+
+
+def write_case(case: Case, root: Path) -> None:
+    for rel, text in case.files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+
+
+def run_case(rule: Rule, case: Case, root: Path, rules: list[Rule] | None = None) -> CaseOutcome:
+    """Lint a case's files, written under ``root``, with ``rule`` alone (or ``rules``)."""
+    write_case(case, root)
+    config = config_from_dict(case.config, None) if case.config else Config()
+    from .registry import all_rules
+
+    chosen = rules or [rule, *(all_rules()[c] for c in case.with_rules)]
+    result: LintResult = lint(LintRequest(paths=[root], cwd=root, config=config, rules=chosen))
+    own = [d for d in result.diagnostics if d.code == rule.code]
+    positions = [f"{d.path}:{d.span.line}:{d.span.column}" for d in own]
+    outcome = fix_loop(LintRequest(paths=[root], cwd=root, config=config, rules=chosen), unsafe=case.unsafe)
+    fixed = {p: outcome.fixed.get(p, outcome.original.get(p, "")) for p in case.files}
+    return CaseOutcome(positions, [d.message for d in own], fixed)
+
+
+def position_matches(expected: str, actual: str) -> bool:
+    """``path:line`` matches any column; ``path:line:col`` must match exactly."""
+    return actual == expected or actual.rsplit(":", 1)[0] == expected

@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+FIXTURES = ROOT / "fixtures"
+
+
+def run_cli(*args: str, cwd: Path | None = None, stdin: str | None = None, env: dict | None = None):
+    """Run the installed command line as a user would; returns the CompletedProcess."""
+    full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "recovery_lint", *args],
+        cwd=cwd or ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def cli():
+    return run_cli
