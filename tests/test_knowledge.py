@@ -9,6 +9,7 @@ from importlib.resources import files
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from recovery_lint import knowledge
 from recovery_lint.knowledge import (
     AscendVersion,
