@@ -286,16 +286,13 @@ class _Linker:
             return
         first = posixpath.basename(argv[0].value)
         if first in SHELLS:
-            rest = argv[1:]
-            for i, word in enumerate(rest):
-                if word.value.startswith("-") and "c" in word.value[1:] and i + 1 < len(rest):
-                    inline = self._inline_script(mf, rest[i + 1])
-                    run.launch.inline = inline
-                    run.script(inline, env, shared=True, depth=0, in_manifest=True)
-                    return
-                if not word.value.startswith("-"):
-                    run.call_path(word.value, [], env, mf.path, depth=0)
-                    return
+            kind, index = _shell_invocation([a.value for a in argv[1:]])
+            if kind == "inline":
+                inline = self._inline_script(mf, argv[1 + index])
+                run.launch.inline = inline
+                run.script(inline, env, shared=True, depth=0, in_manifest=True)
+            elif kind == "script":
+                run.call_path(argv[1 + index].value, [], env, mf.path, depth=0)
             return
         words = [_scalar_word(mf, s) for s in argv]
         command = Command(words, argv[0].span, argv[0].span)
@@ -353,10 +350,12 @@ class _Linker:
         if not words:
             return None
         name = words[0].value or ""
-        if name in ("source", ".") or posixpath.basename(name) in SHELLS:
-            args = [w for w in words[1:] if not (w.value or "").startswith("-")]
-            if args:
-                return self.index.resolve(args[0].value or args[0].text, near, "shell")
+        if name in ("source", "."):
+            return self.index.resolve(words[1].value or words[1].text, near, "shell") if len(words) > 1 else None
+        if posixpath.basename(name) in SHELLS:
+            kind, index = _shell_invocation([w.value or w.text for w in words[1:]])
+            if kind == "script":
+                return self.index.resolve(words[1 + index].value or words[1 + index].text, near, "shell")
             return None
         if name.endswith((".sh", ".bash")):
             return self.index.resolve(name, near, "shell")
@@ -457,9 +456,10 @@ class _Run:
                 self.call_path(args[0].value or args[0].text, args[1:], env, near, depth, shared=True)
             return
         if posixpath.basename(name) in SHELLS:
-            plain = [w for w in args if not (w.value or "").startswith("-")]
-            if plain and not any((w.value or "").startswith("-") and "c" in (w.value or "") for w in args):
-                self.call_path(plain[0].value or plain[0].text, plain[1:], env, near, depth)
+            kind, index = _shell_invocation([w.value or w.text for w in args])
+            if kind == "script":
+                target = args[index]
+                self.call_path(target.value or target.text, args[index + 1 :], env, near, depth)
             return
         if name.endswith((".sh", ".bash")):
             self.call_path(name, args, env, near, depth)
@@ -490,6 +490,25 @@ class _Run:
                 in_manifest,
             )
         )
+
+
+def _shell_invocation(args: list[str]) -> tuple[str | None, int]:
+    """How a shell is invoked: ("inline", i) for ``-c TEXT`` at i, ("script", i) for a script path."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            i += 2
+            continue
+        if arg == "--":
+            return ("script", i + 1) if i + 1 < len(args) else (None, -1)
+        if re.fullmatch(r"-[a-zA-Z]*c[a-zA-Z]*", arg):
+            return ("inline", i + 1) if i + 1 < len(args) else (None, -1)
+        if arg.startswith(("-", "+")):
+            i += 1
+            continue
+        return "script", i
+    return None, -1
 
 
 def classify_launcher(words: list[Word]) -> tuple[str, tuple[int, int]] | None:
