@@ -86,11 +86,16 @@ def _rule_command(argv: list[str]) -> int:
     p = _Parser(prog="recovery-lint rule", description="Print a rule's documentation, or list every rule.")
     p.add_argument("code", nargs="?", help="rule code (RL301) or name")
     p.add_argument("--all", action="store_true", help="list every rule")
-    p.add_argument("--output-format", choices=("text", "json"), default="text")
+    p.add_argument("--output-format", choices=("text", "json", "markdown"), default="text")
     args = p.parse_args(argv)
     from .registry import all_rules, by_name
 
     rules = all_rules()
+    if args.output_format == "markdown" and (args.all or not args.code):
+        from .docs import rules_markdown
+
+        sys.stdout.write(rules_markdown())
+        return EXIT_CLEAN
     if args.all or not args.code:
         if args.output_format == "json":
             import json

@@ -98,16 +98,17 @@ class Rule:
                 yield diagnostic.with_job(job.id if job.manifest else None)
 
     @classmethod
-    def documentation(cls) -> str:
-        """The rule's page, in Markdown, under fixed headings."""
+    def documentation(cls, level: int = 1) -> str:
+        """The rule's page, in Markdown, under fixed headings (``level`` of the title heading)."""
         sources = "\n".join(f"- {s}" for s in cls.sources)
+        h = "#" * level
         return (
-            f"# {cls.code} `{cls.name}`\n\n"
+            f"{h} {cls.code} `{cls.name}`\n\n"
             f"Phase: {PHASE_TITLES[cls.phase]}. Default severity: {cls.severity.value}. "
             f"Fix: {cls.fix_availability}.\n\n"
-            f"## What it checks\n{cls.what.strip()}\n\n"
-            f"## Why it costs recovery time\n{cls.why.strip()}\n\n"
-            f"## Example\n{cls.example.strip()}\n\n"
-            f"## Fix and its safety\n{cls.fix.strip()}\n\n"
-            f"## Sources\n{sources}\n"
+            f"{h}# What it checks\n{cls.what.strip()}\n\n"
+            f"{h}# Why it costs recovery time\n{cls.why.strip()}\n\n"
+            f"{h}# Example\n{cls.example.strip()}\n\n"
+            f"{h}# Fix and its safety\n{cls.fix.strip()}\n\n"
+            f"{h}# Sources\n{sources}\n"
         )
