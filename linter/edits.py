@@ -17,6 +17,9 @@ YAML_NEEDS_QUOTES = re.compile(
     r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|"
     r"[-+]?[0-9][0-9_.eE+-]*|0x[0-9a-fA-F]+|0o[0-7]+|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|)$"
 )
+# a mapping entry to insert: the value is YAML text, or the fields of a nested mapping
+FieldValue = str | list[tuple[str, "FieldValue"]]
+Field = tuple[str, FieldValue]
 YAML_SPECIAL = re.compile(r"^[\s\-?:,\[\]{}#&*!|>'\"%@`]|:\s|\s#|[\r\n]|\s$")
 
 
@@ -105,36 +108,55 @@ def _dash_column(src: SourceText, seq: YSeq) -> int:
     return first.span.column - 1
 
 
-def append_item(src: SourceText, seq: YSeq, fields: list[tuple[str, str]]) -> Edit:
-    """Append a mapping item (``- k: v`` lines) to a sequence, in the sequence's style."""
+def _flow(value: FieldValue) -> str:
+    if isinstance(value, str):
+        return value
+    return "{" + ", ".join(f"{k}: {_flow(v)}" for k, v in value) + "}"
+
+
+def _block_lines(fields: list[Field], pad: str, step: int = 2) -> list[str]:
+    """``k: v`` lines at ``pad``; a value that is a list of fields becomes a nested block mapping."""
+    lines: list[str] = []
+    for k, v in fields:
+        if isinstance(v, str):
+            lines.append(f"{pad}{k}: {v}")
+        else:
+            lines.append(f"{pad}{k}:")
+            lines += _block_lines(v, pad + " " * step, step)
+    return lines
+
+
+def append_item(src: SourceText, seq: YSeq, fields: list[Field]) -> Edit:
+    """Append a mapping item (``- k: v`` lines) to a sequence, in the sequence's style.
+
+    A field value may itself be a list of fields: it is written as a nested mapping.
+    """
     if seq.flow or not seq.items:
         close = seq.span.end - 1 if seq.flow else seq.span.end
         inner = src.text[seq.span.start + 1 : close] if seq.flow else ""
-        body = "{" + ", ".join(f"{k}: {v}" for k, v in fields) + "}"
         sep = ", " if inner.strip() else ""
-        return edit(src, close, close, f"{sep}{body}")
+        return edit(src, close, close, f"{sep}{_flow(fields)}")
     dash = _dash_column(src, seq)
     first = seq.items[0]
     gap = max(first.span.column - 1 - dash, 2)
     nl = src.newline
     lead = " " * dash
-    pad = " " * (dash + gap)
-    lines = [f"{lead}-{' ' * (gap - 1)}{fields[0][0]}: {fields[0][1]}"]
-    lines += [f"{pad}{k}: {v}" for k, v in fields[1:]]
+    lines = _block_lines(fields, " " * (dash + gap))
+    lines[0] = f"{lead}-{' ' * (gap - 1)}{lines[0][dash + gap :]}"
     pos = _after_line(src, content_end(seq))
     return edit(src, pos, pos, nl + nl.join(lines))
 
 
-def insert_sequence_entry(src: SourceText, mapping: YMap, key: str, fields: list[tuple[str, str]]) -> Edit:
+def insert_sequence_entry(src: SourceText, mapping: YMap, key: str, fields: list[Field]) -> Edit:
     """Add ``key:`` holding a one-item block sequence of a mapping (``- k: v`` lines)."""
     if mapping.flow:
-        body = "{" + ", ".join(f"{k}: {v}" for k, v in fields) + "}"
-        return insert_entry(src, mapping, key, f"[{body}]")
+        return insert_entry(src, mapping, key, f"[{_flow(fields)}]")
     nl = src.newline
     indent = " " * mapping.key_column
     child = " " * (mapping.key_column + _indent_step(src, mapping))
-    lines = [f"{indent}{key}:", f"{child}- {fields[0][0]}: {fields[0][1]}"]
-    lines += [f"{child}  {k}: {v}" for k, v in fields[1:]]
+    item = _block_lines(fields, child + "  ")
+    item[0] = f"{child}- {item[0][len(child) + 2 :]}"
+    lines = [f"{indent}{key}:", *item]
     pos = _after_line(src, content_end(mapping))
     return edit(src, pos, pos, nl + nl.join(lines))
 
