@@ -46,10 +46,12 @@ def apply_fixes(diagnostics: list[Diagnostic], texts: dict[str, str], unsafe: bo
             continue  # the same fix reported for two jobs
         if any(e.path not in texts for e in fix.edits):
             continue
-        if any(_overlaps(e, accepted.get(e.path, [])) for e in fix.edits):
+        # an edit identical to one already taken (two fixes adding the same import) is shared
+        fresh = [e for e in fix.edits if e not in accepted.get(e.path, [])]
+        if any(_overlaps(e, accepted.get(e.path, [])) for e in fresh):
             continue  # waits for the next pass
         taken.add(key)
-        for e in fix.edits:
+        for e in fresh:
             accepted.setdefault(e.path, []).append(e)
         count += 1
     new = dict(texts)

@@ -593,10 +593,17 @@ def _scalar_word(mf: ParsedFile, scalar: YScalar) -> Word:
 
 
 def _inject_operator_env(launches: list[Launch]) -> None:
-    """Ascend Operator adds HCCL_ASYNC_ERROR_HANDLING=0 for PyTorch process-level recovery."""
+    """Ascend Operator adds HCCL_ASYNC_ERROR_HANDLING=0 for PyTorch process-level recovery.
+
+    The operator appends the variable to the container's ``env`` list, and the last of duplicate
+    entries wins, so it replaces a container ``env`` value; shell exports still override it.
+    """
+    name = "HCCL_ASYNC_ERROR_HANDLING"
     for launch in launches:
         for env in [launch.env] + [c.env for c in launch.commands]:
-            env.setdefault("HCCL_ASYNC_ERROR_HANDLING", EnvValue("HCCL_ASYNC_ERROR_HANDLING", "0", "operator", None))
+            current = env.get(name)
+            if current is None or current.origin == "container":
+                env[name] = EnvValue(name, "0", "operator", None)
 
 
 def _platform(doc: ManifestDoc) -> str | None:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AscendVersion",
     "TorchNpuVersion",
+    "compile_mode_support",
     "documented_default",
     "hccl_link_optimization",
     "jit_compile_default",
@@ -433,6 +434,13 @@ def hccl_link_optimization(cann: str | None) -> tuple[bool | None, str]:
     floor = _ascend(_requirement("hccl_link_optimization")["cann_at_least"])
     verdict, clause = _at_least("CANN", cann, floor)
     return verdict, f"Native HCCL link setup optimization needs CANN {floor} or later; {clause}."
+
+
+def compile_mode_support(cann: str | None) -> tuple[bool | None, str]:
+    """Whether the operator binary / operator compile cache optimizations are available with CANN."""
+    floor = _ascend(_requirement("compile_mode")["cann_at_least"])
+    verdict, clause = _at_least("CANN", cann, floor)
+    return verdict, f"The operator binary and the operator compile cache need CANN {floor} or later; {clause}."
 
 
 def mindio_support(mindio: str | None, mindcluster: str | None) -> tuple[bool | None, str]:

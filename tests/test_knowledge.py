@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from recovery_lint import knowledge
 from recovery_lint.knowledge import (
     AscendVersion,
+    compile_mode_support,
     documented_default,
     hccl_link_optimization,
     jit_compile_default,
@@ -241,9 +242,7 @@ def test_prerelease_keeps_its_torch_base() -> None:
     assert npu is not None and npu.torch == "2.5.1"
 
 
-@pytest.mark.parametrize(
-    ("text", "release"), [("6.0.RC3", "6.0.RC3"), ("6.0.rc3", "6.0.RC3"), ("7.0.0", "7.0.0")]
-)
+@pytest.mark.parametrize(("text", "release"), [("6.0.RC3", "6.0.RC3"), ("6.0.rc3", "6.0.RC3"), ("7.0.0", "7.0.0")])
 def test_release_names_given_directly(text: str, release: str) -> None:
     npu = parse_torch_npu_version(text)
     assert npu is not None
@@ -362,6 +361,16 @@ def test_ranktable_support(torch_npu: str | None, expected: bool | None) -> None
 )
 def test_hccl_link_optimization(cann: str | None, expected: bool | None) -> None:
     verdict, reason = hccl_link_optimization(cann)
+    assert verdict is expected
+    assert "CANN 8.0.RC2" in reason
+
+
+@pytest.mark.parametrize(
+    ("cann", "expected"),
+    [("8.0.RC2", True), ("8.0.RC1", False), ("7.0.0", False), ("8.1.RC1", True), (None, None), ("eight", None)],
+)
+def test_compile_mode_support(cann: str | None, expected: bool | None) -> None:
+    verdict, reason = compile_mode_support(cann)
     assert verdict is expected
     assert "CANN 8.0.RC2" in reason
 

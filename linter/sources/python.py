@@ -68,6 +68,13 @@ class PythonFile:
                 return imp
         return None
 
+    def first_top_import(self, *prefixes: str) -> PyImport | None:
+        """The first module-level import of a module under ``prefixes``, in any form."""
+        for imp in self.imports:
+            if imp.top_level and any(imp.module == p or imp.module.startswith(p + ".") for p in prefixes):
+                return imp
+        return None
+
     def calls_to(self, *suffixes: str) -> list[PyCall]:
         return [c for c in self.calls if any(c.qualname == s or c.qualname.endswith("." + s) for s in suffixes)]
 
