@@ -62,17 +62,25 @@ class PodSpec:
     containers: list[Container]
     volumes: list[Volume]
     volumes_node: YSeq | None
-    restart_policy: YScalar | None  # effective: replica-level wins over pod-level on AscendJob
+    restart_policy: YScalar | None  # effective: on AscendJob only the replica-level one (None = Never)
     restart_policy_owner: YMap  # the mapping where restartPolicy lives / should be inserted
     replicas: int | None
     labels: YMap | None
+    policies: list[Policy] = field(default_factory=list)  # a Volcano task's own lifecycle policies
+    policies_entry: tuple[YScalar, YNode] | None = None
 
 
 @dataclass
 class Policy:
+    """A Volcano lifecycle policy: ``event`` (or ``events``) and ``action``."""
+
     event: str | None
     action: str | None
     node: YMap
+    events: tuple[str, ...] = ()
+
+    def handles(self, event: str) -> bool:
+        return self.event == event or event in self.events
 
 
 @dataclass(eq=False)
@@ -238,13 +246,17 @@ def _pod_specs(kind: str, spec: YMap):
         for task in tasks.maps():
             template = task.map("template")
             if template and template.map("spec"):
-                yield _pod(
+                pod = _pod(
                     task.text("name") or "",
                     template.map("spec"),
                     None,
                     task.text("replicas"),
                     template.map("metadata"),
                 )
+                task_policies = task.seq("policies")
+                pod.policies = [_policy(p) for p in task_policies.maps()] if task_policies else []
+                pod.policies_entry = task.entry("policies")
+                yield pod
     replica_specs = spec.map("replicaSpecs")
     if replica_specs:
         for role_key, replica in replica_specs.items:
@@ -281,12 +293,11 @@ def _pod(role: str, pod: YMap, replica: YMap | None, replicas: str | None, meta:
     volumes_node = pod.seq("volumes")
     restart = None
     owner = pod
-    if replica is not None and replica.scalar("restartPolicy"):
+    if replica is not None:
+        # the operator overwrites the pod template's restartPolicy with the replica's (default Never)
         restart, owner = replica.scalar("restartPolicy"), replica
     elif pod.scalar("restartPolicy"):
         restart = pod.scalar("restartPolicy")
-    elif replica is not None:
-        owner = replica
     containers: list[Container] = []
     for key in ("initContainers", "containers"):
         seq = pod.seq(key)
@@ -359,4 +370,6 @@ def _volume(entry: YMap) -> Volume:
 
 
 def _policy(node: YMap) -> Policy:
-    return Policy(node.text("event"), node.text("action"), node)
+    events = node.seq("events")
+    names = tuple(e.value for e in events.items if isinstance(e, YScalar)) if events else ()
+    return Policy(node.text("event"), node.text("action"), node, names)
