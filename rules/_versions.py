@@ -1,0 +1,68 @@
+"""Helpers of the version rules: which pins a job or a lone pin file declares, and where to point
+when a version comes from the recovery-lint configuration rather than from a file."""
+
+from __future__ import annotations
+
+from recovery_lint.jobs import Job, Project
+from recovery_lint.sources.versions import PinFile, VersionPin
+from recovery_lint.span import Span
+
+LABELS = {
+    "torch": "torch",
+    "torch-npu": "torch_npu",
+    "cann": "CANN",
+    "mindcluster": "MindCluster",
+    "mindio": "MindIO",
+}
+
+
+def first_exact_pins(pin_file: PinFile) -> dict[str, VersionPin]:
+    """The first exact pin of each component in one file (what a job reading only it would use)."""
+    out: dict[str, VersionPin] = {}
+    for pin in pin_file.pins:
+        if pin.exact:
+            out.setdefault(pin.component, pin)
+    return out
+
+
+def lone_pin_files(project: Project) -> list[PinFile]:
+    """Pin files that no job reads (no manifest, script or Python file at or below their folder)."""
+    used = {id(p) for job in project.jobs for p in job.pin_files}
+    out = []
+    for parsed in project.files:
+        if isinstance(parsed.model, PinFile) and id(parsed.model) not in used:
+            out.append(parsed.model)
+    return out
+
+
+def from_config(job: Job, component: str) -> bool:
+    """True when the job's version of ``component`` is the configured one (no exact pin)."""
+    versions = job.context.versions
+    return versions.span(component) is None and component in versions.configured
+
+
+def job_anchor(job: Job) -> Span | None:
+    """Where a finding about a whole job points: its manifest name, else its first launch or file."""
+    if job.manifest is not None:
+        return job.manifest.name.span if job.manifest.name is not None else job.manifest.span
+    for launch in job.launches:
+        for cmd in launch.commands:
+            return cmd.command.span
+    for script in job.scripts:
+        return script.source.span(0)
+    for entry in job.entries:
+        return entry.source.span(0)
+    return None
+
+
+def config_anchor(project: Project, component: str) -> Span | None:
+    """One place for a finding about a configured version: the first job that relies on it."""
+    for job in project.jobs:
+        if from_config(job, component):
+            span = job_anchor(job)
+            if span is not None:
+                return span
+    return None
+
+
+CONFIG_NOTE = "declared in the recovery-lint configuration (versions.{component})"

@@ -1,0 +1,171 @@
+from __future__ import annotations
+
+from recovery_lint.diagnostics import Severity
+from recovery_lint.jobs import Job, LaunchCommand
+from recovery_lint.knowledge import parallel_store_support
+from recovery_lint.rule import Case, Rule
+
+_ACJOB = """\
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: llm
+  labels:
+    framework: {framework}
+spec:
+  replicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+"""
+
+
+class ParallelStoreUnsupportedVersion(Rule):
+    code = "RL302"
+    name = "parallel-store-unsupported-version"
+    phase = "comm-init"
+    severity = Severity.ERROR
+    fix_availability = "none"
+    summary = "torch_npu_run is used with torch/torch_npu versions that cannot run the Parallel Store"
+    what = """
+A PyTorch launch through `torch_npu_run` (or `python -m torch_npu.distributed.run`) in a job whose
+declared versions cannot run it: torch 1.11.0 needs a torch_npu release newer than 6.0.RC1,
+torch 2.1.0 and later need one newer than 6.0.RC3, and other torch versions (1.8, 2.0, ...) have
+no Parallel Store at all. Versions come from the pins the job's files sit under (requirements,
+`pyproject.toml`, Dockerfile) or from `versions` in the configuration; when torch is not declared,
+the torch a torch_npu package was built for is assumed. Unknown versions are not reported.
+"""
+    why = """
+`torch_npu_run` exists to make rendezvous fast after every fault (a multi-threaded TCPStore
+instead of torchrun's single-threaded one). With a torch_npu that predates it, the command is
+missing or the `parallel` rendezvous backend is unknown, so the job cannot start at all and every
+restart after a fault fails the same way: recovery never completes.
+"""
+    example = """
+```text
+# requirements.txt
+torch==2.1.0
+torch-npu==2.1.0.post8      # release 6.0.RC3: not newer than 6.0.RC3
+```
+```bash
+torch_npu_run --nnodes=2 --nproc_per_node=8 train.py    # RL302
+```
+Use a torch_npu of a later release (for torch 2.1.0: 2.1.0.post10 or later), or launch with
+`torchrun` until the image is upgraded.
+"""
+    fix = """
+No fix: the remedy is an image with a newer torch_npu (or a different launcher), which the linter
+cannot choose for you.
+"""
+    sources = (
+        "MindCluster docs: 03/05_configuring_training_recovery (Parallel Store: torch 1.11.0 with torch_npu newer "
+        "than 6.0.RC1; torch >= 2.1.0 with torch_npu newer than 6.0.RC3)",
+        "Ascend/pytorch: setup.py (torch_npu_run console script) and torch_npu/distributed/run.py",
+        "Ascend/pytorch: COMPATIBILITY (torch_npu package versions per release line)",
+    )
+    cases = (
+        Case(
+            title="torch_npu_run with torch_npu of release 6.0.RC3 for torch 2.1.0",
+            files={
+                "train.sh": "#!/bin/bash\ntorch_npu_run --nnodes=2 train.py\n",
+                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
+            },
+            expect=("train.sh:2:1",),
+        ),
+        Case(
+            title="python -m torch_npu.distributed.run with torch 2.0.1, pinned in a Dockerfile",
+            files={
+                "train.sh": "python3 -m torch_npu.distributed.run --nproc_per_node=8 train.py\n",
+                "Dockerfile": "FROM base\nRUN pip install torch==2.0.1 torch-npu==2.0.1.post1\n",
+            },
+            expect=("train.sh:1:1",),
+        ),
+        Case(
+            title="torch 1.11.0 with a 6.0.RC1 torch_npu, from the configuration",
+            files={"train.sh": "torch_npu_run train.py\n"},
+            config={"versions": {"torch": "1.11.0", "torch-npu": "1.11.0.post11"}},
+            expect=("train.sh:1:1",),
+        ),
+        Case(
+            title="torch not declared: the torch the torch_npu package was built for is assumed",
+            files={"train.sh": "torch_npu_run train.py\n", "requirements.txt": "torch_npu==2.1.0.post6\n"},
+            expect=("train.sh:1:1",),
+        ),
+        Case(
+            title="supported versions",
+            files={
+                "train.sh": "torch_npu_run train.py\n",
+                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
+            },
+        ),
+        Case(
+            title="torch 1.11.0 with a 6.0.RC2 torch_npu",
+            files={
+                "train.sh": "torch_npu_run train.py\n",
+                "requirements.txt": "torch==1.11.0\ntorch-npu==1.11.0.post14\n",
+            },
+        ),
+        Case(title="versions unknown", files={"train.sh": "torch_npu_run train.py\n"}),
+        Case(
+            title="a lower bound is not a known version",
+            files={
+                "train.sh": "torch_npu_run train.py\n",
+                "requirements.txt": "torch==2.1.0\ntorch-npu>=2.1.0.post8\n",
+            },
+        ),
+        Case(
+            title="torchrun with old versions is not this rule",
+            files={"train.sh": "torchrun train.py\n", "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n"},
+        ),
+        Case(
+            title="MindSpore AscendJob",
+            files={
+                "job.yaml": _ACJOB.format(framework="mindspore"),
+                "train.sh": "torch_npu_run train.py\n",
+                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
+            },
+        ),
+        Case(
+            title="PyTorch AscendJob running the script",
+            files={
+                "job.yaml": _ACJOB.format(framework="pytorch"),
+                "train.sh": "torch_npu_run train.py\n",
+                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
+            },
+            expect=("train.sh:1:1",),
+        ),
+    )
+
+    def check_job(self, job: Job):
+        if not job.context.pytorch:
+            return
+        versions = job.context.versions
+        torch, torch_npu = versions.get("torch"), versions.get("torch-npu")
+        supported, reason = parallel_store_support(torch, torch_npu)
+        if supported is not False:
+            return
+        related = [
+            (versions.span("torch"), f"torch {torch} is declared here"),
+            (versions.span("torch-npu"), f"torch_npu {torch_npu} is declared here"),
+        ]
+        for launch in job.launches:
+            for cmd in launch.commands:
+                if cmd.launcher == "torch_npu_run":
+                    yield self._finding(cmd, reason, related)
+
+    def _finding(self, cmd: LaunchCommand, reason: str, related):
+        start, end = cmd.launcher_words
+        words = cmd.command.words[start:end]
+        written = " ".join(w.text for w in words)
+        span = words[0].span
+        if cmd.script.exact and not cmd.script.argv:
+            span = cmd.script.source.span(words[0].span.start, words[-1].span.end)
+        message = (
+            f"'{written}' cannot run with the declared versions: {reason} The job fails at start-up and "
+            f"after every fault; upgrade torch_npu or launch with torchrun"
+        )
+        return self.report(span, message, related=related)
