@@ -1,0 +1,241 @@
+from __future__ import annotations
+
+import re
+
+from recovery_lint.diagnostics import Severity, safe_fix
+from recovery_lint.jobs import Job
+from recovery_lint.rule import Case, Rule
+
+from ._common import insert_env_before, pytorch_launches, set_env_value
+
+VAR = "RESUME_MODE_ENABLE"
+RESUMABLE = ("job", "pod", "process")
+_LEADING_INT = re.compile(r"\s*[+-]?(\d+)")
+
+_VCJOB = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: gpt
+  labels:
+    ring-controller.atlas: ascend-910b
+    fault-scheduling: "grace"
+spec:
+  tasks:
+  - name: default
+    template:
+      spec:
+        containers:
+        - name: train
+          image: pytorch-npu:2.1.0
+          command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+"""
+
+_ACJOB = """\
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: llama
+  labels:
+    framework: pytorch
+    fault-scheduling: "grace"
+    process-recover-enable: "on"
+  annotations:
+    recover-strategy: "recover,retry"
+spec:
+  replicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: pytorch-npu:2.1.0
+            command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: pytorch-npu:2.1.0
+            command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+"""
+
+
+def enabled(value: str) -> bool:
+    """torch_npu reads the variable with strtol: any leading non-zero integer turns it on."""
+    match = _LEADING_INT.match(value)
+    return bool(match) and int(match.group(1)) != 0
+
+
+class ResumeModeDisabled(Rule):
+    code = "RL103"
+    name = "resume-mode-disabled"
+    phase = "detection"
+    severity = Severity.WARNING
+    fix_availability = "always"
+    summary = "A resumable PyTorch job whose launch environment does not set RESUME_MODE_ENABLE=1"
+    what = """
+A PyTorch job that the cluster reschedules after a fault (label `fault-scheduling` is `grace` or
+`force`, with Job-level, Pod-level or process-level recovery) whose launch environment does not
+turn `RESUME_MODE_ENABLE` on. torch_npu reads the variable as an integer (default `0`, off), so a
+value such as `true` or `0` leaves resume mode off.
+"""
+    why = """
+`RESUME_MODE_ENABLE=1` is the torch_npu switch of breakpoint-checkpoint (resumable) training;
+every official resumable PyTorch launch script exports it next to the watchdog settings. Without
+it the rescheduled job does not run in the mode the resumable-training setup expects, and a fault
+can cost a restart from an older state instead of a resume from the last checkpoint.
+"""
+    example = """
+```bash
+# job labelled fault-scheduling: "grace"
+torchrun --nproc_per_node 8 pretrain_gpt.py    # RL103: RESUME_MODE_ENABLE not set
+```
+Use instead:
+```bash
+export RESUME_MODE_ENABLE=1
+torchrun --nproc_per_node 8 pretrain_gpt.py
+```
+"""
+    fix = """
+Safe. An existing value is rewritten to `1` where it is set (script export or container `env`
+value). When the variable is unset, `export RESUME_MODE_ENABLE=1` is inserted on the line before
+the launch command, at its indentation; a launch without a shell script gets a container `env`
+entry instead. Standalone launch scripts, which no manifest reaches, are not reported: nothing
+says their job is resumable.
+"""
+    sources = (
+        "MindCluster docs: 05_configuring_training_recovery and 07 (launch script: export RESUME_MODE_ENABLE=1)",
+        "mindcluster-deploy samples: resumable-training/*/pytorch/*/train_start.sh (export RESUME_MODE_ENABLE=1)",
+        "Ascend/pytorch: torch_npu/csrc/core/npu/register/OptionsManager (IsResumeModeEnable, "
+        'GetBoolTypeOption("RESUME_MODE_ENABLE") with strtol, default 0)',
+    )
+    cases = (
+        Case(
+            title="resumable job, launch script without the export",
+            files={
+                "job.yaml": _VCJOB,
+                "train.sh": "#!/bin/bash\nsource env.sh\n  torchrun --nproc_per_node 8 train.py  # launch\n",
+                "env.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\n",
+            },
+            expect=("train.sh:3:3",),
+            fixed={
+                "train.sh": "#!/bin/bash\nsource env.sh\n  export RESUME_MODE_ENABLE=1\n"
+                "  torchrun --nproc_per_node 8 train.py  # launch\n"
+            },
+        ),
+        Case(
+            title="set to a value torch_npu reads as off",
+            files={
+                "job.yaml": _VCJOB,
+                "train.sh": 'export RESUME_MODE_ENABLE="true"\ntorchrun train.py\n',
+            },
+            expect=("train.sh:1:8",),
+            fixed={"train.sh": 'export RESUME_MODE_ENABLE="1"\ntorchrun train.py\n'},
+        ),
+        Case(
+            title="process-level recovery is resumable too; Master and Worker share the script (one finding)",
+            files={"job.yaml": _ACJOB, "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\r\ntorchrun train.py\r\n"},
+            expect=("train.sh:2",),
+            fixed={
+                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\r\nexport RESUME_MODE_ENABLE=1\r\ntorchrun train.py\r\n"
+            },
+        ),
+        Case(
+            title="a launch without a script gets a container env entry",
+            files={
+                "job.yaml": _VCJOB.replace(
+                    '["/bin/bash", "-c", "bash /job/code/train.sh"]', '["torchrun", "/job/code/train.py"]'
+                ).replace(
+                    "          image: pytorch-npu:2.1.0\n",
+                    "          image: pytorch-npu:2.1.0\n          env:\n"
+                    '          - name: TASK_QUEUE_ENABLE\n            value: "2"\n',
+                ),
+            },
+            expect=("job.yaml:19",),
+            fixed={
+                "job.yaml": _VCJOB.replace(
+                    '["/bin/bash", "-c", "bash /job/code/train.sh"]', '["torchrun", "/job/code/train.py"]'
+                ).replace(
+                    "          image: pytorch-npu:2.1.0\n",
+                    "          image: pytorch-npu:2.1.0\n          env:\n"
+                    '          - name: TASK_QUEUE_ENABLE\n            value: "2"\n'
+                    '          - name: RESUME_MODE_ENABLE\n            value: "1"\n',
+                ),
+            },
+        ),
+        Case(
+            title="set in a sourced file",
+            files={
+                "job.yaml": _VCJOB,
+                "train.sh": ". ./env.sh\ntorchrun train.py\n",
+                "env.sh": "export RESUME_MODE_ENABLE=1\n",
+            },
+        ),
+        Case(
+            title="not resumable: no fault-scheduling label (that is RL201)",
+            files={
+                "job.yaml": _VCJOB.replace('    fault-scheduling: "grace"\n', ""),
+                "train.sh": "torchrun train.py\n",
+            },
+        ),
+        Case(
+            title="standalone launch script: nothing says the job is resumable",
+            files={"train.sh": "torchrun train.py\n", "requirements.txt": "torch==2.1.0\n"},
+        ),
+        Case(
+            title="a MindSpore job gets no PyTorch advice",
+            files={
+                "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore"),
+                "train.sh": "msrun --worker_num=8 train.py\n",
+            },
+        ),
+        Case(
+            title="a value set from elsewhere cannot be judged",
+            files={"job.yaml": _VCJOB, "train.sh": 'export RESUME_MODE_ENABLE="${RESUME}"\ntorchrun train.py\n'},
+        ),
+    )
+
+    def check_job(self, job: Job):
+        if not job.context.pytorch or job.context.recovery not in RESUMABLE:
+            return
+        labels = f'fault-scheduling "{_label(job)}"'
+        seen: set[tuple[str, int]] = set()
+        for launch, cmd in pytorch_launches(job):
+            value = cmd.env.get(VAR)
+            if value is not None:
+                if value.value is None or enabled(value.value) or value.span is None:
+                    continue
+                key = (value.span.path, value.span.start)
+                if key in seen:
+                    continue
+                seen.add(key)
+                edits = set_env_value(job, value, "1")
+                fix = safe_fix(f"Set {VAR}=1", *edits) if edits else None
+                yield self.report(
+                    value.span,
+                    f"{VAR}={value.value} leaves torch_npu's resume mode off (it reads the value as an integer) in "
+                    f"a resumable job ({labels}); set it to 1",
+                    fix,
+                    related=[(cmd.command.span, "the training launch that inherits it")],
+                )
+                continue
+            key = (cmd.command.span.path, cmd.command.span.start)
+            if key in seen:
+                continue
+            seen.add(key)
+            edits = insert_env_before(job, launch, cmd, VAR, "1")
+            fix = safe_fix(f"Export {VAR}=1 before the launch", *edits) if edits else None
+            yield self.report(
+                cmd.command.span,
+                f"{VAR} is not set for this launch of a resumable job ({labels}): torch_npu's resume mode for "
+                "breakpoint-checkpoint training stays off",
+                fix,
+            )
+
+
+def _label(job: Job) -> str:
+    node = job.manifest.label("fault-scheduling") if job.manifest is not None else None
+    return node.value if node is not None else ""
