@@ -266,9 +266,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("job-level-rescheduling", lambda s: s.level == "pod", _set(level="job", max_restarts=False)),
     Fault("acjob-without-framework", lambda s: s.kind == "acjob", _set(framework_label=False)),
     Fault("retry-with-onfailure", _always, _set(fault_retry_times="3", restart_policy="OnFailure")),
-    Fault(
-        "retry-times-out-of-range", lambda s: s.fault_retry_times is not None, _set(fault_retry_times="150")
-    ),
+    Fault("retry-times-out-of-range", lambda s: s.fault_retry_times is not None, _set(fault_retry_times="150")),
     Fault(
         "configmap-ranktable-with-pod-rescheduling",
         lambda s: s.kind == "vcjob" and s.level == "pod",
@@ -279,17 +277,13 @@ FAULTS: tuple[Fault, ...] = (
         lambda s: s.kind == "vcjob" and s.level == "pod",
         _set(vc_policy="restart-job"),
     ),
-    Fault(
-        "ranktable-volume-misnamed", lambda s: s.ranktable == "operator", _set(ranktable_volume="rank-table")
-    ),
+    Fault("ranktable-volume-misnamed", lambda s: s.ranktable == "operator", _set(ranktable_volume="rank-table")),
     Fault("rank-table-file-mismatch", lambda s: s.ranktable == "operator", _mismatched_rank_table_file),
     Fault("ttp-port-mismatch", lambda s: s.level == "process", _set(ttp_env_port=8001)),
     Fault("grace-period-too-long", lambda s: s.fault_scheduling == "grace", _set(grace_period=1200)),
     Fault("watchdog-disabled", lambda s: s.level != "process", _set(watchdog="0")),
     Fault("watchdog-on-with-process-recovery", lambda s: s.level == "process", _set(watchdog="1")),
-    Fault(
-        "recover-strategy-typo", lambda s: s.level == "process", _set(recover_strategy="retry,recovr,dump")
-    ),
+    Fault("recover-strategy-typo", lambda s: s.level == "process", _set(recover_strategy="retry,recovr,dump")),
     Fault("no-resume-mode", _always, _set(resume_mode=False)),
     Fault("legacy-launcher", lambda s: s.launcher == "torch_npu_run", _legacy_launcher),
     Fault("torch-npu-too-old", lambda s: s.torch in ("2.1.0", "2.3.1", "2.4.0"), _older_torch_npu),
@@ -396,9 +390,7 @@ def render_manifest(spec: JobSpec, rng: random.Random) -> str:
         docs.insert(0, job)
     header = ""
     if spec.comments != "none":
-        header = (
-            f"# {spec.name}: {spec.model} {spec.nodes}x{spec.npus_per_node} NPUs, owner team {spec.team}\n"
-        )
+        header = f"# {spec.name}: {spec.model} {spec.nodes}x{spec.npus_per_node} NPUs, owner team {spec.team}\n"
     lead = "---\n" if rng.random() < 0.2 else ""
     return header + lead + "---\n".join(docs)
 
@@ -458,9 +450,7 @@ def _train_configmap(spec: JobSpec, rng: random.Random, serial: int) -> str:
     doc.line(2, f"team: {spec.team}")
     doc.line(0, "data:")
     doc.line(1, "train.yaml: |")
-    for section in rng.sample(
-        ("optimizer", "data", "model", "logging", "checkpoint", "schedule"), k=rng.randint(2, 5)
-    ):
+    for section in rng.sample(("optimizer", "data", "model", "logging", "checkpoint", "schedule"), k=rng.randint(2, 5)):
         doc.line(2, f"{section}:")
         for key in rng.sample(
             (
@@ -541,9 +531,7 @@ def _vcjob_document(spec: JobSpec, rng: random.Random) -> str:
     doc.line(1, f"minAvailable: {spec.nodes}", "minAvailable")
     doc.line(1, "schedulerName: volcano")
     if spec.vc_policy is not None:
-        event, action = (
-            ("PodEvicted", "RestartJob") if spec.vc_policy == "restart-job" else ("PodFailed", "Ignore")
-        )
+        event, action = ("PodEvicted", "RestartJob") if spec.vc_policy == "restart-job" else ("PodFailed", "Ignore")
         doc.line(1, "policies:")
         doc.line(doc.item_depth(1), f"- event: {event}")
         doc.line(doc.item_depth(1) + 1, f"action: {action}")
@@ -602,9 +590,7 @@ def _template_metadata(doc: YamlText, depth: int, spec: JobSpec, app: bool) -> N
     doc.line(depth + 2, f"ring-controller.atlas: {spec.chip}", "ring")
 
 
-def _pod_spec(
-    doc: YamlText, depth: int, spec: JobSpec, rng: random.Random, restart_policy: str | None
-) -> None:
+def _pod_spec(doc: YamlText, depth: int, spec: JobSpec, rng: random.Random, restart_policy: str | None) -> None:
     if spec.grace_period is not None:
         doc.line(depth, f"terminationGracePeriodSeconds: {spec.grace_period}", "grace-period")
     if spec.kind == "acjob":
@@ -692,9 +678,7 @@ def _container_env(doc: YamlText, depth: int, spec: JobSpec, rng: random.Random)
     if spec.kind == "vcjob":
         _env_value(doc, item, "framework", "PyTorch")
     doc.remark(item, "visible")
-    _env_from_field(
-        doc, item, "ASCEND_VISIBLE_DEVICES", "metadata.annotations['huawei.com/Ascend910']", "visible"
-    )
+    _env_from_field(doc, item, "ASCEND_VISIBLE_DEVICES", "metadata.annotations['huawei.com/Ascend910']", "visible")
     if spec.ttp_env_port is not None:
         _env_value(doc, item, "TTP_PORT", str(spec.ttp_env_port))
     if spec.host_network and rng.random() < 0.5:
@@ -742,9 +726,7 @@ def _train_args(spec: JobSpec, rng: random.Random) -> str:
 
 
 def _container_command(doc: YamlText, depth: int, spec: JobSpec, rng: random.Random) -> None:
-    script = (
-        f"cd /job/code; bash scripts/train_start.sh /job/code /job/output train.py {_train_args(spec, rng)}"
-    )
+    script = f"cd /job/code; bash scripts/train_start.sh /job/code /job/output train.py {_train_args(spec, rng)}"
     if rng.random() < 0.3:
         script = script.replace("cd /job/code; ", "cd /job/code; chmod +x scripts/train_start.sh; ")
     style = rng.randrange(3)
@@ -843,9 +825,7 @@ def _volumes(doc: YamlText, depth: int, spec: JobSpec, rng: random.Random) -> No
             doc.line(item + 2, f"name: rings-config-{spec.name}", "configmap")
         elif name == spec.ranktable_volume and spec.ranktable == "operator":
             doc.line(item + 1, "hostPath:")
-            doc.line(
-                item + 2, f"path: /user/mindx-dl/ranktable/{spec.namespace}.{spec.name}", "ranktable-path"
-            )
+            doc.line(item + 2, f"path: /user/mindx-dl/ranktable/{spec.namespace}.{spec.name}", "ranktable-path")
             doc.line(item + 2, "type: Directory")
         else:
             doc.line(item + 1, "hostPath:")
@@ -955,11 +935,7 @@ LAUNCHERS = {
 
 
 def render_train_start(spec: JobSpec, rng: random.Random) -> str:
-    parts = [
-        fill(
-            TRAIN_START_HEAD, model=spec.model, name=spec.name, set_e="set -e\n" if rng.random() < 0.5 else ""
-        )
-    ]
+    parts = [fill(TRAIN_START_HEAD, model=spec.model, name=spec.name, set_e="set -e\n" if rng.random() < 0.5 else "")]
     parts.append(rng.choice(SOURCE_FORMS))
     parts.append(LOG_SETUP)
     if spec.ranktable != "none":
@@ -1019,15 +995,12 @@ def render_env(spec: JobSpec, rng: random.Random) -> str:
     if rng.random() < 0.6:
         lines.append("source /usr/local/Ascend/ascend-toolkit/set_env.sh")
     lines.append(
-        "export LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64:/usr/local/Ascend/driver/lib64/common:"
-        "${LD_LIBRARY_PATH}"
+        "export LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64:/usr/local/Ascend/driver/lib64/common:${LD_LIBRARY_PATH}"
     )
     lines.append("")
     recovery: list[str] = []
     if spec.resume_mode:
-        recovery.append(
-            "export RESUME_MODE_ENABLE=1" + ("    # resumable training" if rng.random() < 0.4 else "")
-        )
+        recovery.append("export RESUME_MODE_ENABLE=1" + ("    # resumable training" if rng.random() < 0.4 else ""))
     if spec.watchdog is not None:
         recovery.append(
             rng.choice(

@@ -257,8 +257,9 @@ def measure_parse_floor(files: Sequence[Path], repeat: int) -> Floor:
         raise MeasureError(f"parser missing: {exc.name}") from exc
     passes = [_parse_pass(files, compose_yaml, parse_bash) for _ in range(repeat)]
     totals = [sum(spent.values()) for spent, _ in passes]
-    middle = passes[totals.index(statistics.median_low(totals))]
-    return Floor(statistics.median(totals), middle[0], loader_name, middle[1])
+    middle = statistics.median_low(totals)  # a real pass, so its per-kind split adds up to the total
+    spent, errors = passes[totals.index(middle)]
+    return Floor(middle, spent, loader_name, errors)
 
 
 # --------------------------------------------------------------------------------------------
@@ -304,9 +305,7 @@ def timing_row(measurement: str, timing: Timing, files: int | None, jobs: int | 
 
 
 def error_row(measurement: str, error: str, files: int | None = None, jobs: int | str = "—") -> Row:
-    return Row(
-        measurement, files=str(files) if files is not None else "—", jobs=str(jobs), wall="error", note=error
-    )
+    return Row(measurement, files=str(files) if files is not None else "—", jobs=str(jobs), wall="error", note=error)
 
 
 def _cell(text: str) -> str:
@@ -315,27 +314,17 @@ def _cell(text: str) -> str:
 
 def render_table(rows: Sequence[Row]) -> str:
     cells = [list(HEADERS)] + [
-        [
-            _cell(v)
-            for v in (r.measurement, r.files, r.jobs, r.wall, r.files_per_s, r.rss, r.cores_busy, r.note)
-        ]
+        [_cell(v) for v in (r.measurement, r.files, r.jobs, r.wall, r.files_per_s, r.rss, r.cores_busy, r.note)]
         for r in rows
     ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(HEADERS))]
     right = {1, 2, 3, 4, 5, 6}
 
     def line(values: list[str]) -> str:
-        padded = [
-            v.rjust(w) if i in right else v.ljust(w)
-            for i, (v, w) in enumerate(zip(values, widths, strict=True))
-        ]
+        padded = [v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in enumerate(zip(values, widths, strict=True))]
         return "| " + " | ".join(padded) + " |"
 
-    rule = (
-        "|"
-        + "|".join(("-" * (w + 1) + ":" if i in right else "-" * (w + 2)) for i, w in enumerate(widths))
-        + "|"
-    )
+    rule = "|" + "|".join(("-" * (w + 1) + ":" if i in right else "-" * (w + 2)) for i, w in enumerate(widths)) + "|"
     return "\n".join([line(cells[0]), rule, *(line(c) for c in cells[1:])])
 
 
@@ -399,16 +388,14 @@ class Bench:
             self.rows.append(error_row(label, str(exc), 1, 1))
             return None
         ratio = fmt_ratio(timing.wall, python_pass.wall if python_pass else None)
-        self.rows.append(timing_row(label, timing, 1, 1, f"ours / `python -c pass` = {ratio}"))
+        self.rows.append(timing_row(label, timing, 1, 1, f"ours / `python -c pass` = {ratio}; file: {manifest}"))
         return timing
 
     def _yamllint_single(self, cwd: Path, manifest: str, ours: Timing | None) -> None:
         label = "yamllint, same manifest"
         exe = peer("yamllint")
         if self.quick or exe is None:
-            self.rows.append(
-                Row(label, "1", "1", note="skipped (--quick)" if self.quick else "not installed")
-            )
+            self.rows.append(Row(label, "1", "1", note="skipped (--quick)" if self.quick else "not installed"))
             return
         try:
             timing = self.runner.measure(label, [exe, "-f", "parsable", manifest], cwd, PEER_OK)
@@ -447,14 +434,12 @@ class Bench:
             self.rows.append(error_row(label, str(exc), len(repo.files), jobs))
             return
         self.full_runs[(repo.size, jobs)] = timing
-        notes = [
-            f"ours / (floor / {jobs} cores) = {fmt_ratio(timing.wall, floor.total / jobs if floor else None)}"
-        ]
+        cores = "1 core" if jobs == 1 else f"{jobs} cores"
+        per_core_floor = floor.total / jobs if floor else None
+        notes = [f"ours / (floor / {cores}) = {fmt_ratio(timing.wall, per_core_floor)}"]
         single = self.full_runs.get((repo.size, 1))
         if jobs != 1:
-            notes.insert(
-                0, f"speedup vs --jobs 1 = {fmt_ratio(single.wall if single else None, timing.wall)}"
-            )
+            notes.insert(0, f"speedup vs --jobs 1 = {fmt_ratio(single.wall if single else None, timing.wall)}")
         self.rows.append(timing_row(label, timing, len(repo.files), jobs, "; ".join(notes)))
 
     def linearity(self, sizes: Sequence[int]) -> None:
@@ -511,13 +496,9 @@ class Bench:
                 cache_dir = Path(scratch) / "cache-0"
                 warm = self.ours_timing(warm_label, [".", *ours_flags(self.cores, cache_dir)], repo.root)
             except MeasureError as exc:
-                self.rows.append(
-                    error_row(f"ours @{repo.size}, cache", str(exc), len(repo.files), self.cores)
-                )
+                self.rows.append(error_row(f"ours @{repo.size}, cache", str(exc), len(repo.files), self.cores))
                 return
-        self.rows.append(
-            timing_row(cold_label, cold, len(repo.files), self.cores, "fresh --cache-dir each run")
-        )
+        self.rows.append(timing_row(cold_label, cold, len(repo.files), self.cores, "fresh --cache-dir each run"))
         note = f"cold / warm = {fmt_ratio(cold.wall, warm.wall)}"
         self.rows.append(timing_row(warm_label, warm, len(repo.files), self.cores, note))
 
@@ -625,9 +606,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="comma-separated repository sizes in files (default 1000,10000)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is shown")
-    parser.add_argument(
-        "--out", type=Path, default=BENCH_DIR / "out", help="where repositories and results go"
-    )
+    parser.add_argument("--out", type=Path, default=BENCH_DIR / "out", help="where repositories and results go")
     parser.add_argument("--seed", type=int, default=0, help="generator seed")
     parser.add_argument("--timeout", type=float, default=900, help="seconds before one run is killed")
     parser.add_argument(
