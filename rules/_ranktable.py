@@ -1,0 +1,144 @@
+"""Helpers of the RankTable rules (RL310-RL315): the `ranktable` volume, its mounts, the
+`RANK_TABLE_FILE` each container's training process sees, and the edits that add them.
+
+Ascend Operator writes `<root>/<namespace>.<job name>/hccl.json` (root `/user/mindx-dl/ranktable`)
+for an AscendJob that has a volume named exactly `ranktable`; the training container mounts that
+directory and points `RANK_TABLE_FILE` at `<mountPath>/hccl.json`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from recovery_lint.diagnostics import Edit
+from recovery_lint.edits import append_item, insert_sequence_entry
+from recovery_lint.jobs import EnvValue, Job, Launch
+from recovery_lint.sources.manifest import Container, ManifestDoc, PodSpec, Volume, VolumeMount
+from recovery_lint.span import SourceText
+
+from ._common import pytorch_launches
+
+VOLUME = "ranktable"
+ROOT = "/user/mindx-dl/ranktable"
+DEFAULT_MOUNT = (
+    "/user/mindx-dl/ranktable"  # the recovery-time guide's form; /user/serverid/devindex/config is the other
+)
+TABLE = "hccl.json"
+ENV = "RANK_TABLE_FILE"
+PATH_KINDS = ("hostPath", "nfs")
+
+
+def norm(path: str) -> str:
+    return posixpath.normpath(re.sub(r"/+", "/", path.strip()))
+
+
+def host_dir(doc: ManifestDoc) -> str | None:
+    """Where the operator writes this job's rank table."""
+    return f"{ROOT}/{doc.namespace}.{doc.job_name}" if doc.job_name else None
+
+
+def table_file(mount_path: str) -> str:
+    return posixpath.join(norm(mount_path), TABLE)
+
+
+def ranktable_volume(pod: PodSpec) -> Volume | None:
+    for volume in pod.volumes:
+        if volume.name.value == VOLUME:
+            return volume
+    return None
+
+
+def mounts_of(container: Container, name: str) -> list[VolumeMount]:
+    return [m for m in container.mounts if m.name.value == name]
+
+
+def covers(mount_path: str, path: str) -> bool:
+    """True when a mount at ``mount_path`` makes ``path`` visible in the container."""
+    mount, target = norm(mount_path), norm(path)
+    return target == mount or target.startswith(mount.rstrip("/") + "/")
+
+
+def launch_of(job: Job, container: Container) -> Launch | None:
+    for launch in job.launches:
+        if launch.container is container:
+            return launch
+    return None
+
+
+def table_env(launch: Launch) -> EnvValue | None:
+    """``RANK_TABLE_FILE`` as the training process of this container sees it (not operator-made)."""
+    value = launch.launch_env.get(ENV)
+    return value if value is not None and value.origin != "operator" else None
+
+
+def static_path(value: EnvValue | None) -> str | None:
+    """The value when it is a fixed absolute path."""
+    if value is None or value.value is None or not value.value.startswith("/"):
+        return None
+    return value.value
+
+
+def env_key(value: EnvValue) -> tuple[object, ...]:
+    span = value.span
+    return (span.path, span.start, span.end) if span is not None else (id(value),)
+
+
+def has_training_command(job: Job, launch: Launch) -> bool:
+    return any(owner is launch for owner, _ in pytorch_launches(job))
+
+
+def uses_rank_table(job: Job) -> bool:
+    """Whether the job already takes its rank table from somewhere (any of the known forms)."""
+    doc = job.manifest
+    if doc is not None:
+        for pod in doc.pods:
+            for volume in pod.volumes:
+                if volume.name.value == VOLUME or serves_by_path(volume):
+                    return True
+                if volume.config_map is not None and volume.config_map.value.startswith("rings-config-"):
+                    return True
+    return any(table_env(launch) is not None for launch in job.launches)
+
+
+def serves_by_path(volume: Volume) -> bool:
+    """A hostPath/nfs volume whose path lies in the operator's rank table directory."""
+    if volume.kind not in PATH_KINDS or volume.path is None:
+        return False
+    return norm(volume.path.value).startswith(ROOT + "/")
+
+
+def replica_count(doc: ManifestDoc) -> int:
+    return sum(pod.replicas if pod.replicas is not None else 1 for pod in doc.pods)
+
+
+# -- edits -------------------------------------------------------------------------------------
+def volume_edit(src: SourceText, doc: ManifestDoc, pod: PodSpec) -> Edit | None:
+    path = host_dir(doc)
+    if path is None:
+        return None
+    fields = [("name", VOLUME), ("hostPath", [("path", path), ("type", "Directory")])]
+    if pod.volumes_node is not None:
+        return append_item(src, pod.volumes_node, fields)
+    return insert_sequence_entry(src, pod.node, "volumes", fields)
+
+
+def mount_edit(src: SourceText, container: Container, mount_path: str) -> Edit:
+    fields = [("name", VOLUME), ("mountPath", mount_path)]
+    if container.mounts_node is not None:
+        return append_item(src, container.mounts_node, fields)
+    return insert_sequence_entry(src, container.node, "volumeMounts", fields)
+
+
+def unique(edits: list[Edit | None]) -> list[Edit]:
+    """Drop missing and repeated edits (one script shared by several containers), keeping order."""
+    seen: set[tuple[object, ...]] = set()
+    out = []
+    for e in edits:
+        if e is None:
+            continue
+        key = (e.path, e.span.start, e.span.end, e.content)
+        if key not in seen:
+            seen.add(key)
+            out.append(e)
+    return out

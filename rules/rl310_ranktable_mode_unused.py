@@ -1,0 +1,267 @@
+from __future__ import annotations
+
+from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
+from recovery_lint.jobs import Job
+from recovery_lint.knowledge import ranktable_support
+from recovery_lint.rule import Case, Rule
+
+from ._common import container_env_entry, insert_env_before, manifest_source, pytorch_launches
+from ._ranktable import (
+    DEFAULT_MOUNT,
+    ENV,
+    host_dir,
+    launch_of,
+    mount_edit,
+    replica_count,
+    table_file,
+    unique,
+    uses_rank_table,
+    volume_edit,
+)
+
+_POD = """\
+      template:
+        spec:
+          containers:
+          - name: ascend  # the training container
+            image: pytorch-npu:24.0
+            command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+            volumeMounts:
+            - name: code
+              mountPath: /job/code
+          volumes:
+          - name: code
+            hostPath:
+              path: /data/code
+"""
+_JOB = f"""\
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: gpt3
+  namespace: train
+  labels:
+    framework: pytorch
+    ring-controller.atlas: ascend-910b
+spec:
+  replicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: Never
+{_POD}    Worker:
+      replicas: 3
+      restartPolicy: Never
+{_POD}"""
+_SCRIPT = "#!/bin/bash\nexport RESUME_MODE_ENABLE=1\ntorchrun --nnodes=4 --nproc_per_node=8 train.py\n"
+_PINS = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"
+_MOUNT_ADDED = """\
+            - name: code
+              mountPath: /job/code
+            - name: ranktable
+              mountPath: /user/mindx-dl/ranktable
+"""
+_VOLUME_ADDED = """\
+            hostPath:
+              path: /data/code
+          - name: ranktable
+            hostPath:
+              path: /user/mindx-dl/ranktable/train.gpt3
+              type: Directory
+"""
+
+
+def _fixed_job(job: str) -> str:
+    return job.replace("            - name: code\n              mountPath: /job/code\n", _MOUNT_ADDED).replace(
+        "            hostPath:\n              path: /data/code\n", _VOLUME_ADDED
+    )
+
+
+_ARGV_JOB = _JOB.replace('["/bin/bash", "-c", "bash /job/code/train.sh"]', '["torchrun", "/job/code/train.py"]')
+_ENV_ADDED = """\
+              mountPath: /user/mindx-dl/ranktable
+            env:
+              - name: RANK_TABLE_FILE
+                value: "/user/mindx-dl/ranktable/hccl.json"
+"""
+
+
+class RankTableModeUnused(Rule):
+    code = "RL310"
+    name = "ranktable-mode-unused"
+    phase = "comm-init"
+    severity = Severity.INFO
+    fix_availability = "always"
+    summary = "A multi-node PyTorch AscendJob negotiates HCCL links instead of reading a rank table"
+    what = """
+A PyTorch AscendJob whose replica specs add up to more than one Pod (multi-node) and that uses no
+rank table in any form: no volume named `ranktable`, no hostPath/nfs volume under
+`/user/mindx-dl/ranktable/`, no `rings-config-*` ConfigMap volume, and no `RANK_TABLE_FILE` in
+any container's launch environment. Silent when the declared torch_npu is known to be too old for
+RankTable link setup (release 6.0.RC3 or earlier); when the torch_npu version is unknown the
+finding says so.
+"""
+    why = """
+Without a rank table every rank collects the addresses of all the others by negotiation when the
+communication groups are created, at the first start and again after every fault. In RankTable
+mode Ascend Operator writes the cluster's rank table (`hccl.json`) to a shared directory and
+torch_npu builds the HCCL links directly from it, which shortens the communication setup phase of
+every recovery, more so as the job grows.
+"""
+    example = """
+```yaml
+kind: AscendJob
+spec:
+  replicaSpecs:        # RL310: 4 Pods, no ranktable volume
+    Master: {replicas: 1, ...}
+    Worker: {replicas: 3, ...}
+```
+Use instead, in every replica's Pod template and the launch script:
+```yaml
+          containers:
+          - volumeMounts:
+            - name: ranktable
+              mountPath: /user/mindx-dl/ranktable
+          volumes:
+          - name: ranktable
+            hostPath:
+              path: /user/mindx-dl/ranktable/<namespace>.<job name>
+              type: Directory
+```
+```bash
+export RANK_TABLE_FILE=/user/mindx-dl/ranktable/hccl.json
+```
+"""
+    fix = """
+Unsafe, one fix over the manifest and the launch script together: adds the `ranktable` volume
+(hostPath `/user/mindx-dl/ranktable/<namespace>.<job name>`, type `Directory`) to every replica's
+Pod, mounts it at `/user/mindx-dl/ranktable` in every container, and exports
+`RANK_TABLE_FILE=/user/mindx-dl/ranktable/hccl.json` just before each training launch (as a
+container `env` entry when the container runs no visible script). Review it: the directory must
+exist on storage shared with Ascend Operator (`mkdir -m 777`, or owned by `hwMindX`) or the Pods
+do not start, and the torch_npu in the image must be newer than 6.0.RC3.
+"""
+    sources = (
+        "MindCluster docs: 05_configuring_training_recovery, Table 4 (RankTable link setup: volume, mount, "
+        "RANK_TABLE_FILE, torch_npu newer than 6.0.RC3)",
+        "ascend-operator: pkg/ranktable/utils/util.go (hasRankTableVolume, rankTableName = ranktable)",
+        "Recovery-time optimization guide (seed), item 3c",
+    )
+    cases = (
+        Case(
+            title="four Pods without RankTable mode: manifest and script fixed together",
+            files={"job.yaml": _JOB, "train.sh": _SCRIPT, "requirements.txt": _PINS},
+            expect=("job.yaml:10:3",),
+            unsafe=True,
+            fixed={
+                "job.yaml": _fixed_job(_JOB),
+                "train.sh": _SCRIPT.replace(
+                    "torchrun", "export RANK_TABLE_FILE=/user/mindx-dl/ranktable/hccl.json\ntorchrun"
+                ),
+                "requirements.txt": _PINS,
+            },
+        ),
+        Case(
+            title="torch_npu unknown, launcher in the container command: env entry instead of an export",
+            files={"job.yaml": _ARGV_JOB},
+            expect=("job.yaml:10",),
+            unsafe=True,
+            fixed={
+                "job.yaml": _fixed_job(_ARGV_JOB).replace(
+                    "              mountPath: /user/mindx-dl/ranktable\n", _ENV_ADDED
+                )
+            },
+        ),
+        Case(
+            title="the safe fixes alone leave the job as it is",
+            files={"job.yaml": _JOB, "train.sh": _SCRIPT, "requirements.txt": _PINS},
+            expect=("job.yaml:10",),
+            fixed={"job.yaml": _JOB, "train.sh": _SCRIPT},
+        ),
+        Case(
+            title="a single Pod",
+            files={"job.yaml": _JOB.split("    Worker:\n")[0], "train.sh": _SCRIPT},
+        ),
+        Case(
+            title="RankTable mode already used",
+            files={"job.yaml": _fixed_job(_JOB), "train.sh": _SCRIPT},
+        ),
+        Case(
+            title="rank table from a ConfigMap",
+            files={
+                "job.yaml": _JOB.replace(
+                    "            hostPath:\n              path: /data/code\n",
+                    "            configMap:\n              name: rings-config-gpt3\n",
+                ),
+                "train.sh": _SCRIPT,
+            },
+        ),
+        Case(
+            title="RANK_TABLE_FILE exported although the volume is missing (that is RL311)",
+            files={"job.yaml": _JOB, "train.sh": f"export {ENV}=/user/mindx-dl/ranktable/hccl.json\n" + _SCRIPT},
+        ),
+        Case(
+            title="torch_npu too old for RankTable link setup",
+            files={"job.yaml": _JOB, "train.sh": _SCRIPT, "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n"},
+        ),
+        Case(
+            title="MindSpore AscendJob",
+            files={"job.yaml": _JOB.replace("framework: pytorch", "framework: mindspore"), "train.sh": _SCRIPT},
+        ),
+        Case(
+            title="a Volcano Job is not written by Ascend Operator",
+            files={
+                "job.yaml": _JOB.replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1").replace(
+                    "kind: AscendJob", "kind: Job"
+                ),
+                "train.sh": _SCRIPT,
+            },
+        ),
+    )
+
+    def check_job(self, job: Job):
+        doc = job.manifest
+        if doc is None or not doc.is_ascendjob or not job.context.pytorch:
+            return
+        pods = replica_count(doc)
+        if pods <= 1 or uses_rank_table(job):
+            return
+        supported, reason = ranktable_support(job.context.versions.get("torch-npu"))
+        if supported is False:
+            return
+        spec = doc.root.map("spec")
+        key = spec.entry("replicaSpecs") if spec is not None else None
+        span = key[0].span if key is not None else doc.span
+        note = "" if supported else f" ({reason.rstrip('.')})"
+        message = (
+            f"Multi-node PyTorch AscendJob ({pods} Pods) without RankTable mode: the ranks negotiate their "
+            f"HCCL links at every start and every restart after a fault; with a 'ranktable' volume and "
+            f"{ENV}, Ascend Operator writes the rank table and torch_npu sets up the links from it{note}"
+        )
+        yield self.report(span, message, self._fix(job))
+
+    def _fix(self, job: Job):
+        doc = job.manifest
+        src = manifest_source(job)
+        if doc is None or src is None or host_dir(doc) is None:
+            return None
+        value = table_file(DEFAULT_MOUNT)
+        commands = pytorch_launches(job)
+        edits: list[Edit | None] = []
+        for pod in doc.pods:
+            for container in pod.containers:
+                # the mount first: an env entry added after it may start at the same place
+                edits.append(mount_edit(src, container, DEFAULT_MOUNT))
+                launch = launch_of(job, container)
+                if commands:
+                    for owner, cmd in commands:
+                        if owner is launch:
+                            edits += insert_env_before(job, owner, cmd, ENV, value) or [None]
+                elif launch is not None:
+                    edits.append(container_env_entry(job, container, ENV, value))
+            edits.append(volume_edit(src, doc, pod))
+        if any(e is None for e in edits):
+            return None
+        return unsafe_fix(
+            f"Add the ranktable volume ({host_dir(doc)}), mount it at {DEFAULT_MOUNT} and export {ENV}={value}",
+            *unique(edits),
+        )
