@@ -1,0 +1,297 @@
+from __future__ import annotations
+
+import posixpath
+
+from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
+from recovery_lint.jobs import EnvValue, Job
+from recovery_lint.rule import Case, Rule
+from recovery_lint.sources.manifest import Container, PodSpec
+
+from ._common import manifest_source
+from ._ranktable import (
+    DEFAULT_MOUNT,
+    ENV,
+    VOLUME,
+    covers,
+    env_key,
+    launch_of,
+    mount_edit,
+    mounts_of,
+    norm,
+    ranktable_volume,
+    static_path,
+    table_env,
+    unique,
+    volume_edit,
+)
+
+_POD = """\
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: pytorch-npu:24.0
+            command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+            volumeMounts:
+            - name: code
+              mountPath: /job/code
+{mount}          volumes:
+          - name: code
+            hostPath:
+              path: /data/code
+{volume}"""
+_RT_MOUNT = "            - name: ranktable\n              mountPath: {path}\n"
+_RT_VOLUME = """\
+          - name: ranktable  # Ascend Operator looks for this name
+            hostPath:
+              path: /user/mindx-dl/ranktable/default.bert
+              type: Directory
+"""
+_ADDED_VOLUME = """\
+          - name: ranktable
+            hostPath:
+              path: /user/mindx-dl/ranktable/default.bert
+              type: Directory
+"""
+_HEAD = """\
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: bert
+  labels:
+    framework: pytorch
+spec:
+  replicaSpecs:
+"""
+
+
+def _job(mount: str = "", volume: str = "", head: str = _HEAD) -> str:
+    pod = _POD.format(mount=mount, volume=volume)
+    return f"{head}    Master:\n      replicas: 1\n{pod}    Worker:\n      replicas: 1\n{pod}"
+
+
+def _script(path: str) -> str:
+    return f"#!/bin/bash\nexport {ENV}={path}\ntorchrun --nnodes=2 train.py\n"
+
+
+_DOC_FORM = "/user/mindx-dl/ranktable"
+_SAMPLE_FORM = "/user/serverid/devindex/config"
+_VCJOB = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: resnet
+spec:
+  tasks:
+  - name: default
+    replicas: 2
+    template:
+      spec:
+        containers:
+        - name: train
+          command: ["python", "/job/code/main.py"]
+          env:
+          - name: RANK_TABLE_FILE
+            value: /user/serverid/devindex/config/hccl.json
+"""
+
+
+class RankTableNotMounted(Rule):
+    code = "RL311"
+    name = "ranktable-not-mounted"
+    phase = "comm-init"
+    severity = Severity.ERROR
+    fix_availability = "sometimes"
+    summary = "RANK_TABLE_FILE points where no volume is mounted, or the ranktable volume is mounted nowhere"
+    what = """
+Either of two ways the rank table never reaches the training process of a job with a manifest:
+- a fixed, absolute `RANK_TABLE_FILE` in a container's launch environment (container `env`,
+  inline command or launch script) whose directory no volume mount of that container covers,
+  while the container does not mount the `ranktable` volume elsewhere (that is RL313);
+- an AscendJob replica whose Pod has a volume named `ranktable` that none of its containers mounts.
+
+A `RANK_TABLE_FILE` built from variables, and scripts that no manifest runs, are not judged.
+"""
+    why = """
+torch_npu reads the rank table from `RANK_TABLE_FILE`; when the path does not exist it silently
+falls back to negotiating the HCCL links, so the job pays for the slow communication setup at
+every start and after every fault while its author believes RankTable mode is on. The operator
+only writes the file into the shared directory: the container sees it only through a mount.
+"""
+    example = """
+```yaml
+          containers:
+          - name: ascend
+            volumeMounts: []              # RL311: nothing mounted at /user/mindx-dl/ranktable
+          volumes:
+          - name: ranktable
+            hostPath: {path: /user/mindx-dl/ranktable/default.bert, type: Directory}
+```
+```bash
+export RANK_TABLE_FILE=/user/mindx-dl/ranktable/hccl.json
+```
+Use instead a mount of the `ranktable` volume at `/user/mindx-dl/ranktable` in the container.
+"""
+    fix = """
+Unsafe, AscendJob only: mounts the `ranktable` volume at the directory of `RANK_TABLE_FILE` (or,
+for an unmounted volume, at the directory the container's `RANK_TABLE_FILE` names, else where
+another replica mounts it, else `/user/mindx-dl/ranktable`) in each container concerned, and adds
+the volume (hostPath `/user/mindx-dl/ranktable/<namespace>.<job name>`, type `Directory`) to
+Pods that lack it. Review it: the directory must exist on storage shared with Ascend Operator.
+No fix for other kinds of job, whose rank table the operator does not write.
+"""
+    sources = (
+        "Ascend/pytorch docs: environment_variable/collective_communication/RANK_TABLE_FILE.md (a missing "
+        "file makes torch_npu fall back to negotiation)",
+        "MindCluster docs: 05_configuring_training_recovery, Table 4 (ranktable volume and mount)",
+        "ascend-operator: pkg/ranktable/utils/util.go (the table is written for a volume named ranktable)",
+    )
+    cases = (
+        Case(
+            title="RANK_TABLE_FILE exported, no volume at all: mount and volume added to both replicas",
+            files={"job.yaml": _job(), "train.sh": _script(f"{_DOC_FORM}/hccl.json")},
+            expect=("train.sh:2:8",),
+            unsafe=True,
+            fixed={
+                "job.yaml": _job(_RT_MOUNT.format(path=_DOC_FORM), _ADDED_VOLUME),
+                "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
+            },
+        ),
+        Case(
+            title="the ranktable volume is mounted by no container: mounted where the script reads it",
+            files={"job.yaml": _job(volume=_RT_VOLUME), "train.sh": _script(f"{_SAMPLE_FORM}/hccl.json")},
+            expect=("job.yaml:24:19", "job.yaml:43:19"),
+            unsafe=True,
+            fixed={"job.yaml": _job(_RT_MOUNT.format(path=_SAMPLE_FORM), _RT_VOLUME)},
+        ),
+        Case(
+            title="a Volcano Job whose container env points at an unmounted directory: no fix",
+            files={"job.yaml": _VCJOB},
+            expect=("job.yaml:15:13",),
+            unsafe=True,
+            fixed={"job.yaml": _VCJOB},
+        ),
+        Case(
+            title="mounted at the documented path",
+            files={
+                "job.yaml": _job(_RT_MOUNT.format(path=_DOC_FORM), _RT_VOLUME),
+                "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
+            },
+        ),
+        Case(
+            title="mounted at the path of the sample manifests",
+            files={
+                "job.yaml": _job(_RT_MOUNT.format(path=_SAMPLE_FORM), _RT_VOLUME),
+                "train.sh": _script(f"{_SAMPLE_FORM}/hccl.json"),
+            },
+        ),
+        Case(
+            title="the ranktable volume mounted at another directory is RL313",
+            files={
+                "job.yaml": _job(_RT_MOUNT.format(path=_SAMPLE_FORM), _RT_VOLUME),
+                "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
+            },
+        ),
+        Case(
+            title="a mount of a parent directory covers the file",
+            files={
+                "job.yaml": _job("            - name: user\n              mountPath: /user/\n"),
+                "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
+            },
+        ),
+        Case(title="a script that no manifest runs", files={"train.sh": _script(f"{_DOC_FORM}/hccl.json")}),
+        Case(
+            title="RANK_TABLE_FILE built from a variable",
+            files={"job.yaml": _job(), "train.sh": _script("${RANK_TABLE_DIR}/hccl.json")},
+        ),
+        Case(title="no rank table at all (that is RL310)", files={"job.yaml": _job(), "train.sh": _script("")}),
+    )
+
+    def check_job(self, job: Job):
+        doc = job.manifest
+        if doc is None:
+            return
+        unmounted: set[int] = set()
+        if doc.is_ascendjob:
+            for pod in doc.pods:
+                volume = ranktable_volume(pod)
+                if volume is None or not pod.containers or any(mounts_of(c, VOLUME) for c in pod.containers):
+                    continue
+                unmounted.add(id(pod))
+                yield self._unmounted_volume(job, pod, volume)
+        groups: dict[tuple[object, ...], tuple[EnvValue, str, list[tuple[PodSpec, Container]]]] = {}
+        for pod in doc.pods:
+            if id(pod) in unmounted:
+                continue
+            for container in pod.containers:
+                launch = launch_of(job, container)
+                value = table_env(launch) if launch is not None else None
+                path = static_path(value)
+                if value is None or path is None or value.span is None:
+                    continue
+                if mounts_of(container, VOLUME) or any(
+                    m.mount_path is not None and covers(m.mount_path.value, path) for m in container.mounts
+                ):
+                    continue
+                entry = groups.setdefault(env_key(value), (value, path, []))
+                entry[2].append((pod, container))
+        for value, path, places in groups.values():
+            yield self._unmounted_path(job, value, path, places)
+
+    def _unmounted_volume(self, job: Job, pod: PodSpec, volume):
+        src = manifest_source(job)
+        edits = [mount_edit(src, c, _mount_path_for(job, c)) for c in pod.containers] if src else []
+        paths = sorted({_mount_path_for(job, c) for c in pod.containers})
+        fix = unsafe_fix(f"Mount the ranktable volume at {', '.join(paths)}", *edits) if edits else None
+        role = f"replica {pod.role}" if pod.role else "the Pod"
+        message = (
+            f"The '{VOLUME}' volume of {role} is mounted by no container: Ascend Operator writes the rank "
+            f"table there, but the training process cannot read it and negotiates the HCCL links at every "
+            f"start and restart instead"
+        )
+        return self.report(volume.name.span, message, fix)
+
+    def _unmounted_path(self, job: Job, value: EnvValue, path: str, places: list[tuple[PodSpec, Container]]):
+        directory = posixpath.dirname(norm(path))
+        where = ", ".join(f"'{c.name or '?'}'" + (f" ({pod.role})" if pod.role else "") for pod, c in places)
+        message = (
+            f"{ENV}={path} points into {directory}, where no volume is mounted in container {where}: torch_npu "
+            f"finds no rank table there and silently falls back to negotiating the HCCL links"
+        )
+        return self.report(value.span, message, self._mount_fix(job, directory, places))
+
+    def _mount_fix(self, job: Job, directory: str, places: list[tuple[PodSpec, Container]]):
+        doc = job.manifest
+        src = manifest_source(job)
+        if doc is None or src is None or not doc.is_ascendjob:
+            return None
+        edits: list[Edit | None] = []
+        pods: list[PodSpec] = []
+        for pod, container in places:
+            edits.append(mount_edit(src, container, directory))
+            if pod not in pods:
+                pods.append(pod)
+        added_volume = False
+        for pod in pods:
+            if ranktable_volume(pod) is None:
+                edits.append(volume_edit(src, doc, pod))
+                added_volume = True
+        if any(e is None for e in edits):
+            return None
+        what = " (and add the volume)" if added_volume else ""
+        return unsafe_fix(f"Mount the ranktable volume at {directory}{what}", *unique(edits))
+
+
+def _mount_path_for(job: Job, container: Container) -> str:
+    """Where a container should mount the ranktable volume: where its RANK_TABLE_FILE points,
+    else where another container of the job mounts it, else the documented directory."""
+    launch = launch_of(job, container)
+    path = static_path(table_env(launch)) if launch is not None else None
+    if path is not None:
+        return posixpath.dirname(norm(path))
+    for other in job.launches:
+        if other.container is not None:
+            for mount in mounts_of(other.container, VOLUME):
+                if mount.mount_path is not None:
+                    return norm(mount.mount_path.value)
+    return DEFAULT_MOUNT
