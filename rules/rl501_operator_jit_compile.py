@@ -1,0 +1,294 @@
+from __future__ import annotations
+
+from recovery_lint.diagnostics import Severity, safe_fix
+from recovery_lint.edits import edit, insert_line_after
+from recovery_lint.jobs import Job
+from recovery_lint.knowledge import compile_mode_support, jit_compile_default
+from recovery_lint.rule import Case, Rule
+from recovery_lint.sources.python import PyImport, PythonFile
+
+from ._compile import CACHE, cache_setting, compile_mode_calls
+
+CALL = "set_compile_mode(jit_compile=False)"
+
+_TRAIN = """\
+import argparse
+
+import torch
+import torch_npu  # noqa: F401
+
+
+def main():
+    model = torch.nn.Linear(8, 8).npu()
+    model(torch.randn(2, 8).npu()).sum().backward()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+_ACJOB = """\
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: resnet
+  labels:
+    framework: pytorch
+    ring-controller.atlas: ascend-910
+    fault-scheduling: "force"
+spec:
+  replicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: pytorch-npu:2.1.0
+            command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+"""
+
+_A2JOB = _ACJOB.replace("ascend-910\n", "ascend-910b\n")
+
+
+class OperatorJitCompile(Rule):
+    code = "RL501"
+    name = "operator-jit-compile"
+    phase = "compile"
+    severity = Severity.WARNING
+    fix_availability = "sometimes"
+    summary = "Operators are compiled online at every start; use binary operators (jit_compile=False)"
+    what = """
+A PyTorch training entry (a Python file the job launches that imports `torch_npu`; for a
+standalone Python file, one with an `if __name__ == "__main__":` block) that either
+
+- calls `torch.npu.set_compile_mode(jit_compile=True)` (or `torch_npu.npu.set_compile_mode`)
+  while the launch environment that runs it does not set `ASCEND_CACHE_PATH` (the operator
+  compile cache), or
+- never calls `set_compile_mode` and runs on a job whose platform (`ring-controller.atlas`) is
+  `ascend-910` (Atlas training series, where `jit_compile` defaults to `True`) or unknown. On
+  `ascend-910b` (Atlas A2/A3) and `ascend-npu` binary operators are already the default, and a
+  job that sets `ASCEND_CACHE_PATH` uses the compile cache instead, so neither is reported.
+
+Standalone Python files have no platform and no launch environment: the Atlas training series
+default is assumed and the message says so. Not reported when CANN is known to be older than
+8.0.RC2, which both the operator binary and the compile cache need, nor for MindSpore and
+TensorFlow jobs. A `jit_compile` given as a variable cannot be judged and is left alone.
+"""
+    why = """
+In online-compile mode torch_npu compiles every operator the model uses when the process starts.
+After a fault the training processes are started again, so each recovery repeats that
+compilation before the first step. With `jit_compile=False` torch_npu uses the precompiled
+operator binaries shipped with CANN and skips the compilation; the operator compile cache
+(`jit_compile=True` with a shared `ASCEND_CACHE_PATH`) is the alternative that reuses the
+results of the first compilation.
+"""
+    example = """
+```python
+import torch
+import torch_npu    # RL501 on an ascend-910 job: never calls set_compile_mode(jit_compile=False)
+```
+Use instead:
+```python
+import torch
+import torch_npu
+torch.npu.set_compile_mode(jit_compile=False)
+```
+"""
+    fix = """
+Safe. An explicit `jit_compile=True` is rewritten to `False`. A missing call is inserted on the
+line after the module-level `import torch_npu`, in the file's line endings, as
+`torch.npu.set_compile_mode(jit_compile=False)` when `torch` is imported before that line, else
+as `torch_npu.npu.set_compile_mode(jit_compile=False)`. No fix when the file has no module-level
+torch_npu import to anchor the line to.
+"""
+    sources = (
+        "Ascend/op-plugin docs: (beta) torch_npu-npu-set_compile_mode (jit_compile default True on Atlas training "
+        "series, False on Atlas A2/A3 training series)",
+        "MindCluster docs: 05_configuring_training_recovery Tables 7/8 (operator binary; operator compile cache "
+        "with ASCEND_CACHE_PATH; CANN 8.0.RC2 or later; mutually exclusive)",
+        "seed: recovery-time optimization 5 (binary operators)",
+    )
+    cases = (
+        Case(
+            title="standalone entry: platform unknown, Atlas training series assumed",
+            files={"train.py": _TRAIN},
+            expect=("train.py:4:1",),
+            fixed={
+                "train.py": _TRAIN.replace(
+                    "import torch_npu  # noqa: F401\n",
+                    "import torch_npu  # noqa: F401\ntorch.npu.set_compile_mode(jit_compile=False)\n",
+                )
+            },
+        ),
+        Case(
+            title="ascend-910 job, torch imported after torch_npu, CRLF",
+            files={
+                "job.yaml": _ACJOB,
+                "train.sh": "torchrun train.py\n",
+                "train.py": "import torch_npu\r\nimport torch\r\n\r\ntorch.ones(1).npu()\r\n",
+            },
+            expect=("train.py:1",),
+            fixed={
+                "train.py": "import torch_npu\r\ntorch_npu.npu.set_compile_mode(jit_compile=False)\r\nimport torch\r\n"
+                "\r\ntorch.ones(1).npu()\r\n"
+            },
+        ),
+        Case(
+            title="explicit online compile without the compile cache, even on A2",
+            files={
+                "job.yaml": _A2JOB,
+                "train.sh": "export ASCEND_MAX_OP_CACHE_SIZE=-1\ntorchrun train.py\n",
+                "train.py": "import torch\nimport torch_npu\n\ntorch.npu.set_compile_mode(jit_compile=True)  # keep\n",
+            },
+            expect=("train.py:4:1",),
+            fixed={
+                "train.py": "import torch\nimport torch_npu\n\ntorch.npu.set_compile_mode(jit_compile=False)  # keep\n"
+            },
+        ),
+        Case(
+            title="process-level recovery restarts processes too: still reported",
+            files={
+                "job.yaml": _ACJOB.replace(
+                    "spec:\n  replicaSpecs", '  annotations:\n    recover-strategy: "recover"\nspec:\n  replicaSpecs'
+                ),
+                "train.sh": "torchrun train.py\n",
+                "train.py": "import torch_npu\n\nprint(torch_npu.__version__)\n",
+            },
+            expect=("train.py:1",),
+            fixed={
+                "train.py": "import torch_npu\ntorch_npu.npu.set_compile_mode(jit_compile=False)\n\n"
+                "print(torch_npu.__version__)\n"
+            },
+        ),
+        Case(
+            title="online compile with the compile cache configured",
+            files={
+                "job.yaml": _ACJOB,
+                "train.sh": "export ASCEND_CACHE_PATH=/shared/op_cache\nexport ASCEND_MAX_OP_CACHE_SIZE=-1\n"
+                "torchrun train.py\n",
+                "train.py": "import torch\nimport torch_npu\n\ntorch.npu.set_compile_mode(jit_compile=True)\n",
+            },
+        ),
+        Case(
+            title="ascend-910 default online compile with ASCEND_CACHE_PATH: the compile cache is in use",
+            files={
+                "job.yaml": _ACJOB,
+                "train.sh": "export ASCEND_CACHE_PATH=/shared/op_cache\ntorchrun train.py\n",
+                "train.py": _TRAIN,
+            },
+        ),
+        Case(
+            title="A2/A3 (ascend-910b) default to binary operators",
+            files={"job.yaml": _A2JOB, "train.sh": "torchrun train.py\n", "train.py": _TRAIN},
+        ),
+        Case(
+            title="binary operators already selected",
+            files={
+                "train.py": _TRAIN.replace(
+                    "import torch_npu  # noqa: F401\n",
+                    "import torch_npu  # noqa: F401\nfrom torch_npu.npu import set_compile_mode\n\n"
+                    "set_compile_mode(jit_compile=False)\n",
+                )
+            },
+        ),
+        Case(
+            title="a mode from a variable cannot be judged",
+            files={"train.py": "import os\nimport torch_npu\n\ntorch_npu.npu.set_compile_mode(jit_compile=JIT)\n"},
+        ),
+        Case(
+            title="a library module is not an entry",
+            files={"model.py": "import torch\nimport torch_npu\n\n\ndef build():\n    return torch.nn.Linear(2, 2)\n"},
+        ),
+        Case(
+            title="CANN known to be older than 8.0.RC2",
+            files={
+                "train.py": _TRAIN,
+                "Dockerfile": "FROM ubuntu:22.04\nRUN ./Ascend-cann-toolkit_7.0.0_linux-aarch64.run --install\n",
+            },
+        ),
+        Case(
+            title="a MindSpore job gets no PyTorch advice",
+            files={
+                "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore"),
+                "train.sh": "msrun train.py\n",
+                "train.py": "import mindspore\nimport torch_npu\n",
+            },
+        ),
+    )
+
+    def check_job(self, job: Job):
+        if not job.context.pytorch:
+            return
+        cann, cann_reason = compile_mode_support(job.context.versions.get("cann"))
+        if cann is False:
+            return
+        cann_note = "" if cann else f" Assumed available: {cann_reason}"
+        standalone = job.manifest is None and not job.launches
+        for file in job.entries:
+            if not file.imports_module("torch_npu"):
+                continue
+            cache = cache_setting(job, file)
+            calls = compile_mode_calls(file)
+            for call, arg in calls:
+                if arg is None or arg.value is not True or cache.everywhere:
+                    continue
+                where = (
+                    "no launch script reaches this file, so no operator compile cache is configured"
+                    if not cache.launches
+                    else f"{CACHE} is not set in the launch environment, so there is no operator compile cache"
+                )
+                fix = (
+                    safe_fix(
+                        "Use binary operators (jit_compile=False)",
+                        edit(file.source, arg.span.start, arg.span.end, "False"),
+                    )
+                    if arg.source == "True"
+                    else None
+                )
+                yield self.report(
+                    call.span,
+                    f"jit_compile=True compiles every operator online when the process starts, and again after every "
+                    f"fault; {where}.{cann_note}",
+                    fix,
+                )
+            if calls or cache.everywhere:
+                continue
+            if standalone and not file.has_main_guard:
+                continue
+            default = jit_compile_default(job.context.platform)
+            if default is False:
+                continue
+            anchor = file.top_import("torch_npu") or file.first_top_import("torch_npu")
+            span = anchor.span if anchor is not None else file.imports[0].span
+            yield self.report(
+                span,
+                f"this training entry never calls {CALL}: {_platform_note(job, default)}, so every operator is "
+                f"compiled online when the process starts, again after every fault.{cann_note}",
+                _insert_fix(file, anchor),
+            )
+
+
+def _platform_note(job: Job, default: bool | None) -> str:
+    platform = job.context.platform
+    if default:
+        return f"on {platform} (Atlas training series) jit_compile defaults to True"
+    assumed = "assumed Atlas training series (ascend-910), where jit_compile defaults to True"
+    if platform:
+        return f"platform {platform!r} is not one this tool knows; {assumed}"
+    if job.manifest is None:
+        return f"platform unknown (no manifest reaches this file); {assumed}"
+    return f"the job has no ring-controller.atlas label; {assumed}"
+
+
+def _insert_fix(file: PythonFile, anchor: PyImport | None):
+    if anchor is None or not anchor.top_level:
+        return None
+    torch = file.top_import("torch")
+    if torch is not None and torch.span.start <= anchor.span.start:
+        text = f"torch.npu.{CALL}"
+    elif file.top_import("torch_npu") is anchor:
+        text = f"torch_npu.npu.{CALL}"
+    else:
+        return None
+    return safe_fix(f"Call {text} after the torch_npu import", insert_line_after(file.source, anchor.span, text))
