@@ -11,7 +11,8 @@ from . import __version__
 from .config import FAIL_ON, Config, ConfigError, find_config, load_config
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-CHECK_FORMATS = ("full", "concise", "json")
+CHECK_FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
+PROGRESS_THRESHOLD = 300  # files; fewer finish before a progress bar would be worth drawing
 
 
 class UsageError(Exception):
@@ -29,7 +30,9 @@ def _check_parser() -> argparse.ArgumentParser:
         description="Find missing or misconfigured recovery-time optimizations "
         "in Ascend NPU PyTorch training jobs (manifests, launch scripts, training code, version pins).",
     )
-    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to lint (default: .)")
+    p.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or folders to lint (default: .); '-' reads standard input"
+    )
     p.add_argument("--fix", action="store_true", help="apply safe fixes")
     p.add_argument("--unsafe-fixes", action="store_true", help="also apply unsafe fixes (with --fix or --diff)")
     p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing")
@@ -37,11 +40,16 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--ignore", metavar="RULES", help="comma-separated codes, prefixes or names to skip")
     p.add_argument("--extend-select", metavar="RULES", help="add rules to the selection")
     p.add_argument("--output-format", choices=CHECK_FORMATS, help="default: full on a terminal, else concise")
-    p.add_argument("--output-file", metavar="FILE", help="write the report to FILE")
+    p.add_argument("--output-file", metavar="FILE", help="write the report alone to FILE (atomically)")
+    p.add_argument("--scorecard", action="store_true", help="print the recovery scorecard of every job")
     p.add_argument("--fail-on", choices=FAIL_ON, help="lowest severity that makes the exit code 1 (default warning)")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     p.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when a fix was applied")
     p.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
+    p.add_argument("--add-suppressions", action="store_true", help="add an ignore directive for every finding")
+    p.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline")
+    p.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE and exit")
+    p.add_argument("--stdin-filename", metavar="NAME", help="name of the file read from standard input ('-')")
     p.add_argument("--config", metavar="FILE", help="use this config file (pyproject.toml or .recovery-lint.toml)")
     p.add_argument("--isolated", action="store_true", help="ignore every config file")
     p.add_argument("--show-jobs", action="store_true", help="print how the files were linked into jobs")
@@ -163,16 +171,29 @@ def _check_command(args: argparse.Namespace) -> int:
     from .engine import LintRequest, lint
 
     cwd = Path.cwd()
-    paths = [Path(p) for p in args.paths] or [Path(".")]
-    config = _load_config(args, cwd, paths)
+    scope = _scope(args, cwd)
+    paths = scope.paths
+    config = _load_config(args, cwd, [scope.config_start])
     rules = _select_rules(args, config)
     fail_on = args.fail_on or config.fail_on
     workers = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
     request = LintRequest(paths=paths, cwd=cwd, config=config, rules=rules, workers=workers)
+    request.overrides, request.report_only = dict(scope.overrides), scope.report_only
+    request.extra_candidates = scope.extra
     out = _Output(args)
+    if args.scorecard and out.format not in ("full", "concise", "json"):
+        raise UsageError(f"--scorecard prints a table or JSON, not {out.format}")
+    request.progress = _progress(args)
+    if args.add_suppressions:
+        return _add_suppressions(request)
+    if scope.stdin is not None and (args.fix or args.diff):
+        return _stdin_fix_command(args, request, scope, fail_on)
     if args.fix or args.diff:
         return _fix_command(args, request, out, fail_on)
     result = lint(request)
+    if args.write_baseline:
+        return _write_baseline(args, result, cwd)
+    result.diagnostics = _baseline_filter(args, result, cwd)
     for warning in result.warnings:
         print(f"recovery-lint: warning: {warning}", file=sys.stderr)
     if args.show_jobs:
@@ -203,6 +224,7 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
     from .fix import WriteError, fix_loop, unified_diff, write_atomic
 
     outcome = fix_loop(request, unsafe=args.unsafe_fixes)
+    outcome.result.diagnostics = _baseline_filter(args, outcome.result, request.cwd)
     for warning in outcome.result.warnings:
         print(f"recovery-lint: warning: {warning}", file=sys.stderr)
     for message in outcome.reverted:
@@ -237,35 +259,210 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
     return _exit_code(outcome.result.diagnostics, fail_on, args.exit_zero)
 
 
+# -- file mode, standard input, adoption -------------------------------------------------------
+def _scope(args: argparse.Namespace, cwd: Path):
+    from .scope import STDIN_DISPLAY, ScopeError, resolve
+
+    given = list(args.paths)
+    if args.stdin_filename is not None and not given:
+        given = [STDIN_DISPLAY]
+    if args.add_suppressions and (args.fix or args.diff or args.write_baseline):
+        raise UsageError("--add-suppressions cannot be combined with --fix, --diff or --write-baseline")
+    if args.write_baseline and (args.fix or args.diff):
+        raise UsageError("--write-baseline cannot be combined with --fix or --diff")
+    if STDIN_DISPLAY in given and args.add_suppressions:
+        raise UsageError("--add-suppressions writes files; it cannot read standard input")
+    data = sys.stdin.buffer.read() if STDIN_DISPLAY in given else None
+    try:
+        return resolve(given, cwd, args.stdin_filename, data)
+    except ScopeError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _sources(result) -> dict:
+    return {f.path: f.source for f in result.files if f.source is not None}
+
+
+def _baseline_filter(args: argparse.Namespace, result, cwd: Path) -> list:
+    if not args.baseline:
+        return result.diagnostics
+    from .adopt import BaselineError, filter_baseline, read_baseline
+
+    file = Path(args.baseline)
+    try:
+        known = read_baseline(file)
+    except BaselineError as exc:
+        raise UsageError(f"baseline: {exc}") from exc
+    kept, _ = filter_baseline(result.diagnostics, known, _sources(result), cwd, file.absolute().parent)
+    return kept
+
+
+def _write_baseline(args: argparse.Namespace, result, cwd: Path) -> int:
+    from .adopt import BaselineError, write_baseline
+
+    try:
+        count = write_baseline(Path(args.write_baseline), result.diagnostics, _sources(result), cwd)
+    except BaselineError as exc:
+        raise UsageError(f"baseline: {exc}") from exc
+    print(f"Wrote {count} finding{'s' if count != 1 else ''} to {args.write_baseline}", file=sys.stderr)
+    return EXIT_ERROR if result.internal_errors else EXIT_CLEAN
+
+
+def _write_roots(request) -> list[Path]:
+    roots = [(p if p.is_absolute() else request.cwd / p).resolve() for p in request.paths]
+    return [r if r.is_dir() else r.parent for r in roots]
+
+
+def _add_suppressions(request) -> int:
+    from .adopt import plan_suppressions
+    from .engine import lint
+    from .fix import WriteError, _parse_regression, write_atomic
+
+    result = lint(request)
+    for warning in result.warnings:
+        print(f"recovery-lint: warning: {warning}", file=sys.stderr)
+    kinds = {f.path: f.kind for f in result.files}
+    plan = plan_suppressions(result.diagnostics, _sources(result), kinds)
+    parsed = {f.path: f for f in result.files}
+    status = EXIT_CLEAN
+    added = extended = files = 0
+    for path, text in sorted(plan.texts.items()):
+        problem = _parse_regression(parsed[path], text)
+        try:
+            if problem:
+                raise WriteError(f"not written: {problem}")
+            write_atomic(result.abs_paths[path], parsed[path].text, text, _write_roots(request))
+        except WriteError as exc:
+            print(f"recovery-lint: error: {path}: {exc}", file=sys.stderr)
+            status = EXIT_ERROR
+            continue
+        files += 1
+        added += plan.counts[path][0]
+        extended += plan.counts[path][1]
+    for line in plan.skipped:
+        print(f"recovery-lint: warning: {line}", file=sys.stderr)
+    line = f"Added {added} suppression directive{'s' if added != 1 else ''}"
+    if extended:
+        line += f" and extended {extended}"
+    print(f"{line} in {files} file{'s' if files != 1 else ''}.")
+    if plan.skipped and status == EXIT_CLEAN:
+        print(f"{len(plan.skipped)} finding line(s) could not be suppressed (see above).")
+        status = EXIT_FINDINGS
+    return status
+
+
+def _stdin_fix_command(args: argparse.Namespace, request, scope, fail_on: str) -> int:
+    """'-' with --fix or --diff: the fixed text (or the diff) on standard output, the report on standard error."""
+    import contextlib
+
+    from .fix import fix_loop, unified_diff
+
+    original = scope.overrides[scope.stdin]
+    outcome = fix_loop(request, unsafe=args.unsafe_fixes)
+    outcome.result.diagnostics = _baseline_filter(args, outcome.result, request.cwd)
+    for message in [*outcome.result.warnings, *outcome.reverted]:
+        print(f"recovery-lint: warning: {message}", file=sys.stderr)
+    fixed = outcome.fixed.get(scope.stdin, original)
+    if args.diff:
+        sys.stdout.write(unified_diff(scope.stdin, original, fixed))
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(fixed.encode("utf-8", "surrogatepass"))
+    sys.stdout.flush()
+    with contextlib.redirect_stdout(sys.stderr):
+        out = _Output(args)
+        out.report(outcome.result.diagnostics, outcome.result, fixed=outcome.applied if fixed != original else 0)
+        if args.statistics:
+            out.statistics(outcome.result.diagnostics)
+    if outcome.reverted or outcome.result.internal_errors:
+        return EXIT_ERROR
+    if fixed != original and (args.diff or args.exit_non_zero_on_fix):
+        return EXIT_FINDINGS
+    return _exit_code(outcome.result.diagnostics, fail_on, args.exit_zero)
+
+
 class _Output:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         self.to_file = args.output_file is not None
         stdout_tty = sys.stdout.isatty() and not self.to_file
         self.format = args.output_format or ("full" if stdout_tty else "concise")
+        self.terminal = stdout_tty
         self.color = stdout_tty and not args.no_color and not os.environ.get("NO_COLOR")
         self._chunks: list[str] = []
 
     def write(self, text: str) -> None:
         if self.to_file:
+            from .report import write_report_file
+
             self._chunks.append(text)
-            Path(self.args.output_file).write_text("".join(self._chunks), "utf-8")
+            write_report_file(Path(self.args.output_file), "".join(self._chunks))
         else:
             sys.stdout.write(text)
 
     def report(self, diagnostics, result, fixed: int) -> None:
+        if self.args.scorecard:
+            self._scorecard(diagnostics, result)
+            if self.format != "json":
+                self._summary(diagnostics, fixed)
+            return
         if self.format == "json":
             from .report import json as json_report
 
             self.write(json_report.render(diagnostics))
             return
-        if self.format == "full":
+        if self.format in ("sarif", "github", "junit"):
+            self._machine(diagnostics, result)
+            if self.format != "github":
+                self._summary(diagnostics, fixed, sys.stderr)
+                return
+        elif self.format == "full":
             self._full(diagnostics, result)
+            self._scorecard(diagnostics, result, section=True)
         else:
             from .report import concise
 
             self.write(concise.render(diagnostics))
         self._summary(diagnostics, fixed)
+
+    def _machine(self, diagnostics, result) -> None:
+        cwd = Path.cwd()
+        if self.format == "sarif":
+            from .report import sarif
+
+            sources = {f.path: f.source for f in result.files if f.source is not None}
+            self.write(
+                sarif.render(
+                    diagnostics,
+                    sources=sources,
+                    cwd=cwd,
+                    warnings=result.warnings,
+                    internal_errors=result.internal_errors,
+                )
+            )
+        elif self.format == "github":
+            from .report import github
+
+            self.write(github.render(diagnostics, cwd=cwd))
+        else:
+            from .report import junit
+
+            self.write(junit.render(diagnostics, files=[f.path for f in result.files if f.relevant]))
+
+    def _scorecard(self, diagnostics, result, section: bool = False) -> None:
+        from .report import scorecard
+
+        cards = scorecard.build(result.project, diagnostics)
+        if self.format == "json":
+            self.write(scorecard.render_json(cards))
+            return
+        limit = 10 if section else None
+        text = scorecard.render_text(
+            cards[:limit], terminal=self.terminal, color=self.color, width=max(100, _terminal_width())
+        )
+        if limit is not None and len(cards) > limit:
+            text += f"... and {len(cards) - limit} more jobs: recovery-lint --scorecard\n\n"
+        self.write(text)
 
     def _full(self, diagnostics, result) -> None:
         import io
@@ -286,7 +483,7 @@ class _Output:
         full.render(console, diagnostics, sources)
         self.write(buffer.getvalue())
 
-    def _summary(self, diagnostics, fixed: int) -> None:
+    def _summary(self, diagnostics, fixed: int, stream=None) -> None:
         files = len({d.path for d in diagnostics})
         safe = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability.value == "safe")
         unsafe = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability.value == "unsafe")
@@ -298,7 +495,7 @@ class _Output:
             line = f"{done}; {line} remain" if diagnostics else f"{done}; no findings remain."
         elif not diagnostics:
             line = "All checks passed."
-        stream = sys.stderr if self.to_file else sys.stdout
+        stream = stream or (sys.stderr if self.to_file else sys.stdout)
         print(line, file=stream)
 
     def statistics(self, diagnostics) -> None:
@@ -311,6 +508,50 @@ class _Output:
         for (code, name), (n, fixable) in sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0])):
             mark = "[*]" if fixable else "   "
             print(f"{n:>6}  {code}  {mark} {name}", file=stream)
+
+
+def _progress(args: argparse.Namespace):
+    """A progress callback for the engine: a rich bar on standard error once more than
+    PROGRESS_THRESHOLD files are parsed and standard error is a terminal; None otherwise."""
+    if not sys.stderr.isatty():
+        return None
+    color = not args.no_color and not os.environ.get("NO_COLOR")
+    return ProgressBar(sys.stderr, color)
+
+
+class ProgressBar:
+    """Called by the engine with (files done, files in total); shows one bar, for the first pass."""
+
+    def __init__(self, stream, color: bool, threshold: int = PROGRESS_THRESHOLD) -> None:
+        self.stream = stream
+        self.color = color
+        self.threshold = threshold
+        self._bar = None
+        self._task = None
+        self.finished = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.finished or total <= self.threshold:
+            return
+        if self._bar is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            console = Console(file=self.stream, force_terminal=True, no_color=not self.color)
+            self._bar = Progress(
+                TextColumn("linting"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
+                transient=True,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("files", total=total)
+        self._bar.update(self._task, completed=done)
+        if done >= total:
+            self._bar.stop()
+            self.finished = True
 
 
 def _terminal_width() -> int:

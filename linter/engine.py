@@ -6,6 +6,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +33,7 @@ class LintRequest:
     workers: int = 1
     cache: object | None = None  # a parse cache with get(key)/put(key, value)
     extra_candidates: list[Candidate] = field(default_factory=list)
+    progress: Callable[[int, int], None] | None = None  # called with (files parsed, files in total)
 
 
 @dataclass
@@ -110,6 +112,8 @@ def parse_all(candidates: list[Candidate], request: LintRequest) -> list[ParsedF
         else:
             todo.append(i)
     workers = min(request.workers, os.cpu_count() or 1)
+    progress = request.progress or (lambda done, total: None)
+    progress(len(results), len(jobs))
     if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
         from concurrent.futures import ProcessPoolExecutor
 
@@ -117,9 +121,11 @@ def parse_all(candidates: list[Candidate], request: LintRequest) -> list[ParsedF
             chunk = max(1, len(todo) // (workers * 8))
             for i, parsed in zip(todo, pool.map(_parse_one, [jobs[i] for i in todo], chunksize=chunk), strict=False):
                 results[i] = parsed
+                progress(len(results), len(jobs))
     else:
         for i in todo:
             results[i] = _parse_one(jobs[i])
+            progress(len(results), len(jobs))
     if cache is not None:
         for i in todo:
             cache.put(jobs[i], results[i])

@@ -2,4 +2,65 @@
 
 from __future__ import annotations
 
-FORMATS = ("full", "concise", "json")
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
+
+# Where the project is published: SARIF's informationUri and the base of every rule's helpUri.
+PROJECT_URL = "https://github.com/recovery-lint/recovery-lint"
+RULES_DOC_URL = f"{PROJECT_URL}/blob/main/docs/rules.md"
+
+
+def rule_anchor(code: str, name: str) -> str:
+    """GitHub's anchor of the heading ``### RL101 `watchdog-disabled``` in docs/rules.md."""
+    return f"{code.lower()}-{name}"
+
+
+def rule_help_uri(code: str, name: str) -> str:
+    return f"{RULES_DOC_URL}#{rule_anchor(code, name)}"
+
+
+def repository_root(cwd: Path) -> Path:
+    """The nearest directory at or above ``cwd`` holding ``.git`` (a checkout), else ``cwd``."""
+    cwd = Path(os.path.abspath(cwd))
+    for candidate in (cwd, *cwd.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return cwd
+
+
+def repository_path(display: str, cwd: Path, root: Path) -> str | None:
+    """A display path (relative to ``cwd``, or absolute) relative to ``root``, '/' separated;
+    None when the file lies outside the repository."""
+    absolute = Path(os.path.normpath(Path(os.path.abspath(cwd)) / display))
+    try:
+        return absolute.relative_to(root).as_posix()
+    except ValueError:
+        return None
+
+
+def write_report_file(path: Path, text: str) -> None:
+    """Write a report atomically: a reader (or an upload step) never sees a half-written file."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except OSError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

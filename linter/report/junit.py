@@ -1,0 +1,62 @@
+"""JUnit XML for CI test reports: one test case per linted file, one failure per finding."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..diagnostics import Diagnostic
+
+# Characters XML 1.0 cannot carry at all (control characters other than tab, LF, CR; lone surrogates).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _clean(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def _text(d: Diagnostic) -> str:
+    s = d.span
+    lines = [f"{d.path}:{s.line}:{s.column}: {d.code} {d.name} [{d.severity.value}] {d.message}"]
+    for related in d.related:
+        r = related.span
+        lines.append(f"  note: {r.path}:{r.line}:{r.column}: {related.message}")
+    if d.job:
+        lines.append(f"  job: {d.job}")
+    if d.fix is not None:
+        label = "fix" if d.fix.applicability.value == "safe" else "unsafe fix (--unsafe-fixes)"
+        lines.append(f"  {label}: {d.fix.message}")
+    return "\n".join(lines) + "\n"
+
+
+def render(diagnostics: list[Diagnostic], *, files: Iterable[str]) -> str:
+    import xml.etree.ElementTree as ET
+
+    by_path: dict[str, list[Diagnostic]] = {}
+    for path in files:
+        by_path.setdefault(path, [])
+    for d in diagnostics:
+        by_path.setdefault(d.path, []).append(d)
+    failures = sum(1 for found in by_path.values() if found)  # failed test cases, as JUnit counts
+    suites = ET.Element("testsuites", name="recovery-lint", tests=str(len(by_path)), failures=str(failures))
+    suite = ET.SubElement(
+        suites,
+        "testsuite",
+        name="recovery-lint",
+        tests=str(len(by_path)),
+        failures=str(failures),
+        errors="0",
+        skipped="0",
+    )
+    for path in sorted(by_path):
+        case = ET.SubElement(suite, "testcase", classname=_clean(path), name=_clean(path), file=_clean(path))
+        for d in by_path[path]:
+            failure = ET.SubElement(
+                case,
+                "failure",
+                message=_clean(f"{d.code} {d.message}"),
+                type=d.code,
+            )
+            failure.text = _clean(_text(d))
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
