@@ -1,0 +1,224 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
+from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
+from recovery_lint.knowledge import ranktable_support
+from recovery_lint.rule import Case, Rule
+from recovery_lint.span import Span
+
+from ._common import insert_env_before, pytorch_launches, set_env_value
+from ._ranktable import ENV, VOLUME, env_key, launch_of, mounts_of, norm, table_env, table_file, unique
+
+_POD = """\
+      template:
+        spec:
+          containers:
+          - name: ascend
+            command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+{env}            volumeMounts:
+            - name: ranktable
+              mountPath: {mount}
+          volumes:
+          - name: ranktable
+            hostPath:
+              path: /user/mindx-dl/ranktable/default.llama
+              type: Directory
+"""
+
+
+def _job(mount: str, env: str = "", worker_mount: str | None = None) -> str:
+    head = "apiVersion: mindxdl.gitee.com/v1\nkind: AscendJob\nmetadata:\n  name: llama\n  labels:\n"
+    head += "    framework: pytorch\nspec:\n  replicaSpecs:\n"
+    master = _POD.format(mount=mount, env=env)
+    worker = _POD.format(mount=worker_mount or mount, env=env)
+    return f"{head}    Master:\n      replicas: 1\n{master}    Worker:\n      replicas: 1\n{worker}"
+
+
+def _script(path: str | None) -> str:
+    export = f"export {ENV}={path}\n" if path is not None else ""
+    return f"#!/bin/bash\nexport HCCL_CONNECT_TIMEOUT=1800\n{export}torchrun --nnodes=2 train.py\n"
+
+
+_DOC_FORM = "/user/mindx-dl/ranktable"
+_SAMPLE_FORM = "/user/serverid/devindex/config"
+_CONTAINER_ENV = '            env:\n            - name: RANK_TABLE_FILE\n              value: "{value}"\n'
+
+
+@dataclass
+class _Finding:
+    span: Span
+    value: EnvValue | None
+    command: tuple[Launch, LaunchCommand] | None  # the launch when the variable is unset
+    wrong: bool = False  # some container that sees this setting mounts the table elsewhere
+    expected: set[str] = field(default_factory=set)
+    mounts: set[str] = field(default_factory=set)  # where the containers seeing it mount the volume
+
+
+class RankTableFileMismatch(Rule):
+    code = "RL313"
+    name = "ranktable-file-mismatch"
+    phase = "comm-init"
+    severity = Severity.ERROR
+    fix_availability = "always"
+    summary = "RANK_TABLE_FILE is not <mountPath of the ranktable volume>/hccl.json"
+    what = """
+An AscendJob container that mounts the `ranktable` volume while the `RANK_TABLE_FILE` its training
+process sees is not `<that mountPath>/hccl.json`. Both documented mount paths are fine
+(`/user/mindx-dl/ranktable`, as in the recovery-time guide, and `/user/serverid/devindex/config`,
+as in the sample manifests); what matters is that the variable and the mount agree. Also reported
+when the variable is not set at all before a visible PyTorch launch (unless the torch_npu version
+is known to be too old for RankTable mode). A value built from variables is not judged.
+"""
+    why = """
+torch_npu only uses the rank table when `RANK_TABLE_FILE` names it; when the path does not exist
+it silently falls back to negotiating the HCCL links. The job then pays for a RankTable setup
+that never takes effect, and for the slow communication setup at every start and after every
+fault.
+"""
+    example = """
+```yaml
+            volumeMounts:
+            - name: ranktable
+              mountPath: /user/serverid/devindex/config
+```
+```bash
+export RANK_TABLE_FILE=/user/mindx-dl/ranktable/hccl.json    # RL313
+```
+Use instead:
+```bash
+export RANK_TABLE_FILE=/user/serverid/devindex/config/hccl.json
+```
+"""
+    fix = """
+Safe when the variable is set: rewrites its value to `<mountPath>/hccl.json` where it is written
+(script export or container `env`). Unsafe when it is unset: inserts
+`export RANK_TABLE_FILE=<mountPath>/hccl.json` before the launch command (a container `env` entry
+when the launcher is the container command), which turns RankTable link setup on. No fix when
+containers sharing one script mount the volume at different paths.
+"""
+    sources = (
+        "Ascend/pytorch docs: environment_variable/collective_communication/RANK_TABLE_FILE.md",
+        "MindCluster docs: 05_configuring_training_recovery, Table 4 (mountPath and RANK_TABLE_FILE)",
+        "mindcluster-deploy samples: ranktable acjobs and train_start.sh (/user/serverid/devindex/config)",
+    )
+    cases = (
+        Case(
+            title="the guide's file name with the samples' mount path: safe fix",
+            files={"job.yaml": _job(_SAMPLE_FORM), "train.sh": _script(f"{_DOC_FORM}/hccl.json")},
+            expect=("train.sh:3:8",),
+            fixed={"train.sh": _script(f"{_SAMPLE_FORM}/hccl.json")},
+        ),
+        Case(
+            title="a container env value with another file name",
+            files={"job.yaml": _job(_DOC_FORM, _CONTAINER_ENV.format(value=f"{_DOC_FORM}/rank_table.json"))},
+            expect=("job.yaml:17:15", "job.yaml:35:15"),
+            fixed={"job.yaml": _job(_DOC_FORM, _CONTAINER_ENV.format(value=f"{_DOC_FORM}/hccl.json"))},
+        ),
+        Case(
+            title="unset before torchrun: unsafe export",
+            files={"job.yaml": _job(_DOC_FORM + "/"), "train.sh": _script(None)},
+            expect=("train.sh:3:1",),
+            unsafe=True,
+            fixed={"train.sh": _script(f"{_DOC_FORM}/hccl.json")},
+        ),
+        Case(
+            title="replicas sharing one script mount the volume at different paths: no fix",
+            files={
+                "job.yaml": _job(_DOC_FORM, worker_mount=_SAMPLE_FORM),
+                "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
+            },
+            expect=("train.sh:3:8",),
+            unsafe=True,
+            fixed={"train.sh": _script(f"{_DOC_FORM}/hccl.json")},
+        ),
+        Case(
+            title="consistent, the guide's form",
+            files={"job.yaml": _job(_DOC_FORM), "train.sh": _script(f"{_DOC_FORM}/hccl.json")},
+        ),
+        Case(
+            title="consistent, the samples' form",
+            files={"job.yaml": _job(_SAMPLE_FORM + "/"), "train.sh": _script(f"{_SAMPLE_FORM}//hccl.json")},
+        ),
+        Case(title="the launch script is not in the repository", files={"job.yaml": _job(_DOC_FORM)}),
+        Case(
+            title="a value built from a variable",
+            files={"job.yaml": _job(_DOC_FORM), "train.sh": _script("${RT_DIR}/hccl.json")},
+        ),
+        Case(
+            title="unset with a torch_npu too old for RankTable mode (that is RL314)",
+            files={
+                "job.yaml": _job(_DOC_FORM),
+                "train.sh": _script(None),
+                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post6\n",
+            },
+        ),
+        Case(
+            title="a Volcano Job",
+            files={
+                "job.yaml": _job(_SAMPLE_FORM)
+                .replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1")
+                .replace("kind: AscendJob", "kind: Job"),
+                "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
+            },
+        ),
+    )
+
+    def check_job(self, job: Job):
+        doc = job.manifest
+        if doc is None or not doc.is_ascendjob:
+            return
+        supported, _ = ranktable_support(job.context.versions.get("torch-npu"))
+        commands = pytorch_launches(job)
+        findings: dict[tuple[object, ...], _Finding] = {}
+        for pod in doc.pods:
+            for container in pod.containers:
+                mount = next((m for m in mounts_of(container, VOLUME) if m.mount_path is not None), None)
+                launch = launch_of(job, container)
+                if mount is None or launch is None:
+                    continue
+                expected = table_file(mount.mount_path.value)
+                value = table_env(launch)
+                if value is not None:
+                    if value.value is None or value.span is None:
+                        continue
+                    found = findings.setdefault(env_key(value), _Finding(value.span, value, None))
+                    found.wrong = found.wrong or norm(value.value) != expected
+                elif supported is not False:
+                    own = [(owner, cmd) for owner, cmd in commands if owner is launch]
+                    if not own:
+                        continue
+                    cmd = own[0][1]
+                    key = ("unset", cmd.command.span.path, cmd.command.span.start)
+                    found = findings.setdefault(key, _Finding(cmd.command.span, None, own[0], wrong=True))
+                else:
+                    continue
+                found.expected.add(expected)
+                found.mounts.add(norm(mount.mount_path.value))
+        for found in findings.values():
+            if found.wrong:
+                yield self._report(job, found)
+
+    def _report(self, job: Job, found: _Finding):
+        mounts = " and ".join(sorted(found.mounts))
+        agreed = len(found.expected) == 1
+        target = next(iter(found.expected)) if agreed else ""
+        if found.value is not None:
+            message = f"{ENV}={found.value.value} is not the rank table: the '{VOLUME}' volume is mounted at {mounts}"
+            message += f", so the table is {target}" if agreed else " in the containers that run this"
+            message += "; torch_npu silently falls back to negotiating the HCCL links when the file is missing"
+            edits = set_env_value(job, found.value, target) if agreed else None
+            fix = safe_fix(f"Set {ENV} to {target}", *edits) if edits else None
+            return self.report(found.span, message, fix)
+        launch, cmd = found.command
+        message = (
+            f"The '{VOLUME}' volume is mounted at {mounts}, but {ENV} is not set for this launch: torch_npu "
+            f"negotiates the HCCL links at every start and restart instead of reading the rank table"
+        )
+        fix = None
+        if agreed:
+            edits = insert_env_before(job, launch, cmd, ENV, target)
+            if edits:
+                fix = unsafe_fix(f"Export {ENV}={target} before the launch", *unique(edits))
+        return self.report(found.span, message, fix)
