@@ -1,0 +1,148 @@
+from __future__ import annotations
+
+from recovery_lint.diagnostics import Severity
+from recovery_lint.jobs import Job
+from recovery_lint.knowledge import ranktable_support
+from recovery_lint.rule import Case, Rule
+from recovery_lint.span import Span
+
+from ._ranktable import ENV, VOLUME, ranktable_volume, table_env
+
+_JOB = """\
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: gpt
+  labels:
+    framework: {framework}
+spec:
+  replicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: ascend
+            volumeMounts:
+            - name: ranktable
+              mountPath: /user/mindx-dl/ranktable
+          volumes:
+          - name: ranktable
+            hostPath:
+              path: /user/mindx-dl/ranktable/default.gpt
+"""
+_SCRIPT = f"#!/bin/bash\nexport {ENV}=/user/serverid/devindex/config/hccl.json\ntorchrun train.py\n"
+
+
+class RankTableUnsupportedVersion(Rule):
+    code = "RL314"
+    name = "ranktable-unsupported-version"
+    phase = "comm-init"
+    severity = Severity.ERROR
+    fix_availability = "none"
+    summary = "RankTable mode is configured with a torch_npu release not newer than 6.0.RC3"
+    what = """
+A PyTorch job in RankTable mode (an AscendJob with a volume named `ranktable`, or a
+`RANK_TABLE_FILE` in a launch environment) whose declared torch_npu belongs to release 6.0.RC3 or
+earlier (for example `2.1.0.post8`, `2.4.0`, `1.11.0.post14`, or the release name `6.0.RC2`).
+Reported at the `ranktable` volume, else at the `RANK_TABLE_FILE` setting, with the torch_npu pin
+as related location. An unknown torch_npu version is not reported.
+"""
+    why = """
+RankTable link setup for PyTorch needs a torch_npu release newer than 6.0.RC3. With an older one
+the rank table the operator writes does not shorten communication setup: the links are still
+negotiated at every start and after every fault, while the manifest and scripts suggest the
+optimization is on.
+"""
+    example = """
+```text
+torch==2.1.0
+torch-npu==2.1.0.post8     # release 6.0.RC3
+```
+```yaml
+          volumes:
+          - name: ranktable          # RL314
+```
+Use a torch_npu of a later release (for torch 2.1.0: 2.1.0.post10 or later).
+"""
+    fix = "No fix: the remedy is an image with a newer torch_npu."
+    sources = (
+        "MindCluster docs: 05_configuring_training_recovery, Table 4 (RankTable link setup needs torch_npu newer "
+        "than 6.0.RC3)",
+        "Ascend/pytorch: COMPATIBILITY (torch_npu package versions per release line)",
+    )
+    cases = (
+        Case(
+            title="ranktable volume with torch_npu 2.1.0.post8 (6.0.RC3)",
+            files={
+                "job.yaml": _JOB.format(framework="pytorch"),
+                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
+            },
+            expect=("job.yaml:19:19",),
+        ),
+        Case(
+            title="RANK_TABLE_FILE in a script, torch_npu wheel of 6.0.RC3 in the Dockerfile",
+            files={
+                "train.sh": _SCRIPT,
+                "Dockerfile": "FROM x\nCOPY torch_npu-2.4.0-cp310-cp310-manylinux_2_17_aarch64.whl /tmp/\n",
+            },
+            expect=("train.sh:2:8",),
+        ),
+        Case(
+            title="a release name from the configuration",
+            files={"train.sh": _SCRIPT},
+            config={"versions": {"torch-npu": "6.0.RC2"}},
+            expect=("train.sh:2",),
+        ),
+        Case(
+            title="torch_npu of release 6.0.0",
+            files={
+                "job.yaml": _JOB.format(framework="pytorch"),
+                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
+            },
+        ),
+        Case(title="torch_npu unknown", files={"job.yaml": _JOB.format(framework="pytorch"), "train.sh": _SCRIPT}),
+        Case(
+            title="MindSpore job",
+            files={
+                "job.yaml": _JOB.format(framework="mindspore"),
+                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
+            },
+        ),
+        Case(
+            title="no RankTable mode",
+            files={"train.sh": "torchrun train.py\n", "requirements.txt": "torch-npu==2.1.0.post8\n"},
+        ),
+    )
+
+    def check_job(self, job: Job):
+        if not job.context.pytorch:
+            return
+        versions = job.context.versions
+        torch_npu = versions.get("torch-npu")
+        supported, reason = ranktable_support(torch_npu)
+        if supported is not False:
+            return
+        volume_span: Span | None = None
+        if job.manifest is not None and job.manifest.is_ascendjob:
+            for pod in job.manifest.pods:
+                volume = ranktable_volume(pod)
+                if volume is not None:
+                    volume_span = volume.name.span
+                    break
+        env_span = next(
+            (v.span for v in (table_env(launch) for launch in job.launches) if v is not None and v.span is not None),
+            None,
+        )
+        span = volume_span or env_span
+        if span is None:
+            return
+        related = [(versions.span("torch-npu"), f"torch_npu {torch_npu} is declared here")]
+        if volume_span is not None and env_span is not None:
+            related.append((env_span, f"{ENV} is set here"))
+        what = f"a '{VOLUME}' volume" if volume_span is not None else ENV
+        message = (
+            f"RankTable mode ({what}) with an unsupported torch_npu: {reason} The HCCL links are still "
+            f"negotiated at every start and restart; use a torch_npu release newer than 6.0.RC3"
+        )
+        yield self.report(span, message, related=related)
