@@ -371,7 +371,8 @@ def _stdin_fix_command(args: argparse.Namespace, request, scope, fail_on: str) -
     sys.stdout.flush()
     with contextlib.redirect_stdout(sys.stderr):
         out = _Output(args)
-        out.report(outcome.result.diagnostics, outcome.result, fixed=outcome.applied if fixed != original else 0)
+        applied = outcome.applied if fixed != original and not args.diff else 0
+        out.report(outcome.result.diagnostics, outcome.result, fixed=applied)
         if args.statistics:
             out.statistics(outcome.result.diagnostics)
     if outcome.reverted or outcome.result.internal_errors:

@@ -90,7 +90,9 @@ def fix_loop(request: LintRequest, unsafe: bool) -> FixOutcome:
     result = lint(request)
     original = {f.path: f.text for f in result.files if f.source is not None}
     first_parse = {f.path: f for f in result.files}
-    texts = dict(original)
+    # only reported files may change (pre-commit mode); a fix that also edits another file is not applied
+    writable = request.report_only
+    texts = {p: t for p, t in original.items() if writable is None or p in writable}
     applied = 0
     converged = False
     for _ in range(MAX_PASSES):

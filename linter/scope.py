@@ -1,0 +1,102 @@
+"""What a run lints and what it reports, from the command line's PATH arguments.
+
+- Folders (or nothing): lint them, report everything.
+- Only files (how pre-commit and editors call a linter): report those files alone, but lint the
+  repository they belong to, so a script passed alone is still judged with the manifest that runs it.
+- ``-``: one file read from standard input, named by ``--stdin-filename``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .config import find_config
+from .discover import Candidate, classify, discover, display_path
+
+STDIN_DISPLAY = "-"
+
+
+class ScopeError(Exception):
+    pass
+
+
+@dataclass
+class Scope:
+    paths: list[Path]  # what the engine walks
+    config_start: Path  # where config discovery starts
+    report_only: set[str] | None = None  # display paths to report; None reports everything
+    extra: list[Candidate] = field(default_factory=list)  # files linted even if the walk skips them
+    overrides: dict[str, str] = field(default_factory=dict)  # display path -> text (standard input)
+    stdin: str | None = None  # display path of the text read from standard input
+    root: Path | None = None  # the repository root in file mode
+
+    @property
+    def file_mode(self) -> bool:
+        return self.report_only is not None and self.stdin is None
+
+
+def resolve(given: list[str], cwd: Path, stdin_filename: str | None = None, stdin_bytes: bytes | None = None) -> Scope:
+    if STDIN_DISPLAY in given:
+        if len(given) > 1:
+            raise ScopeError("'-' (standard input) cannot be combined with other paths")
+        return _stdin_scope(cwd, stdin_filename, stdin_bytes or b"")
+    if stdin_filename is not None:
+        raise ScopeError("--stdin-filename needs '-' as the path")
+    paths = [Path(p) for p in given] or [Path(".")]
+    absolute = [Path(os.path.normpath(p if p.is_absolute() else cwd / p)) for p in paths]
+    if not given or not all(p.is_file() for p in absolute):
+        return Scope(paths, absolute[0])
+    return _file_scope(absolute, cwd)
+
+
+def _file_scope(files: list[Path], cwd: Path) -> Scope:
+    candidates, _ = discover(files, cwd)
+    if not candidates:  # nothing lintable was passed: no reason to read the repository
+        return Scope([], files[0], report_only=set())
+    common = Path(os.path.commonpath([str(f.parent) for f in files]))
+    root = find_root(common) or common
+    return Scope([root], files[0], {c.display for c in candidates}, candidates, root=root)
+
+
+def find_root(start: Path) -> Path | None:
+    """The nearest folder from ``start`` upwards that holds ``.git`` or a recovery-lint config."""
+    config = find_config(start / "_")  # find_config starts at the parent of a file path
+    config_dir = config.parent if config else None
+    for folder in [start, *start.parents]:
+        if (folder / ".git").exists() or folder == config_dir:
+            return folder
+    return None
+
+
+def _stdin_scope(cwd: Path, name: str | None, data: bytes) -> Scope:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScopeError(f"standard input is not valid UTF-8 (byte {exc.start})") from exc
+    if name is None:
+        kind = guess_kind(text)
+        cand = Candidate(cwd / STDIN_DISPLAY, STDIN_DISPLAY, kind)
+        return Scope([], cwd, set([STDIN_DISPLAY]), [cand], {STDIN_DISPLAY: text}, STDIN_DISPLAY)
+    path = Path(os.path.normpath(cwd / name))
+    display = display_path(path, cwd)
+    kind = classify(path.name) or guess_kind(text)
+    cand = Candidate(path, display, kind)
+    root = find_root(path.parent) if path.parent.is_dir() else None
+    paths = [root] if root is not None else []
+    return Scope(paths, path, {display}, [cand], {display: text}, display, root)
+
+
+_API_VERSION = re.compile(r"^apiVersion\s*:", re.MULTILINE)
+
+
+def guess_kind(text: str) -> str:
+    """The kind of unnamed text: a YAML object with apiVersion, a script with a shebang, else Python."""
+    if _API_VERSION.search(text):
+        return "manifest"
+    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    if first.startswith("#!"):
+        return "python" if "python" in first else "shell"
+    return "python"
