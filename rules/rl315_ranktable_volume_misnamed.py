@@ -1,0 +1,165 @@
+from __future__ import annotations
+
+import posixpath
+
+from recovery_lint.diagnostics import Severity, safe_fix
+from recovery_lint.edits import replace_scalar
+from recovery_lint.jobs import Job
+from recovery_lint.rule import Case, Rule
+from recovery_lint.sources.manifest import PodSpec, Volume
+
+from ._common import manifest_source
+from ._ranktable import (
+    ENV,
+    PATH_KINDS,
+    ROOT,
+    VOLUME,
+    launch_of,
+    mounts_of,
+    norm,
+    ranktable_volume,
+    serves_by_path,
+    static_path,
+    table_env,
+)
+
+_POD = """\
+      template:
+        spec:
+          containers:
+          - name: ascend
+            command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+            volumeMounts:
+            - name: {name}
+              mountPath: /user/serverid/devindex/config
+          volumes:
+          - name: {name}  # shared rank table directory
+            hostPath:
+              path: {path}
+"""
+
+
+def _job(name: str, path: str = "/user/mindx-dl/ranktable/default.t5") -> str:
+    head = "apiVersion: mindxdl.gitee.com/v1\nkind: AscendJob\nmetadata:\n  name: t5\nspec:\n  replicaSpecs:\n"
+    pod = _POD.format(name=name, path=path)
+    return f"{head}    Master:\n      replicas: 1\n{pod}    Worker:\n      replicas: 1\n{pod}"
+
+
+_SCRIPT = f"export {ENV}=/user/serverid/devindex/config/hccl.json\ntorchrun train.py\n"
+
+
+class RankTableVolumeMisnamed(Rule):
+    code = "RL315"
+    name = "ranktable-volume-misnamed"
+    phase = "comm-init"
+    severity = Severity.ERROR
+    fix_availability = "sometimes"
+    summary = "A volume serves the rank table but is not named ranktable, so Ascend Operator writes none"
+    what = """
+An AscendJob `hostPath` or `nfs` volume that serves the rank table, because its path lies under
+`/user/mindx-dl/ranktable/` or because a container mounts it at the directory of its
+`RANK_TABLE_FILE`, while it is not named exactly `ranktable` (`rank-table`, `RankTable`,
+`ranktable-dir` ...) and the Pod has no volume of that name. ConfigMap volumes (the legacy
+`rings-config-*` form) are not this rule's concern.
+"""
+    why = """
+Ascend Operator only turns on writing the rank table file for a job when one of its replica specs
+has a volume named exactly `ranktable`. Under any other name the directory stays empty, torch_npu
+silently falls back to negotiating the HCCL links, and every start and restart after a fault pays
+for the slow communication setup.
+"""
+    example = """
+```yaml
+          volumes:
+          - name: rank-table               # RL315
+            hostPath:
+              path: /user/mindx-dl/ranktable/default.t5
+```
+Use instead `name: ranktable`, in the volume and in every mount of it.
+"""
+    fix = """
+Safe: renames the volume to `ranktable` and every `volumeMounts` entry of the same Pod that refers
+to it. No fix when the Pod has several such volumes.
+"""
+    sources = (
+        "ascend-operator: pkg/ranktable/utils/util.go (hasRankTableVolume, rankTableName = ranktable)",
+        "mindcluster-deploy samples: pytorch_multinodes_acjob_910b_with_ranktable.yaml (do not modify the name)",
+    )
+    cases = (
+        Case(
+            title="a volume under the operator's directory named rank-table: volume and mounts renamed",
+            files={"job.yaml": _job("rank-table"), "train.sh": _SCRIPT},
+            expect=("job.yaml:18:19", "job.yaml:32:19"),
+            fixed={"job.yaml": _job("ranktable")},
+        ),
+        Case(
+            title="a volume mounted at the RANK_TABLE_FILE directory",
+            files={"job.yaml": _job("hccl-config", "/mnt/shared/default.t5"), "train.sh": _SCRIPT},
+            expect=("job.yaml:18", "job.yaml:32"),
+            fixed={"job.yaml": _job("ranktable", "/mnt/shared/default.t5")},
+        ),
+        Case(
+            title="named ranktable",
+            files={"job.yaml": _job("ranktable"), "train.sh": _SCRIPT},
+        ),
+        Case(
+            title="another volume with another path",
+            files={"job.yaml": _job("data", "/data/datasets"), "train.sh": "torchrun train.py\n"},
+        ),
+        Case(
+            title="the operator's root directory itself is not under it",
+            files={"job.yaml": _job("rt-root", "/user/mindx-dl/ranktable/"), "train.sh": "torchrun train.py\n"},
+        ),
+        Case(
+            title="a Volcano Job",
+            files={
+                "job.yaml": _job("rank-table")
+                .replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1")
+                .replace("kind: AscendJob", "kind: Job"),
+                "train.sh": _SCRIPT,
+            },
+        ),
+    )
+
+    def check_job(self, job: Job):
+        doc = job.manifest
+        src = manifest_source(job)
+        if doc is None or src is None or not doc.is_ascendjob:
+            return
+        for pod in doc.pods:
+            if ranktable_volume(pod) is not None:
+                continue
+            serving = [v for v in pod.volumes if v.name.value and _serves(job, pod, v)]
+            for volume in serving:
+                old = volume.name.value
+                fix = None
+                if len(serving) == 1:
+                    edits = [replace_scalar(src, volume.name, VOLUME)]
+                    edits += [replace_scalar(src, m.name, VOLUME) for c in pod.containers for m in mounts_of(c, old)]
+                    fix = safe_fix(f"Rename the volume '{old}' to '{VOLUME}'", *edits)
+                why = f"its path is under {ROOT}/" if serves_by_path(volume) else f"it is mounted where {ENV} points"
+                message = (
+                    f"The volume '{old}' serves the rank table ({why}), but Ascend Operator only writes the "
+                    f"table for a volume named exactly '{VOLUME}': torch_npu finds no table and negotiates the "
+                    f"HCCL links at every start and restart"
+                )
+                yield self.report(volume.name.span, message, fix)
+
+
+def _serves(job: Job, pod: PodSpec, volume: Volume) -> bool:
+    if volume.kind not in PATH_KINDS:
+        return False
+    if serves_by_path(volume):
+        return True
+    for container in pod.containers:
+        launch = launch_of(job, container)
+        path = static_path(table_env(launch)) if launch is not None else None
+        if path is None:
+            continue
+        directory = posixpath.dirname(norm(path))
+        if any(
+            m.mount_path is not None and norm(m.mount_path.value) == directory
+            for m in mounts_of(container, volume.name.value)
+        ):
+            return True
+    return False
