@@ -1,0 +1,228 @@
+"""RL203: a Volcano Job asks for Pod-level rescheduling but its policies restart the whole job."""
+
+from __future__ import annotations
+
+from recovery_lint.diagnostics import Severity, unsafe_fix
+from recovery_lint.edits import remove_block_keep_comments, remove_items
+from recovery_lint.jobs import Job
+from recovery_lint.rule import Case, Rule
+from recovery_lint.sources.manifest import Policy
+from recovery_lint.sources.yamlnodes import YNode, YScalar, YSeq, content_end
+from recovery_lint.span import SourceText
+
+from ._common import manifest_source
+
+_JOB = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: gpt
+  labels:
+    ring-controller.atlas: ascend-910b
+    fault-scheduling: "grace"
+    pod-rescheduling: "on"
+spec:
+  minAvailable: 2
+  schedulerName: volcano
+  policies:  # job lifecycle
+    # restart everything on eviction
+    - event: PodEvicted
+      action: RestartJob  # sample default
+  maxRetry: 3
+  tasks:
+  - name: default
+    replicas: 2
+    template:
+      spec:
+        containers:
+        - name: train
+          image: torch:latest
+"""
+
+_POLICIES = """\
+  policies:  # job lifecycle
+    # restart everything on eviction
+    - event: PodEvicted
+      action: RestartJob  # sample default
+"""
+
+
+def _alone_on_line(src: SourceText, key: YScalar) -> bool:
+    start = src.line_start(src.line_of(key.span.start))
+    return not src.text[start : key.span.start].strip()
+
+
+def _restarts_job(policy: Policy) -> bool:
+    return policy.action == "RestartJob"
+
+
+class PodReschedulingRestartsJob(Rule):
+    code = "RL203"
+    name = "pod-rescheduling-restarts-job"
+    phase = "rescheduling"
+    severity = Severity.WARNING
+    fix_availability = "sometimes"
+    summary = "Pod-level rescheduling is on, but a Volcano policy still restarts the whole job"
+    what = """
+A resumable Volcano Job (`fault-scheduling` `grace`/`force`) with `pod-rescheduling: "on"` whose
+`spec.policies`, or a task's own `policies`, still contain `action: RestartJob` (the samples ship
+`event: PodEvicted` / `action: RestartJob` for Job-level rescheduling).
+"""
+    why = """
+Pod-level rescheduling replaces only the Pods of the faulty node while the others wait. A
+`RestartJob` policy makes the Volcano job controller kill and recreate every Pod of the job when
+the faulty Pod is evicted or fails, so each fault costs a full job restart again (all ranks
+reload the checkpoint and rebuild their communication groups). The MindCluster docs ask to delete
+`policies` for Pod-level rescheduling (and to keep only `PodFailed` / `Ignore` when
+`fault-retry-times` is used).
+"""
+    example = """
+```yaml
+metadata:
+  labels:
+    fault-scheduling: "grace"
+    pod-rescheduling: "on"
+spec:
+  policies:                 # RL203
+    - event: PodEvicted
+      action: RestartJob
+```
+Use instead:
+```yaml
+metadata:
+  labels:
+    fault-scheduling: "grace"
+    pod-rescheduling: "on"
+spec: {}
+```
+"""
+    fix = """
+Unsafe: removes the `RestartJob` policies, and the whole `policies` key when nothing else is left
+in it; every comment on the removed lines is kept on its own line. Other policies (such as
+`PodFailed` / `Ignore` for unconditional retry) stay. Review: without the policy a Pod that is
+evicted for another reason no longer restarts the job. No fix for a flow-style list that mixes
+`RestartJob` with other policies.
+"""
+    sources = (
+        "MindCluster docs: 06_api/15_yaml_configuration (vcjob policies; delete policies for Pod-level rescheduling)",
+        "MindCluster docs: 06_configuring_the_job_yaml_file (PodFailed / Ignore with fault-retry-times)",
+        "MindCluster docs: 01_solutions_principles (Pod-level rescheduling)",
+    )
+    cases = (
+        Case(
+            title="the sample RestartJob policy with Pod-level rescheduling: the whole key goes, comments stay",
+            files={"job.yaml": _JOB},
+            expect=("job.yaml:15:15",),
+            unsafe=True,
+            fixed={
+                "job.yaml": _JOB.replace(
+                    _POLICIES,
+                    "  # job lifecycle\n    # restart everything on eviction\n      # sample default\n",
+                )
+            },
+        ),
+        Case(
+            title="only the RestartJob item goes when PodFailed / Ignore is kept for unconditional retry",
+            files={
+                "job.yaml": _JOB.replace(
+                    "      action: RestartJob  # sample default\n",
+                    "      action: RestartJob  # sample default\n    - event: PodFailed\n      action: Ignore\n",
+                )
+            },
+            expect=("job.yaml:15",),
+            unsafe=True,
+            fixed={
+                "job.yaml": _JOB.replace(
+                    "    - event: PodEvicted\n      action: RestartJob  # sample default\n",
+                    "      # sample default\n    - event: PodFailed\n      action: Ignore\n",
+                )
+            },
+        ),
+        Case(
+            title="a task's own policies, in flow style",
+            files={
+                "job.yaml": _JOB.replace(_POLICIES, "").replace(
+                    "    replicas: 2\n",
+                    "    replicas: 2\n    policies: [{event: PodFailed, action: RestartJob}]\n",
+                )
+            },
+            expect=("job.yaml:16",),
+            unsafe=True,
+            fixed={"job.yaml": _JOB.replace(_POLICIES, "")},
+        ),
+        Case(
+            title="process-level recovery with Pod-level rescheduling on",
+            files={
+                "job.yaml": _JOB.replace(
+                    '    pod-rescheduling: "on"\n', '    pod-rescheduling: "on"\n    process-recover-enable: "on"\n'
+                )
+            },
+            expect=("job.yaml:16",),
+            unsafe=True,
+            fixed={
+                "job.yaml": _JOB.replace(
+                    '    pod-rescheduling: "on"\n', '    pod-rescheduling: "on"\n    process-recover-enable: "on"\n'
+                ).replace(
+                    _POLICIES,
+                    "  # job lifecycle\n    # restart everything on eviction\n      # sample default\n",
+                )
+            },
+        ),
+        Case(
+            title="Job-level rescheduling keeps its RestartJob policy",
+            files={"job.yaml": _JOB.replace('    pod-rescheduling: "on"\n', "")},
+        ),
+        Case(
+            title="pod-rescheduling without fault-scheduling does nothing; the policy is the only restart left",
+            files={"job.yaml": _JOB.replace('    fault-scheduling: "grace"\n', "")},
+        ),
+        Case(
+            title="Pod-level rescheduling with PodFailed / Ignore only",
+            files={"job.yaml": _JOB.replace("PodEvicted", "PodFailed").replace("RestartJob", "Ignore")},
+        ),
+        Case(
+            title="an AscendJob has no Volcano policies",
+            files={
+                "job.yaml": _JOB.replace("batch.volcano.sh/v1alpha1", "mindxdl.gitee.com/v1").replace(
+                    "kind: Job", "kind: AscendJob"
+                )
+            },
+        ),
+    )
+
+    def check_job(self, job: Job):
+        doc = job.manifest
+        src = manifest_source(job)
+        if doc is None or src is None or not doc.is_vcjob or job.context.recovery not in ("pod", "process"):
+            return
+        label = doc.label("pod-rescheduling")
+        if label is None or label.value != "on":
+            return
+        groups = [(doc.policies, doc.policies_entry, "spec.policies")]
+        groups += [(pod.policies, pod.policies_entry, f"task {pod.role or '(unnamed)'} policies") for pod in doc.pods]
+        for policies, entry, where in groups:
+            offenders = [p for p in policies if _restarts_job(p)]
+            if not offenders or entry is None:
+                continue
+            edits = self._removal(src, policies, offenders, entry)
+            fix = unsafe_fix(f"Remove the RestartJob policies from {where}", *edits) if edits else None
+            first = offenders[0]
+            action = first.node.scalar("action")
+            events = first.event or ", ".join(first.events) or "any event"
+            yield self.report(
+                action.span if action is not None else first.node.span,
+                f'pod-rescheduling is "on" but {where} restart the whole job ({events} -> RestartJob): '
+                "Volcano recreates every Pod, so each fault costs a full job restart instead of a Pod-level "
+                "rescheduling",
+                fix,
+                related=[(label.span, "Pod-level rescheduling is requested here")],
+            )
+
+    @staticmethod
+    def _removal(src: SourceText, policies: list[Policy], offenders: list[Policy], entry: tuple[YScalar, YNode]):
+        key, value = entry
+        if len(offenders) == len(policies) and _alone_on_line(src, key):
+            return [remove_block_keep_comments(src, key.span.start, max(content_end(value), key.span.end))]
+        if isinstance(value, YSeq) and not value.flow:
+            return remove_items(src, value, [p.node for p in offenders])
+        return []

@@ -1,0 +1,486 @@
+"""RL205: recovery labels and annotations whose value the scheduler or operator will not take.
+
+The allowed values live in ``recovery_lint.schemas/labels.schema.json``. Every value is first
+checked by a small evaluator that reads the same schema data (the keywords ``type``, ``enum``,
+``pattern``, ``anyOf`` and local ``$ref``); only when a value fails that check is jsonschema
+imported to validate the location, so linting a clean manifest never pays for the import.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from recovery_lint.diagnostics import Severity, safe_fix
+from recovery_lint.edits import replace_scalar
+from recovery_lint.jobs import Job
+from recovery_lint.rule import Case, Rule
+from recovery_lint.sources.manifest import ManifestDoc
+from recovery_lint.sources.yamlnodes import STR_TAG, YMap, YNode, YScalar, YSeq
+
+from ._common import manifest_source
+
+SCHEMA_FILE = "labels.schema.json"
+# keywords the pre-check evaluates; everything else in a key's schema must be an annotation
+CHECKED_KEYWORDS = frozenset({"type", "enum", "pattern", "anyOf", "$ref"})
+ANNOTATION_KEYWORDS = frozenset({"description", "x-source", "x-applies-to", "x-expected"})
+LOCATIONS = {"labels": "label", "annotations": "annotation", "podLabels": "pod template label"}
+
+
+# -- schema data -------------------------------------------------------------------------------
+@functools.cache
+def label_schema() -> dict[str, Any]:
+    """The schema document, read once per process."""
+    from importlib.resources import files
+
+    return json.loads(files("recovery_lint.schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
+
+
+def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
+    """Follow a local ``$ref`` (``#/a/b``) inside the schema document."""
+    seen = 0
+    while "$ref" in schema:
+        ref = schema["$ref"]
+        if not ref.startswith("#/") or seen > 16:
+            raise ValueError(f"{SCHEMA_FILE}: unsupported $ref {ref!r}")
+        node: Any = label_schema()
+        for part in ref[2:].split("/"):
+            node = node[part.replace("~1", "/").replace("~0", "~")]
+        schema = node
+        seen += 1
+    return schema
+
+
+@dataclass(frozen=True)
+class KeyRule:
+    """What one key accepts at one location, as the pre-check reads it from the schema."""
+
+    location: str
+    key: str
+    schema: dict[str, Any]  # the key's schema, $ref resolved
+    applies_to: frozenset[str]
+    expected: str
+    enum: tuple[str, ...]  # every allowed literal, for case-only fixes
+
+    def accepts(self, value: object) -> bool:
+        return _accepts(self.schema, value)
+
+    def canonical(self, text: str) -> str | None:
+        """The allowed spelling of a value that differs from one only by letter case."""
+        for member in self.enum:
+            if member.lower() == text.lower():
+                return member
+        lowered = text.lower()
+        if lowered != text and self.accepts(lowered):
+            return lowered
+        return None
+
+
+def _accepts(schema: dict[str, Any], value: object) -> bool:
+    schema = _resolve(schema)
+    if schema.get("type") == "string" and not isinstance(value, str):
+        return False
+    if "enum" in schema and not any(type(value) is type(m) and value == m for m in schema["enum"]):
+        return False
+    if "pattern" in schema and isinstance(value, str) and not _pattern(schema["pattern"]).search(value):
+        return False
+    return not ("anyOf" in schema and not any(_accepts(s, value) for s in schema["anyOf"]))
+
+
+@functools.cache
+def _pattern(text: str) -> re.Pattern[str]:
+    return re.compile(text)
+
+
+def _enum_members(schema: dict[str, Any]) -> tuple[str, ...]:
+    schema = _resolve(schema)
+    members = [m for m in schema.get("enum", ()) if isinstance(m, str)]
+    for sub in schema.get("anyOf", ()):
+        members.extend(_enum_members(sub))
+    return tuple(members)
+
+
+@functools.cache
+def key_rules() -> dict[str, dict[str, KeyRule]]:
+    """location -> key -> KeyRule, built once from the schema."""
+    out: dict[str, dict[str, KeyRule]] = {}
+    for location in LOCATIONS:
+        props = label_schema()["properties"][location]["properties"]
+        out[location] = {}
+        for key, raw in props.items():
+            schema = _resolve(raw)
+            out[location][key] = KeyRule(
+                location=location,
+                key=key,
+                schema=schema,
+                applies_to=frozenset(schema.get("x-applies-to", ("vcjob", "acjob"))),
+                expected=schema.get("x-expected", ""),
+                enum=_enum_members(schema),
+            )
+    return out
+
+
+@functools.cache
+def _validator() -> Any:
+    import jsonschema
+
+    schema = label_schema()
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def schema_errors(location: str, instance: dict[str, object]) -> dict[str, list[str]]:
+    """jsonschema's verdict on one location: key -> the failing validator names."""
+    found: dict[str, list[str]] = {}
+    for error in _validator().iter_errors({location: instance}):
+        path = list(error.absolute_path)
+        if len(path) >= 2 and path[0] == location:
+            found.setdefault(str(path[1]), []).append(str(error.validator))
+    return found
+
+
+# -- YAML values -------------------------------------------------------------------------------
+def yaml_value(node: YNode) -> object:
+    """A stand-in with the JSON type the API server would receive for this YAML node."""
+    if isinstance(node, YMap):
+        return {}
+    if isinstance(node, YSeq):
+        return []
+    if node.tag == STR_TAG:
+        return node.value
+    kind = node.tag.rsplit(":", 1)[-1]
+    if kind == "int":
+        return 0
+    if kind == "float":
+        return 0.0
+    if kind == "bool":
+        return False
+    if kind == "null":
+        return None
+    return node.value  # timestamps and other tags reach the API server as the text written
+
+
+def _type_name(node: YNode) -> str:
+    if isinstance(node, YMap):
+        return "mapping"
+    if isinstance(node, YSeq):
+        return "sequence"
+    return {"int": "integer", "float": "number", "bool": "boolean", "null": "null"}.get(
+        node.tag.rsplit(":", 1)[-1], node.tag
+    )
+
+
+def _kind(doc: ManifestDoc) -> str | None:
+    if doc.is_ascendjob:
+        return "acjob"
+    if doc.is_vcjob:
+        return "vcjob"
+    return None
+
+
+_JOB = """\
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: qwen3
+  labels:
+    framework: pytorch
+    ring-controller.atlas: ascend-910b
+    fault-scheduling: "grace"
+    fault-retry-times: "10"
+    pod-rescheduling: "on"
+    process-recover-enable: "on"
+    subHealthyStrategy: "ignore"
+  annotations:
+    wait-reschedule-timeout: "270"
+    recover-strategy: "retry,recover,dump,exit,elastic-training"
+spec:
+  replicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        metadata:
+          labels:
+            ring-controller.atlas: ascend-910b
+        spec:
+          containers:
+          - name: ascend
+            image: pytorch:latest
+"""
+
+_VCJOB = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: gpt
+  labels:
+    ring-controller.atlas: ascend-910b
+    fault-scheduling: "grace"
+spec:
+  tasks:
+  - name: default
+    template:
+      spec:
+        containers:
+        - name: train
+          image: torch:latest
+"""
+
+
+class InvalidRecoveryLabel(Rule):
+    code = "RL205"
+    name = "invalid-recovery-label"
+    phase = "rescheduling"
+    severity = Severity.ERROR
+    fix_availability = "sometimes"
+    summary = "A recovery label or annotation has a value the scheduler or operator will reject or ignore"
+    what = """
+A fault-recovery label or annotation of a Volcano Job or AscendJob whose value is not one the
+Volcano scheduler plugin or Ascend Operator accepts:
+`fault-scheduling` not `grace`/`force`/`off`, `pod-rescheduling` not `on`/`off`,
+`process-recover-enable` not `on`/`pause`/`off`, `recover-strategy` tokens outside
+`retry`, `recover`, `recover-in-place`, `elastic-training`, `dump`, `exit` (comma-separated, no
+spaces), `fault-retry-times` not an integer from 0 to 100, `subHealthyStrategy` not
+`ignore`/`graceExit`/`forceExit`/`hotSwitch`, `ring-controller.atlas` (job or pod template) not a
+known product family, an AscendJob `framework` label not `pytorch`/`mindspore`/`tensorflow`, an
+AscendJob `wait-reschedule-timeout` outside 30..270, and any of these written as a YAML number,
+boolean or null instead of a string (`fault-retry-times: 3`, or `pod-rescheduling: on`, which
+YAML 1.1 reads as a boolean).
+
+Only keys that apply are checked: labels under `metadata.labels`, annotations under
+`metadata.annotations`, `framework` and `wait-reschedule-timeout` only on an AscendJob. The
+allowed values, with their sources, are in `schemas/labels.schema.json`.
+"""
+    why = """
+A misspelt value does not fail loudly. The scheduler plugin treats an unknown `fault-scheduling`
+value as unsupported, so the job runs without resumable training; any `pod-rescheduling` value
+other than `on` keeps Job-level rescheduling; Ascend Operator silently drops a `recover-strategy`
+token it does not know (a space after a comma is enough). Every fault then costs a full job
+restart, or a manual resubmission, instead of the recovery that was configured. A non-string
+value is worse: Kubernetes stores labels and annotations as strings and the API server rejects the
+whole manifest.
+"""
+    example = """
+```yaml
+metadata:
+  labels:
+    fault-scheduling: "Grace"     # RL205: only lower-case grace is accepted
+    fault-retry-times: 3          # RL205: a YAML integer; the API server rejects it
+    pod-rescheduling: on          # RL205: YAML 1.1 reads on as a boolean
+```
+Use instead:
+```yaml
+metadata:
+  labels:
+    fault-scheduling: "grace"
+    fault-retry-times: "3"
+    pod-rescheduling: "on"
+```
+"""
+    fix = """
+Safe. A non-string value is quoted (`3` becomes `"3"`, `on` becomes `"on"`), and a value that
+differs from an allowed one only by letter case is rewritten to the allowed spelling (`Grace` to
+`grace`, `graceexit` to `graceExit`), keeping the original quote style. Other invalid values
+(out-of-range numbers, unknown words, spaces in `recover-strategy`) have no automatic fix: the
+intended value cannot be known.
+"""
+    sources = (
+        "MindCluster docs: 06_api/15_yaml_configuration (acjob and vcjob label and annotation tables)",
+        "MindCluster docs: api/volcano.md (fault-retry-times 0-100, subHealthyStrategy, PodGroup labels)",
+        "ascend-for-volcano: rescheduling/type.go and util/type.go (accepted label values)",
+        "ascend-operator: pkg/api/v1/defaults.go GetJobFramework; controllers/v1/env.go addEnvByStrategy",
+        "Kubernetes API: ObjectMeta.labels and annotations are map[string]string",
+    )
+    cases = (
+        Case(
+            title="valid values of the current process-recovery sample",
+            files={"job.yaml": _JOB},
+        ),
+        Case(
+            title="a value that differs only by case",
+            files={"job.yaml": _JOB.replace('fault-scheduling: "grace"', 'fault-scheduling: "Grace"')},
+            expect=("job.yaml:8:23",),
+            fixed={"job.yaml": _JOB},
+        ),
+        Case(
+            title="an unquoted integer is not a string",
+            files={"job.yaml": _JOB.replace('fault-retry-times: "10"', "fault-retry-times: 10  # retries")},
+            expect=("job.yaml:9:24",),
+            fixed={"job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "10"  # retries')},
+        ),
+        Case(
+            title="YAML 1.1 reads a plain on as a boolean, and ON differs by case too",
+            files={
+                "job.yaml": _JOB.replace('pod-rescheduling: "on"', "pod-rescheduling: ON").replace(
+                    'process-recover-enable: "on"', "process-recover-enable: on"
+                )
+            },
+            expect=("job.yaml:10:23", "job.yaml:11:29"),
+            fixed={"job.yaml": _JOB},
+        ),
+        Case(
+            title="camel-case values keep their allowed spelling",
+            files={
+                "job.yaml": _JOB.replace('subHealthyStrategy: "ignore"', "subHealthyStrategy: graceexit").replace(
+                    "    framework: pytorch\n", "    framework: PyTorch\n"
+                )
+            },
+            expect=("job.yaml:6:16", "job.yaml:12:25"),
+            fixed={"job.yaml": _JOB.replace('subHealthyStrategy: "ignore"', "subHealthyStrategy: graceExit")},
+        ),
+        Case(
+            title="pod template ring-controller.atlas is checked too",
+            files={
+                "job.yaml": _JOB.replace(
+                    "            ring-controller.atlas: ascend-910b\n",
+                    "            ring-controller.atlas: Ascend-910B\n",
+                )
+            },
+            expect=("job.yaml:23:36",),
+            fixed={"job.yaml": _JOB},
+        ),
+        Case(
+            title="values without an automatic fix",
+            files={
+                "job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "101"')
+                .replace('"retry,recover,dump,exit,elastic-training"', '"retry, recover"')
+                .replace('wait-reschedule-timeout: "270"', 'wait-reschedule-timeout: "300"')
+                .replace('pod-rescheduling: "on"', 'pod-rescheduling: "true"')
+            },
+            expect=("job.yaml:9", "job.yaml:10", "job.yaml:14", "job.yaml:15"),
+            fixed={
+                "job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "101"')
+                .replace('"retry,recover,dump,exit,elastic-training"', '"retry, recover"')
+                .replace('wait-reschedule-timeout: "270"', 'wait-reschedule-timeout: "300"')
+                .replace('pod-rescheduling: "on"', 'pod-rescheduling: "true"')
+            },
+        ),
+        Case(
+            title="an empty value",
+            files={"job.yaml": _VCJOB.replace('fault-scheduling: "grace"', "fault-scheduling:")},
+            expect=("job.yaml:7:5",),
+        ),
+        Case(
+            title="a Volcano Job: framework is no label there and wait-reschedule-timeout is AscendJob-only",
+            files={
+                "job.yaml": _VCJOB.replace(
+                    '    fault-scheduling: "grace"\n',
+                    '    fault-scheduling: "grace"\n    framework: PyTorch\n'
+                    '  annotations:\n    wait-reschedule-timeout: "600"\n',
+                )
+            },
+        ),
+        Case(
+            title="a label written as an annotation is not checked as one",
+            files={
+                "job.yaml": _VCJOB.replace(
+                    '    fault-scheduling: "grace"\n',
+                    '    fault-scheduling: "grace"\n  annotations:\n    pod-rescheduling: "yes"\n',
+                )
+            },
+        ),
+        Case(
+            title="a MindSpore job on a 910B platform with valid values",
+            files={
+                "job.yaml": _JOB.replace("framework: pytorch", "framework: mindspore").replace(
+                    "image: pytorch:latest", "image: mindspore:latest"
+                )
+            },
+        ),
+        Case(
+            title="the external prefixes the scheduler code knows",
+            files={"job.yaml": _VCJOB.replace('fault-scheduling: "grace"', 'fault-scheduling: "external-grace"')},
+        ),
+        Case(
+            title="not a training job",
+            files={
+                "deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels:\n"
+                "    fault-retry-times: 3\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n"
+                "        image: i\n"
+            },
+        ),
+    )
+
+    def check_job(self, job: Job):
+        doc = job.manifest
+        kind = _kind(doc) if doc is not None else None
+        src = manifest_source(job)
+        if doc is None or kind is None or src is None:
+            return
+        places: list[tuple[str, YMap | None]] = [("labels", doc.labels), ("annotations", doc.annotations)]
+        places += [("podLabels", pod.labels) for pod in doc.pods]
+        rules = key_rules()
+        for location, mapping in places:
+            if mapping is None:
+                continue
+            entries = [
+                (k, v, rules[location][k.value])
+                for k, v in mapping.items
+                if k.value in rules[location] and kind in rules[location][k.value].applies_to
+            ]
+            failing = [(k, v, r) for k, v, r in entries if not r.accepts(yaml_value(v))]
+            if not failing:
+                continue
+            verdict = schema_errors(location, {k.value: yaml_value(v) for k, v, _ in entries})
+            for key, value, rule in failing:
+                if key.value in verdict:
+                    yield self._finding(src, location, key, value, rule, verdict[key.value])
+
+    def _finding(self, src, location: str, key: YScalar, value: YNode, rule: KeyRule, failed: list[str]):
+        where = LOCATIONS[location]
+        span = value.span if value.span.end > value.span.start else key.span
+        editable = isinstance(value, YScalar) and value.style not in ("|", ">")
+        if "type" in failed:
+            if isinstance(value, YScalar) and value.tag.endswith(":null"):
+                return self.report(
+                    span,
+                    f"{where} {key.value} has no value (a YAML null, not a string); expected {rule.expected}; "
+                    f"{_consequence(key.value)}",
+                )
+            text = value.value if isinstance(value, YScalar) else ""
+            canonical = (rule.canonical(text) or text) if editable else None
+            also = ""
+            if editable and not rule.accepts(canonical):
+                also = f"; as a string it would still not be accepted (expected {rule.expected})"
+            fix = (
+                safe_fix(f'Quote the value as "{canonical}"', replace_scalar(src, value, canonical))
+                if editable
+                else None
+            )
+            kind = _type_name(value)
+            read_as = f"{text} is read as a YAML 1.1 boolean" if kind == "boolean" else f"{text} is a YAML {kind}"
+            if not isinstance(value, YScalar):
+                read_as = f"the value is a YAML {kind}"
+            return self.report(
+                span,
+                f"{where} {key.value}: {read_as}, not a string; the API server rejects the manifest{also}",
+                fix,
+            )
+        assert isinstance(value, YScalar)
+        canonical = rule.canonical(value.value) if editable else None
+        fix = None
+        if canonical is not None and rule.accepts(canonical):
+            fix = safe_fix(f"Write {canonical}", replace_scalar(src, value, canonical))
+        hint = f" (did you mean {canonical}?)" if fix else ""
+        return self.report(
+            span,
+            f'{where} {key.value} "{value.value}" is not accepted{hint}: expected {rule.expected}; '
+            f"{_consequence(key.value)}",
+            fix,
+        )
+
+
+def _consequence(key: str) -> str:
+    return {
+        "fault-scheduling": "the scheduler does not support the value and the job runs without resumable training",
+        "pod-rescheduling": "any value other than on keeps Job-level rescheduling",
+        "process-recover-enable": "process-level recovery is not switched the way it was meant",
+        "fault-retry-times": "the documented range is 0 to 100, and a value that is not a number counts as 0 (no unconditional retry)",
+        "subHealthyStrategy": "sub-healthy nodes are not handled the way it was meant",
+        "ring-controller.atlas": "the scheduler cannot tell which NPU product the job runs on",
+        "framework": "Ascend Operator rejects the job",
+        "recover-strategy": "Ascend Operator ignores every token it does not know",
+        "wait-reschedule-timeout": "process-level rescheduling does not wait the time that was meant",
+    }.get(key, "the value is not taken as written")
