@@ -397,7 +397,10 @@ class _Output:
             from .report import write_report_file
 
             self._chunks.append(text)
-            write_report_file(Path(self.args.output_file), "".join(self._chunks))
+            try:
+                write_report_file(Path(self.args.output_file), "".join(self._chunks))
+            except OSError as exc:
+                raise UsageError(f"cannot write {self.args.output_file}: {exc.strerror or exc}") from exc
         else:
             sys.stdout.write(text)
 
@@ -411,6 +414,7 @@ class _Output:
             from .report import json as json_report
 
             self.write(json_report.render(diagnostics))
+            self._summary(diagnostics, fixed, sys.stderr)
             return
         if self.format in ("sarif", "github", "junit"):
             self._machine(diagnostics, result)

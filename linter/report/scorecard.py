@@ -49,6 +49,8 @@ RULE_PHASES: dict[str, tuple[str, str]] = {
     "RL502": ("compile", MISCONFIGURED),  # binary operators and compile cache together
 }
 FRAMEWORK_NAMES = {"mindspore": "MindSpore", "tensorflow": "TensorFlow", "pytorch": "PyTorch"}
+# findings that mean the watchdog is off, so a fault is only noticed when HCCL_EXEC_TIMEOUT runs out
+WATCHDOG_OFF_RULES = frozenset({"RL101"})
 PYTORCH_ONLY = frozenset({"detection", "comm-init", "checkpoint", "compile"})
 WATCHDOG_VARS = ("TORCH_HCCL_ASYNC_ERROR_HANDLING", "HCCL_ASYNC_ERROR_HANDLING")
 
@@ -162,7 +164,7 @@ def score_phase(job: Job, phase: str, findings: list[Diagnostic]) -> PhaseScore:
     else:
         status, detail = EVIDENCE[phase](job)
         score = PhaseScore(phase, status, detail)
-    if phase == "detection" and score.status in (MISSING, MISCONFIGURED, "unknown"):
+    if phase == "detection" and (set(score.codes) & WATCHDOG_OFF_RULES or score.status == "unknown"):
         score.worst_case = detection_worst_case(job)
     return score
 
