@@ -254,6 +254,7 @@ def _checkout_ref() -> str | None:
         return None
 
 
+@pytest.mark.slow  # about a minute: pre-commit builds the hook's virtualenv with pip
 def test_pre_commit_try_repo_fails_on_a_staged_mistake_then_the_fix_hook_repairs_it(tmp_path):
     ref = _checkout_ref()
     if ref is None:
