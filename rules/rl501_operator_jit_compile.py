@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.edits import edit, insert_line_after
-from recovery_lint.jobs import Job
+from recovery_lint.jobs import Job, Project
 from recovery_lint.knowledge import compile_mode_support, jit_compile_default
 from recovery_lint.rule import Case, Rule
 from recovery_lint.sources.python import PyImport, PythonFile
@@ -100,7 +100,8 @@ Safe. An explicit `jit_compile=True` is rewritten to `False`. A missing call is 
 line after the module-level `import torch_npu`, in the file's line endings, as
 `torch.npu.set_compile_mode(jit_compile=False)` when `torch` is imported before that line, else
 as `torch_npu.npu.set_compile_mode(jit_compile=False)`. No fix when the file has no module-level
-torch_npu import to anchor the line to.
+torch_npu import to anchor the line to, and none when any launch of the file, in any job,
+sets `ASCEND_CACHE_PATH` (the new mode would conflict with that job's compile cache, RL502).
 """
     sources = (
         "Ascend/op-plugin docs: (beta) torch_npu-npu-set_compile_mode (jit_compile default True on Atlas training "
@@ -162,6 +163,17 @@ torch_npu import to anchor the line to.
             },
         ),
         Case(
+            title="another job runs the same file with the compile cache: reported without a fix",
+            files={
+                "job.yaml": _ACJOB,
+                "train.sh": "export ASCEND_CACHE_PATH=/shared/op_cache\ntorchrun train.py\n",
+                "run_local.sh": "torchrun --nproc_per_node 1 train.py\n",
+                "train.py": _TRAIN,
+            },
+            expect=("train.py:4",),
+            fixed={"train.py": _TRAIN},
+        ),
+        Case(
             title="online compile with the compile cache configured",
             files={
                 "job.yaml": _ACJOB,
@@ -217,7 +229,20 @@ torch_npu import to anchor the line to.
         ),
     )
 
-    def check_job(self, job: Job):
+    def check_project(self, project: Project):
+        # A file several jobs launch is changed for all of them: a fix is only offered when no launch
+        # of the file, in any job, configures the compile cache (the new mode would then conflict, RL502).
+        cached: set[int] = set()
+        for job in project.jobs:
+            for file in job.entries:
+                if cache_setting(job, file).spans:
+                    cached.add(id(file))
+        for job in project.jobs:
+            ident = job.id if job.manifest else None
+            for diagnostic in self._check(job, cached):
+                yield diagnostic.with_job(ident)
+
+    def _check(self, job: Job, cached: set[int]):
         if not job.context.pytorch:
             return
         cann, cann_reason = compile_mode_support(job.context.versions.get("cann"))
@@ -243,7 +268,7 @@ torch_npu import to anchor the line to.
                         "Use binary operators (jit_compile=False)",
                         edit(file.source, arg.span.start, arg.span.end, "False"),
                     )
-                    if arg.source == "True"
+                    if arg.source == "True" and id(file) not in cached
                     else None
                 )
                 yield self.report(
@@ -265,7 +290,7 @@ torch_npu import to anchor the line to.
                 span,
                 f"this training entry never calls {CALL}: {_platform_note(job, default)}, so every operator is "
                 f"compiled online when the process starts, again after every fault.{cann_note}",
-                _insert_fix(file, anchor),
+                _insert_fix(file, anchor) if id(file) not in cached else None,
             )
 
 
