@@ -13,7 +13,6 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from .parse import ParsedFile
 from .sources.manifest import Container, ManifestDoc, ManifestFile, PodSpec
@@ -171,33 +170,70 @@ class FileIndex:
     def __init__(self, files: list[ParsedFile]) -> None:
         self.by_path = {f.path: f for f in files}
         self.by_name: dict[str, list[ParsedFile]] = {}
+        self._resolved: dict[tuple[str, str, str], ParsedFile | None] = {}
         for f in files:
             self.by_name.setdefault(posixpath.basename(f.path), []).append(f)
 
     def resolve(self, reference: str, near: str, kind: str) -> ParsedFile | None:
-        """Match a path as written in a script or manifest to a repository file."""
+        """Match a path as written in a script or manifest to a repository file.
+
+        Tried in order: relative to the referring file; the longest tail of the path under the
+        referring file's folder or one of its ancestors; then the best-matching file of that name.
+        """
+        key = (reference, posixpath.dirname(near), kind)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve(reference, near, kind)
+        return self._resolved[key]
+
+    def _get(self, path: str, kind: str) -> ParsedFile | None:
+        found = self.by_path.get(path)
+        return found if found is not None and found.kind == kind else None
+
+    def _resolve(self, reference: str, near: str, kind: str) -> ParsedFile | None:
         match = SCRIPT_PATH.search(reference.strip("\"'"))
         if not match:
             return None
         ref = posixpath.normpath(match.group(1))
         near_dir = posixpath.dirname(near)
-        direct = posixpath.normpath(posixpath.join(near_dir, ref)) if not ref.startswith("/") else None
-        if direct and direct in self.by_path and self.by_path[direct].kind == kind:
-            return self.by_path[direct]
-        candidates = [f for f in self.by_name.get(posixpath.basename(ref), []) if f.kind == kind]
+        if not ref.startswith("/"):
+            direct = self._get(posixpath.normpath(posixpath.join(near_dir, ref)), kind)
+            if direct is not None:
+                return direct
+        parts = [p for p in ref.split("/") if p not in ("", ".", "..")]
+        ancestors = _ancestors(near_dir)
+        for k in range(len(parts)):
+            tail = "/".join(parts[k:])
+            for folder in ancestors:
+                hit = self._get(f"{folder}/{tail}" if folder else tail, kind)
+                if hit is not None:
+                    return hit
+        candidates = [f for f in self.by_name.get(parts[-1] if parts else "", []) if f.kind == kind]
         if not candidates:
             return None
-        parts = [p for p in PurePosixPath(ref).parts if p not in ("/", ".", "..")]
 
         def score(f: ParsedFile) -> tuple[int, int, int]:
-            fparts = PurePosixPath(f.path).parts
+            fparts = f.path.split("/")
             suffix = 0
             while suffix < min(len(parts), len(fparts)) and parts[-1 - suffix] == fparts[-1 - suffix]:
                 suffix += 1
-            common = len(posixpath.commonpath([near_dir or ".", posixpath.dirname(f.path) or "."]).split("/"))
+            common = 0
+            for a, b in zip(near_dir.split("/"), fparts[:-1], strict=False):
+                if a != b:
+                    break
+                common += 1
             return (suffix, common, -len(fparts))
 
         return max(candidates, key=score)
+
+
+def _ancestors(folder: str) -> list[str]:
+    """The folder and each of its parents, nearest first, ending with the root ("")."""
+    out = []
+    while folder not in ("", ".", "/"):
+        out.append(folder)
+        folder = posixpath.dirname(folder)
+    out.append("/" if folder == "/" else "")
+    return out
 
 
 # -- linking -----------------------------------------------------------------------------------
@@ -224,7 +260,10 @@ class _Linker:
         self.configured = configured
         self.specs = specs
         self.reached: set[str] = set()
-        self.pins = [f for f in index.by_path.values() if isinstance(f.model, PinFile)]
+        self.pins_by_dir: dict[str, list[ParsedFile]] = {}
+        for f in index.by_path.values():
+            if isinstance(f.model, PinFile):
+                self.pins_by_dir.setdefault(posixpath.dirname(f.path), []).append(f)
 
     # jobs from manifests
     def manifest_job(self, mf: ParsedFile, doc: ManifestDoc) -> Job:
@@ -362,26 +401,29 @@ class _Linker:
         return None
 
     # versions
-    def _pin_files(self, paths: list[str]) -> list[PinFile]:
-        dirs = {posixpath.dirname(p) for p in paths}
-        out = []
-        for f in self.pins:
-            pin_dir = posixpath.dirname(f.path)
-            if any(_is_ancestor(pin_dir, d) for d in dirs):
-                out.append(f.model)
+    def _pins_over(self, paths: list[str]) -> list[tuple[int, PinFile]]:
+        """Pin files in the folders of ``paths`` or their ancestors, with the depth of their folder."""
+        seen: set[str] = set()
+        out: list[tuple[int, PinFile]] = []
+        for path in paths:
+            for folder in _ancestors(posixpath.dirname(path)):
+                if folder in seen:
+                    continue
+                seen.add(folder)
+                for f in self.pins_by_dir.get(folder, ()):
+                    out.append((_depth(folder), f.model))
         return out
 
+    def _pin_files(self, paths: list[str]) -> list[PinFile]:
+        return [model for _, model in sorted(self._pins_over(paths), key=lambda item: item[1].source.path)]
+
     def _versions(self, paths: list[str]) -> Versions:
+        """The nearest exact pin of each component wins; config values fill what no file pins."""
         versions = Versions(configured=dict(self.configured))
         best: dict[str, tuple[int, VersionPin]] = {}
-        dirs = {posixpath.dirname(p) for p in paths}
-        for f in self.pins:
-            pin_dir = posixpath.dirname(f.path)
-            depths = [_depth(pin_dir) for d in dirs if _is_ancestor(pin_dir, d)]
-            if not depths:
-                continue
-            for pin in f.model.pins:
-                rank = (max(depths) * 2) + (1 if pin.exact else 0)
+        for depth, model in self._pins_over(paths):
+            for pin in model.pins:
+                rank = depth * 2 + (1 if pin.exact else 0)
                 if pin.component not in best or rank > best[pin.component][0]:
                     best[pin.component] = (rank, pin)
         versions.pins = {c: p for c, (_, p) in best.items() if c in COMPONENTS}
@@ -668,10 +710,6 @@ def _unique(items: list) -> list:
             seen.add(id(item))
             out.append(item)
     return out
-
-
-def _is_ancestor(ancestor: str, path: str) -> bool:
-    return ancestor in ("", ".") or path == ancestor or path.startswith(ancestor + "/")
 
 
 def _depth(path: str) -> int:
