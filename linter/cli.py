@@ -407,8 +407,7 @@ class _Output:
     def report(self, diagnostics, result, fixed: int) -> None:
         if self.args.scorecard:
             self._scorecard(diagnostics, result)
-            if self.format != "json":
-                self._summary(diagnostics, fixed)
+            self._summary(diagnostics, fixed, sys.stderr if self.format == "json" else None)
             return
         if self.format == "json":
             from .report import json as json_report
