@@ -146,9 +146,9 @@ def test_sarif_fingerprints_survive_line_shifts_and_the_working_directory(tmp_pa
         for r in run["results"]:
             loc = r["locations"][0]["physicalLocation"]
             key = r["partialFingerprints"]["recoveryLintFinding/v1"]
-            assert key not in out, "two findings share a fingerprint"
+            assert re.fullmatch(r"[0-9a-f]{32}:\d+", key) and key not in out
             out[key] = (r["ruleId"], loc["artifactLocation"]["uri"], loc["region"]["startLine"])
-            assert r["partialFingerprints"]["primaryLocationLineHash"].startswith(key[:16] + ":")
+            assert r["partialFingerprints"]["primaryLocationLineHash"] == key[:16] + key[32:]
         return out
 
     before = results(repo)
@@ -170,6 +170,10 @@ def test_sarif_fingerprints_survive_line_shifts_and_the_working_directory(tmp_pa
     script.write_text(script.read_text("utf-8") + "python -m torch.distributed.run eval.py\n", "utf-8")
     grown = results(repo)
     assert before.keys() < grown.keys() and len(grown) == len(before) + 1
+    # the same identity as a baseline written at the repository root
+    assert run_cli("--write-baseline", "baseline.json", ".", cwd=repo).returncode == 0
+    baseline = json.loads((repo / "baseline.json").read_text("utf-8"))["findings"]
+    assert {e["fingerprint"] for e in baseline} == {k.split(":")[0] for k in grown}
 
 
 def test_sarif_columns_count_characters_not_bytes(tmp_path):
@@ -205,23 +209,20 @@ def test_sarif_outside_the_repository_uses_absolute_uris(tmp_path):
     assert artifact == {"uri": "file:///elsewhere/train.sh"}
 
 
-def test_fingerprint_ignores_whitespace_and_line_numbers_but_not_the_rule_or_text():
-    src1 = SourceText("a.sh", "export X=0\n")
-    src2 = SourceText("a.sh", "\n\n  export   X=0\n")
+def test_fingerprints_ignore_whitespace_and_line_numbers_but_not_the_rule_or_the_text(tmp_path):
+    def key(text: str, code: str = "RL101", path: str = "a.sh", job: str | None = None) -> str:
+        src = SourceText(path, text)
+        start = text.index("X=0")
+        d = Diagnostic(code, "n", "m", Severity.WARNING, src.span(start, start + 3), job=job)
+        run = sarif.build([d], sources={path: src}, cwd=tmp_path, root=tmp_path)["runs"][0]
+        return run["results"][0]["partialFingerprints"]["recoveryLintFinding/v1"]
 
-    def diag(src: SourceText, code: str = "RL101") -> Diagnostic:
-        start = src.text.index("X=0")
-        return Diagnostic(code, "n", "m", Severity.WARNING, src.span(start, start + 3))
-
-    fp = sarif.finding_fingerprint
-    assert fp(diag(src1), src1, "a.sh", "") == fp(diag(src2), src2, "a.sh", "")
-    assert fp(diag(src1), src1, "a.sh", "") != fp(diag(src1, "RL102"), src1, "a.sh", "")
-    assert fp(diag(src1), src1, "a.sh", "") != fp(diag(src1), src1, "b.sh", "")
-    assert fp(diag(src1), src1, "a.sh", "") != fp(diag(src1), src1, "a.sh", "deploy/a.yaml Job/ns/x")
-    src3 = SourceText("a.sh", "export X=00\n")
-    assert fp(diag(src1), src1, "a.sh", "") != fp(diag(src3), src3, "a.sh", "")
-    root = Path("/repo")
-    assert sarif.job_identity("deploy/a.yaml#3 Job/ns/x", root / "sub", root) == "sub/deploy/a.yaml Job/ns/x"
+    assert key("export X=0\n") == key("\n\n  export   X=0\n")
+    assert key("export X=0\n") != key("export X=0\n", code="RL102")
+    assert key("export X=0\n") != key("export X=0\n", path="b.sh")
+    assert key("export X=0\n") != key("export X=0 # x\n")
+    assert key("export X=0\n", job="a.yaml#1 Job/ns/x") == key("export X=0\n", job="a.yaml#3 Job/ns/x")
+    assert key("export X=0\n", job="a.yaml#1 Job/ns/x") != key("export X=0\n", job="a.yaml#1 Job/ns/y")
 
 
 # -- GitHub annotations --------------------------------------------------------------------------

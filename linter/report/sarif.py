@@ -4,16 +4,15 @@
   into docs/rules.md; results point at their rule by ``ruleId`` and ``ruleIndex``.
 - Locations are relative to the repository root (``%SRCROOT%``), regions are 1-based and come
   from the diagnostic's real span; columns count characters (``columnKind: unicodeCodePoints``).
-- ``partialFingerprints`` hash the rule, the repository path, the job and the normalized source
-  text of the finding, never its line number, so an alert survives lines added above it.
+- ``partialFingerprints`` are the baseline's fingerprint (``adopt.fingerprint``: rule, repository
+  path, job, whitespace-normalized text of the finding's lines; never a line number) plus an
+  occurrence number, so an alert survives lines added above it.
 - ``results`` is always present (``[]`` on a clean run); files that could not be parsed (RL900),
   linker warnings and internal rule errors are also ``toolExecutionNotifications``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import quote
@@ -27,45 +26,6 @@ SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schem
 SRCROOT = "%SRCROOT%"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 FINGERPRINT_KEY = "recoveryLintFinding/v1"
-MAX_FINGERPRINT_LINES = 20
-_JOB_ID = re.compile(r"^(.*)#\d+ (.*)$")
-
-
-# -- fingerprints --------------------------------------------------------------------------------
-def normalize(text: str) -> str:
-    """Whitespace-insensitive form of source text: runs of blanks (and line breaks) become one space."""
-    return " ".join(text.split())
-
-
-def job_identity(job: str | None, cwd: Path, root: Path) -> str:
-    """The job a finding belongs to, independent of the working directory and document order:
-    ``deploy/a.yaml#2 Job/ns/name`` becomes ``deploy/a.yaml Job/ns/name`` (repository-relative)."""
-    if not job:
-        return ""
-    match = _JOB_ID.match(job)
-    if match is None:
-        return job
-    path, rest = match.groups()
-    return f"{repository_path(path, cwd, root) or path} {rest}"
-
-
-def finding_fingerprint(d: Diagnostic, source: SourceText | None, path: str, job: str) -> str:
-    """A hash of what a finding is, not where it is: rule, path, job and the normalized text of
-    the span and of the lines it stands on."""
-    span_text = lines_text = ""
-    if source is not None and source.text:
-        span = d.span
-        span_text = source.text[span.start : span.end]
-        first = max(span.line - 1, 0)
-        last = min(span.end_line - 1, first + MAX_FINGERPRINT_LINES - 1, len(source.line_starts) - 1)
-        lines_text = "\n".join(source.line_text(i) for i in range(first, last + 1))
-    elif d.snippet:
-        span_text = d.snippet
-    digest = hashlib.sha256()
-    for part in ("v1", d.code, path, job, normalize(span_text), normalize(lines_text)):
-        digest.update(part.encode("utf-8", "surrogatepass"))
-        digest.update(b"\0")
-    return digest.hexdigest()[:32]
 
 
 # -- locations -----------------------------------------------------------------------------------
@@ -152,6 +112,7 @@ def build(
     warnings: Iterable[str] = (),
     internal_errors: Iterable[str] = (),
 ) -> dict[str, object]:
+    from ..adopt import fingerprint as finding_fingerprint
     from ..registry import all_rules
 
     cwd = Path(cwd)
@@ -163,8 +124,9 @@ def build(
     notifications: list[dict[str, object]] = []
     seen: dict[str, int] = {}
     for d in diagnostics:
-        rel = repository_path(d.path, cwd, root) or d.path
-        fingerprint = finding_fingerprint(d, sources.get(d.path), rel, job_identity(d.job, cwd, root))
+        # the baseline's fingerprint, taken relative to the repository root; the occurrence number
+        # tells apart findings of one rule on the same text
+        fingerprint = finding_fingerprint(d, sources.get(d.path), cwd, root)
         seen[fingerprint] = seen.get(fingerprint, 0) + 1
         result: dict[str, object] = {"ruleId": d.code}
         if d.code in index:
@@ -175,7 +137,7 @@ def build(
                 "message": {"text": d.message},
                 "locations": [{"physicalLocation": locator.physical(d.span)}],
                 "partialFingerprints": {
-                    FINGERPRINT_KEY: fingerprint,
+                    FINGERPRINT_KEY: f"{fingerprint}:{seen[fingerprint]}",
                     "primaryLocationLineHash": f"{fingerprint[:16]}:{seen[fingerprint]}",
                 },
             }
