@@ -19,6 +19,7 @@ from ._ranktable import (
     mounts_of,
     norm,
     ranktable_volume,
+    serves_by_path,
     static_path,
     table_env,
     unique,
@@ -94,6 +95,9 @@ spec:
           - name: RANK_TABLE_FILE
             value: /user/serverid/devindex/config/hccl.json
 """
+_MISNAMED = _job(
+    "            - name: rt\n              mountPath: /rt\n", _RT_VOLUME.replace("- name: ranktable", "- name: rt")
+)
 
 
 class RankTableNotMounted(Rule):
@@ -138,7 +142,8 @@ for an unmounted volume, at the directory the container's `RANK_TABLE_FILE` name
 another replica mounts it, else `/user/mindx-dl/ranktable`) in each container concerned, and adds
 the volume (hostPath `/user/mindx-dl/ranktable/<namespace>.<job name>`, type `Directory`) to
 Pods that lack it. Review it: the directory must exist on storage shared with Ascend Operator.
-No fix for other kinds of job, whose rank table the operator does not write.
+No fix for other kinds of job, whose rank table the operator does not write, nor while the Pod
+has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first).
 """
     sources = (
         "Ascend/pytorch docs: environment_variable/collective_communication/RANK_TABLE_FILE.md (a missing "
@@ -198,6 +203,13 @@ No fix for other kinds of job, whose rank table the operator does not write.
                 "job.yaml": _job("            - name: user\n              mountPath: /user/\n"),
                 "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
             },
+        ),
+        Case(
+            title="a misnamed volume in the operator's directory: no fix until RL315 renamed it",
+            files={"job.yaml": _MISNAMED, "train.sh": _script(f"{_DOC_FORM}/hccl.json")},
+            expect=("train.sh:2:8",),
+            unsafe=True,
+            fixed={"job.yaml": _MISNAMED},
         ),
         Case(title="a script that no manifest runs", files={"train.sh": _script(f"{_DOC_FORM}/hccl.json")}),
         Case(
@@ -265,6 +277,8 @@ No fix for other kinds of job, whose rank table the operator does not write.
         src = manifest_source(job)
         if doc is None or src is None or not doc.is_ascendjob:
             return None
+        if any(v.name.value != VOLUME and serves_by_path(v) for pod, _ in places for v in pod.volumes):
+            return None  # RL315 renames that volume first; a second one would clash with it
         edits: list[Edit | None] = []
         pods: list[PodSpec] = []
         for pod, container in places:

@@ -6,7 +6,7 @@ from recovery_lint.knowledge import ranktable_support
 from recovery_lint.rule import Case, Rule
 from recovery_lint.span import Span
 
-from ._ranktable import ENV, VOLUME, ranktable_volume, table_env
+from ._ranktable import ENV, ranktable_volume, serves_by_path, table_env
 
 _JOB = """\
 apiVersion: mindxdl.gitee.com/v1
@@ -42,10 +42,10 @@ class RankTableUnsupportedVersion(Rule):
     fix_availability = "none"
     summary = "RankTable mode is configured with a torch_npu release not newer than 6.0.RC3"
     what = """
-A PyTorch job in RankTable mode (an AscendJob with a volume named `ranktable`, or a
-`RANK_TABLE_FILE` in a launch environment) whose declared torch_npu belongs to release 6.0.RC3 or
+A PyTorch job in RankTable mode (an AscendJob with a volume named `ranktable` or a hostPath/nfs
+volume under `/user/mindx-dl/ranktable/`, or a `RANK_TABLE_FILE` in a launch environment) whose declared torch_npu belongs to release 6.0.RC3 or
 earlier (for example `2.1.0.post8`, `2.4.0`, `1.11.0.post14`, or the release name `6.0.RC2`).
-Reported at the `ranktable` volume, else at the `RANK_TABLE_FILE` setting, with the torch_npu pin
+Reported at the `RANK_TABLE_FILE` setting, else at that volume, with the torch_npu pin
 as related location. An unknown torch_npu version is not reported.
 """
     why = """
@@ -89,10 +89,30 @@ Use a torch_npu of a later release (for torch 2.1.0: 2.1.0.post10 or later).
             expect=("train.sh:2:8",),
         ),
         Case(
+            title="both a ranktable volume and RANK_TABLE_FILE: reported at the variable",
+            files={
+                "job.yaml": _JOB.format(framework="pytorch").replace(
+                    "          - name: ascend\n",
+                    "          - name: ascend\n            env:\n            - name: RANK_TABLE_FILE\n"
+                    "              value: /user/mindx-dl/ranktable/hccl.json\n",
+                ),
+                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
+            },
+            expect=("job.yaml:16:15",),
+        ),
+        Case(
             title="a release name from the configuration",
             files={"train.sh": _SCRIPT},
             config={"versions": {"torch-npu": "6.0.RC2"}},
             expect=("train.sh:2",),
+        ),
+        Case(
+            title="a volume under the operator's directory, even misnamed (RL315), is RankTable mode",
+            files={
+                "job.yaml": _JOB.format(framework="pytorch").replace("- name: ranktable", "- name: rank-table"),
+                "requirements.txt": "torch-npu==1.11.0.post14\n",
+            },
+            expect=("job.yaml:19:19",),
         ),
         Case(
             title="torch_npu of release 6.0.0",
@@ -126,7 +146,7 @@ Use a torch_npu of a later release (for torch 2.1.0: 2.1.0.post10 or later).
         volume_span: Span | None = None
         if job.manifest is not None and job.manifest.is_ascendjob:
             for pod in job.manifest.pods:
-                volume = ranktable_volume(pod)
+                volume = ranktable_volume(pod) or next((v for v in pod.volumes if serves_by_path(v)), None)
                 if volume is not None:
                     volume_span = volume.name.span
                     break
@@ -134,15 +154,15 @@ Use a torch_npu of a later release (for torch 2.1.0: 2.1.0.post10 or later).
             (v.span for v in (table_env(launch) for launch in job.launches) if v is not None and v.span is not None),
             None,
         )
-        span = volume_span or env_span
+        # the setting first: fixes of the other RankTable rules add volumes, never this variable
+        span = env_span or volume_span
         if span is None:
             return
         related = [(versions.span("torch-npu"), f"torch_npu {torch_npu} is declared here")]
         if volume_span is not None and env_span is not None:
-            related.append((env_span, f"{ENV} is set here"))
-        what = f"a '{VOLUME}' volume" if volume_span is not None else ENV
+            related.append((volume_span, "the rank table volume is declared here"))
         message = (
-            f"RankTable mode ({what}) with an unsupported torch_npu: {reason} The HCCL links are still "
+            f"RankTable mode with an unsupported torch_npu: {reason} The HCCL links are still "
             f"negotiated at every start and restart; use a torch_npu release newer than 6.0.RC3"
         )
         yield self.report(span, message, related=related)

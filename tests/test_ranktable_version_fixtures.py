@@ -27,7 +27,7 @@ def test_each_ranktable_mistake_is_found_in_its_own_job():
     assert found["RL311"] == [f"{base}/bert-finetune/job.yaml:63"]
     assert found["RL312"] == [f"{base}/gpt3-pretrain/job.yaml:63", f"{base}/gpt3-pretrain/job.yaml:107"]
     assert found["RL313"] == [f"{base}/gpt3-pretrain/scripts/train_start.sh:7"]
-    assert found["RL314"] == [f"{base}/legacy-image/job.yaml:31"]
+    assert found["RL314"] == [f"{base}/legacy-image/scripts/train.sh:4"]
     assert found["RL315"] == [f"{base}/llama-sft/job.yaml:31", f"{base}/llama-sft/job.yaml:51"]
     assert "RL310" not in found  # every job is in RankTable mode already
 
@@ -53,7 +53,7 @@ def test_version_pins_rule_out_the_configured_optimizations():
     assert found == {
         "RL302": [f"{base}/scripts/train.sh:7"],
         "RL303": [f"{base}/Dockerfile:4"],
-        "RL314": [f"{base}/job.yaml:34"],
+        "RL314": [f"{base}/scripts/train.sh:4"],
         "RL601": [f"{base}/requirements.txt:3"],
     }
     rl302 = next(d for d in items if d["code"] == "RL302")
