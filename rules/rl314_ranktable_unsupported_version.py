@@ -43,8 +43,9 @@ class RankTableUnsupportedVersion(Rule):
     summary = "RankTable mode is configured with a torch_npu release not newer than 6.0.RC3"
     what = """
 A PyTorch job in RankTable mode (an AscendJob with a volume named `ranktable` or a hostPath/nfs
-volume under `/user/mindx-dl/ranktable/`, or a `RANK_TABLE_FILE` in a launch environment) whose declared torch_npu belongs to release 6.0.RC3 or
-earlier (for example `2.1.0.post8`, `2.4.0`, `1.11.0.post14`, or the release name `6.0.RC2`).
+volume under `/user/mindx-dl/ranktable/`, or a `RANK_TABLE_FILE` in a launch environment) whose
+declared torch_npu belongs to release 6.0.RC3 or earlier (for example `2.1.0.post8`, `2.4.0`,
+`1.11.0.post14`, or the release name `6.0.RC2`).
 Reported at the `RANK_TABLE_FILE` setting, else at that volume, with the torch_npu pin
 as related location. An unknown torch_npu version is not reported.
 """
