@@ -65,4 +65,4 @@ def config_anchor(project: Project, component: str) -> Span | None:
     return None
 
 
-CONFIG_NOTE = "declared in the recovery-lint configuration (versions.{component})"
+CONFIG_NOTE = "from the recovery-lint configuration, versions.{component}"
