@@ -181,6 +181,7 @@ def _check_command(args: argparse.Namespace) -> int:
     request.overrides, request.report_only = dict(scope.overrides), scope.report_only
     request.extra_candidates = scope.extra
     out = _Output(args)
+    out.report_only = request.report_only
     if args.scorecard and out.format not in ("full", "concise", "json"):
         raise UsageError(f"--scorecard prints a table or JSON, not {out.format}")
     request.progress = _progress(args)
@@ -389,6 +390,7 @@ class _Output:
         stdout_tty = sys.stdout.isatty() and not self.to_file
         self.format = args.output_format or ("full" if stdout_tty else "concise")
         self.terminal = stdout_tty
+        self.report_only: set[str] | None = None
         self.color = stdout_tty and not args.no_color and not os.environ.get("NO_COLOR")
         self._chunks: list[str] = []
 
@@ -451,12 +453,18 @@ class _Output:
         else:
             from .report import junit
 
-            self.write(junit.render(diagnostics, files=[f.path for f in result.files if f.relevant]))
+            linted = [f.path for f in result.files if f.relevant]
+            if self.report_only is not None:  # file mode: the files passed, not the context around them
+                linted = [p for p in linted if p in self.report_only]
+            self.write(junit.render(diagnostics, files=linted))
 
     def _scorecard(self, diagnostics, result, section: bool = False) -> None:
         from .report import scorecard
 
-        cards = scorecard.build(result.project, diagnostics)
+        # whole jobs as they are: also the findings outside the files passed in file mode, and those a
+        # --baseline hides from the report
+        every = result.all_diagnostics or diagnostics
+        cards = scorecard.build(result.project, every, self.report_only)
         if self.format == "json":
             self.write(scorecard.render_json(cards))
             return

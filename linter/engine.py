@@ -53,6 +53,8 @@ class LintResult:
     warnings: list[str]
     internal_errors: list[str]
     suppressed: int = 0
+    # every finding of the linked jobs, also those outside ``report_only`` (the scorecard judges whole jobs)
+    all_diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
 def lint(request: LintRequest) -> LintResult:
@@ -71,10 +73,11 @@ def lint(request: LintRequest) -> LintResult:
     state = SuppressionState({}, {}, {f.path: f.source for f in relevant if f.source}, {r.code for r in request.rules})
     diagnostics, suppressed = apply_suppressions(diagnostics, state)
     diagnostics += run_directive_rules(request.rules, state)
+    diagnostics.sort(key=Diagnostic.sort_key)
+    everything = list(diagnostics)
     if request.report_only is not None:
         diagnostics = [d for d in diagnostics if d.path in request.report_only]
-    diagnostics.sort(key=Diagnostic.sort_key)
-    return LintResult(diagnostics, files, project, abs_paths, warnings, errors, suppressed)
+    return LintResult(diagnostics, files, project, abs_paths, warnings, errors, suppressed, everything)
 
 
 def _job_specs(config: Config, cwd: Path) -> list[JobSpec]:

@@ -406,3 +406,12 @@ def test_report_modules_are_not_imported_by_a_plain_run():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
+def test_junit_in_file_mode_lists_the_files_passed(tmp_path):
+    shutil.copytree(FIXTURES / "vcjob-gpt3", tmp_path / "repo")
+    (tmp_path / "repo" / ".git").mkdir()
+    result = run_cli("--output-format", "junit", "scripts/env.sh", cwd=tmp_path / "repo")
+    cases = ET.fromstring(result.stdout).findall("testsuite/testcase")
+    assert [c.get("classname") for c in cases] == ["scripts/env.sh"]
+    assert [f.get("type") for f in cases[0].findall("failure")] == ["RL101"]

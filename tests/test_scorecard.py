@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import jsonschema
@@ -278,3 +279,30 @@ def test_plain_and_rich_renderings(tmp_path):
     mono = scorecard.render_text(cards, terminal=True, color=False, width=160)
     assert not ANSI.search(mono) and "Fault detection" in mono
     assert scorecard.render_plain([]).startswith("Recovery scorecard: no jobs found")
+
+
+def test_file_mode_scores_the_whole_job_of_the_files_passed(tmp_path):
+    """A script passed alone reports its own findings, but its job's card counts them all."""
+    shutil.copytree(FIXTURES / "vcjob-gpt3", tmp_path / "repo")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir()
+    write(repo, {"other/train.sh": "torch_npu_run other.py\n", "other/other.py": ENTRY})
+    whole = only_job(card_json(repo))
+    result = run_cli("--scorecard", "--output-format", "json", "scripts/env.sh", cwd=repo)
+    doc = json.loads(result.stdout)
+    jsonschema.validate(doc, SCHEMA)
+    assert [j["job"] for j in doc["jobs"]] == [whole["job"]], "only the job of the file passed"
+    assert phases(doc["jobs"][0]) == phases(whole)
+    assert phases(doc["jobs"][0])["comm-init"]["codes"] == ["RL301"]  # found in train_start.sh, not passed
+    concise = run_cli("--output-format", "concise", "scripts/env.sh", cwd=repo).stdout
+    assert "RL301" not in concise and "RL101" in concise
+
+
+def test_a_baseline_hides_findings_from_the_report_not_from_the_scorecard(tmp_path):
+    shutil.copytree(FIXTURES / "vcjob-gpt3", tmp_path / "repo")
+    repo = tmp_path / "repo"
+    assert run_cli("--write-baseline", "baseline.json", ".", cwd=repo).returncode == 0
+    assert json.loads(run_cli("--output-format", "json", "--baseline", "baseline.json", ".", cwd=repo).stdout) == []
+    with_baseline = only_job(card_json(repo, "--baseline", "baseline.json"))
+    assert phases(with_baseline) == phases(only_job(card_json(repo)))
+    assert phases(with_baseline)["detection"]["status"] == "missing"

@@ -134,9 +134,14 @@ def shown(job: Job, findings: list[Diagnostic]) -> bool:
     return any(e.has_main_guard and e.imports_module("torch", "torch_npu") for e in job.entries)
 
 
-def build(project: Project, diagnostics: list[Diagnostic]) -> list[JobCard]:
+def build(project: Project, diagnostics: list[Diagnostic], only_files: set[str] | None = None) -> list[JobCard]:
+    """Cards for the jobs of the project; with ``only_files`` (the files passed in file mode), for the
+    jobs those files belong to. ``diagnostics`` must be every finding of the jobs, not only those
+    reported for the passed files, or a phase would look optimized because its finding was left out."""
     cards = []
     for job in project.jobs:
+        if only_files is not None and not (set(job.files) | {p.source.path for p in job.pin_files}) & only_files:
+            continue
         mine = findings_of(job, diagnostics)
         if not shown(job, mine):
             continue
