@@ -108,6 +108,13 @@ def serves_by_path(volume: Volume) -> bool:
     return norm(volume.path.value).startswith(ROOT + "/")
 
 
+def without_table(job: Job) -> str:
+    """What a missing rank table costs, in the words that fit the job's framework."""
+    if job.context.pytorch:
+        return "torch_npu finds no rank table and silently falls back to negotiating the HCCL links"
+    return "the training processes find no rank table"
+
+
 def replica_count(doc: ManifestDoc) -> int:
     return sum(pod.replicas if pod.replicas is not None else 1 for pod in doc.pods)
 

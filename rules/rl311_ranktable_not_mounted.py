@@ -24,6 +24,7 @@ from ._ranktable import (
     table_env,
     unique,
     volume_edit,
+    without_table,
 )
 
 _POD = """\
@@ -258,8 +259,7 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
         role = f"replica {pod.role}" if pod.role else "the Pod"
         message = (
             f"The '{VOLUME}' volume of {role} is mounted by no container: Ascend Operator writes the rank "
-            f"table there, but the training process cannot read it and negotiates the HCCL links at every "
-            f"start and restart instead"
+            f"table there, but {without_table(job)}"
         )
         return self.report(volume.name.span, message, fix)
 
@@ -267,8 +267,8 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
         directory = posixpath.dirname(norm(path))
         where = ", ".join(f"'{c.name or '?'}'" + (f" ({pod.role})" if pod.role else "") for pod, c in places)
         message = (
-            f"{ENV}={path} points into {directory}, where no volume is mounted in container {where}: torch_npu "
-            f"finds no rank table there and silently falls back to negotiating the HCCL links"
+            f"{ENV}={path} points into {directory}, where no volume is mounted in container {where}: "
+            f"{without_table(job)}"
         )
         return self.report(value.span, message, self._mount_fix(job, directory, places))
 

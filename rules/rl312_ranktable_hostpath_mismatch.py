@@ -6,7 +6,7 @@ from recovery_lint.jobs import Job
 from recovery_lint.rule import Case, Rule
 
 from ._common import manifest_source
-from ._ranktable import PATH_KINDS, VOLUME, host_dir, norm, ranktable_volume
+from ._ranktable import PATH_KINDS, VOLUME, host_dir, norm, ranktable_volume, without_table
 
 _JOB = """\
 apiVersion: mindxdl.gitee.com/v1
@@ -160,7 +160,7 @@ server than the directory the operator sees; check the server path before applyi
             fix = make(f"Set the {VOLUME} volume path to {expected}", edit)
             message = (
                 f"The '{VOLUME}' volume's {volume.kind} path is {written}, but Ascend Operator writes this "
-                f"job's rank table to {expected}/hccl.json: the container reads no table, or a stale one, "
-                f"and torch_npu falls back to negotiating the HCCL links"
+                f"job's rank table to {expected}/hccl.json: the container sees no table, or a stale one "
+                f"(when none: {without_table(job)})"
             )
             yield self.report(volume.path.span, message, fix)

@@ -64,7 +64,7 @@ class RankTableFileMismatch(Rule):
     fix_availability = "always"
     summary = "RANK_TABLE_FILE is not <mountPath of the ranktable volume>/hccl.json"
     what = """
-An AscendJob container that mounts the `ranktable` volume while the `RANK_TABLE_FILE` its training
+A PyTorch AscendJob container that mounts the `ranktable` volume while the `RANK_TABLE_FILE` its training
 process sees is not `<that mountPath>/hccl.json`. Both documented mount paths are fine
 (`/user/mindx-dl/ranktable`, as in the recovery-time guide, and `/user/serverid/devindex/config`,
 as in the sample manifests); what matters is that the variable and the mount agree. Also reported
@@ -155,6 +155,13 @@ containers sharing one script mount the volume at different paths.
             },
         ),
         Case(
+            title="a MindSpore job: torch_npu's fallback does not apply",
+            files={
+                "job.yaml": _job(_SAMPLE_FORM).replace("framework: pytorch", "framework: mindspore"),
+                "train.sh": _script(f"{_DOC_FORM}/hccl.json").replace("torchrun", "msrun"),
+            },
+        ),
+        Case(
             title="a Volcano Job",
             files={
                 "job.yaml": _job(_SAMPLE_FORM)
@@ -167,7 +174,7 @@ containers sharing one script mount the volume at different paths.
 
     def check_job(self, job: Job):
         doc = job.manifest
-        if doc is None or not doc.is_ascendjob:
+        if doc is None or not doc.is_ascendjob or not job.context.pytorch:
             return
         supported, _ = ranktable_support(job.context.versions.get("torch-npu"))
         commands = pytorch_launches(job)

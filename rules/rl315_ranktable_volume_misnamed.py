@@ -21,6 +21,7 @@ from ._ranktable import (
     serves_by_path,
     static_path,
     table_env,
+    without_table,
 )
 
 _POD = """\
@@ -45,6 +46,7 @@ def _job(name: str, path: str = "/user/mindx-dl/ranktable/default.t5") -> str:
     return f"{head}    Master:\n      replicas: 1\n{pod}    Worker:\n      replicas: 1\n{pod}"
 
 
+_MINDSPORE_META = "metadata:\n  name: t5\n  labels:\n    framework: mindspore\n"
 _SCRIPT = f"export {ENV}=/user/serverid/devindex/config/hccl.json\ntorchrun train.py\n"
 
 
@@ -99,6 +101,12 @@ to it. No fix when the Pod has several such volumes.
             fixed={"job.yaml": _job("ranktable", "/mnt/shared/default.t5")},
         ),
         Case(
+            title="the operator's rule holds for a MindSpore job too",
+            files={"job.yaml": _job("rank-table").replace("metadata:\n  name: t5\n", _MINDSPORE_META)},
+            expect=("job.yaml:20", "job.yaml:34"),
+            fixed={"job.yaml": _job("ranktable").replace("metadata:\n  name: t5\n", _MINDSPORE_META)},
+        ),
+        Case(
             title="named ranktable",
             files={"job.yaml": _job("ranktable"), "train.sh": _SCRIPT},
         ),
@@ -140,8 +148,7 @@ to it. No fix when the Pod has several such volumes.
                 why = f"its path is under {ROOT}/" if serves_by_path(volume) else f"it is mounted where {ENV} points"
                 message = (
                     f"The volume '{old}' serves the rank table ({why}), but Ascend Operator only writes the "
-                    f"table for a volume named exactly '{VOLUME}': torch_npu finds no table and negotiates the "
-                    f"HCCL links at every start and restart"
+                    f"table for a volume named exactly '{VOLUME}': {without_table(job)}"
                 )
                 yield self.report(volume.name.span, message, fix)
 
