@@ -468,6 +468,8 @@ class _Output:
         if self.format == "json":
             self.write(scorecard.render_json(cards))
             return
+        if section and not cards:
+            return
         limit = 10 if section else None
         text = scorecard.render_text(
             cards[:limit], terminal=self.terminal, color=self.color, width=max(100, _terminal_width())

@@ -306,3 +306,11 @@ def test_a_baseline_hides_findings_from_the_report_not_from_the_scorecard(tmp_pa
     with_baseline = only_job(card_json(repo, "--baseline", "baseline.json"))
     assert phases(with_baseline) == phases(only_job(card_json(repo)))
     assert phases(with_baseline)["detection"]["status"] == "missing"
+
+
+def test_no_jobs_no_section_in_full_output_but_scorecard_says_so(tmp_path):
+    write(tmp_path, {"helper.py": "X = 1\n"})
+    full = run_cli("--output-format", "full", ".", cwd=tmp_path)
+    assert full.stdout == "All checks passed.\n"
+    card = run_cli("--scorecard", ".", cwd=tmp_path)
+    assert card.stdout.startswith("Recovery scorecard: no jobs found\n") and card.returncode == 0
