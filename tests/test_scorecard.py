@@ -314,3 +314,14 @@ def test_no_jobs_no_section_in_full_output_but_scorecard_says_so(tmp_path):
     assert full.stdout == "All checks passed.\n"
     card = run_cli("--scorecard", ".", cwd=tmp_path)
     assert card.stdout.startswith("Recovery scorecard: no jobs found\n") and card.returncode == 0
+
+
+def test_readme_scorecard_capture_is_a_real_run():
+    readme = (ROOT / "README.md").read_text("utf-8")
+    command = "$ recovery-lint --scorecard fixtures/vcjob-gpt3\n"
+    block = readme.split(command, 1)[1].split("```", 1)[0]
+    result = run_cli("--scorecard", "fixtures/vcjob-gpt3")
+    assert block == result.stdout + result.stderr, (
+        "the README's scorecard capture is out of date: paste the output of "
+        "'recovery-lint --scorecard fixtures/vcjob-gpt3' into the README"
+    )
