@@ -8,22 +8,52 @@ reports bytes (tree-sitter, ast) and one that reports characters (PyYAML) meet h
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
 
 
-@dataclass(frozen=True)
 class Span:
-    """A located range of one file: 1-based line/column (characters), 0-based offsets."""
+    """A located range of one file: 0-based character offsets into its ``SourceText``.
 
-    path: str
-    start: int  # character offset, inclusive
-    end: int  # character offset, exclusive
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    start_byte: int
-    end_byte: int
+    Only the offsets are stored; 1-based line/column (characters) and byte offsets are derived
+    from the source's line index when asked for, so the many spans a parse creates stay small and
+    cheap to build and to pickle. Two spans are equal when they cover the same range of the same path.
+    """
+
+    __slots__ = ("end", "source", "start")
+
+    def __init__(self, source: SourceText, start: int, end: int) -> None:
+        self.source = source
+        self.start = start  # character offset, inclusive
+        self.end = end  # character offset, exclusive
+
+    @property
+    def path(self) -> str:
+        return self.source.path
+
+    @property
+    def line(self) -> int:
+        return self.source.line_of(self.start) + 1
+
+    @property
+    def column(self) -> int:
+        src = self.source
+        return self.start - src.line_starts[src.line_of(self.start)] + 1
+
+    @property
+    def end_line(self) -> int:
+        return self.source.line_of(self.end) + 1
+
+    @property
+    def end_column(self) -> int:
+        src = self.source
+        return self.end - src.line_starts[src.line_of(self.end)] + 1
+
+    @property
+    def start_byte(self) -> int:
+        return self.source.byte_offset(self.start)
+
+    @property
+    def end_byte(self) -> int:
+        return self.source.byte_offset(self.end)
 
     def contains(self, other: Span) -> bool:
         return self.path == other.path and self.start <= other.start and other.end <= self.end
@@ -39,26 +69,66 @@ class Span:
             "end_byte": self.end_byte,
         }
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Span):
+            return NotImplemented
+        return self.start == other.start and self.end == other.end and self.source.path == other.source.path
 
-@dataclass
+    def __hash__(self) -> int:
+        return hash((self.source.path, self.start, self.end))
+
+    def __repr__(self) -> str:
+        return f"Span({self.path!r}, {self.start}, {self.end}, line={self.line}, column={self.column})"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (Span, (self.source, self.start, self.end))
+
+
 class SourceText:
-    """One file's decoded text plus the tables needed to translate positions."""
+    """One file's decoded text plus the tables needed to translate positions (built on first use)."""
 
-    path: str  # display path, relative to the working directory, '/' separated
-    text: str
-    line_starts: list[int] = field(init=False)  # character offset of each line start
-    _byte_line_starts: list[int] | None = field(init=False, default=None)
-    ascii: bool = field(init=False)
+    __slots__ = ("_ascii", "_byte_line_starts", "_line_starts", "path", "text")
 
-    def __post_init__(self) -> None:
-        starts = [0]
-        find = self.text.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
-        self.line_starts = starts
-        self.ascii = self.text.isascii()
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path  # display path, relative to the working directory, '/' separated
+        self.text = text
+        self._line_starts: list[int] | None = None
+        self._byte_line_starts: list[int] | None = None
+        self._ascii: bool | None = None
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (SourceText, (self.path, self.text))  # the position tables are rebuilt where needed
+
+    def __repr__(self) -> str:
+        return f"SourceText({self.path!r}, <{len(self.text)} characters>)"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SourceText):
+            return NotImplemented
+        return self.path == other.path and self.text == other.text
+
+    __hash__ = None  # type: ignore[assignment]  # mutable tables; compared by content like the dataclass it was
+
+    @property
+    def line_starts(self) -> list[int]:
+        """Character offset of each line start."""
+        starts = self._line_starts
+        if starts is None:
+            starts = [0]
+            find = self.text.find
+            append = starts.append
+            pos = find("\n")
+            while pos != -1:
+                append(pos + 1)
+                pos = find("\n", pos + 1)
+            self._line_starts = starts
+        return starts
+
+    @property
+    def ascii(self) -> bool:
+        if self._ascii is None:
+            self._ascii = self.text.isascii()
+        return self._ascii
 
     # -- lines -------------------------------------------------------------------------------
     @property
@@ -139,22 +209,12 @@ class SourceText:
 
     # -- spans ------------------------------------------------------------------------------
     def span(self, start: int, end: int | None = None) -> Span:
+        size = len(self.text)
         end = start if end is None else end
-        start = max(0, min(start, len(self.text)))
-        end = max(start, min(end, len(self.text)))
-        l0 = self.line_of(start)
-        l1 = self.line_of(end)
-        return Span(
-            path=self.path,
-            start=start,
-            end=end,
-            line=l0 + 1,
-            column=start - self.line_starts[l0] + 1,
-            end_line=l1 + 1,
-            end_column=end - self.line_starts[l1] + 1,
-            start_byte=self.byte_offset(start),
-            end_byte=self.byte_offset(end),
-        )
+        if not 0 <= start <= end <= size:
+            start = max(0, min(start, size))
+            end = max(start, min(end, size))
+        return Span(self, start, end)
 
     def line_span(self, line0: int) -> Span:
         return self.span(self.line_starts[line0], self.line_end(line0))

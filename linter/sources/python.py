@@ -112,24 +112,34 @@ class _Collector:
         return self.src.offset_of_line_byte_col(line, col + (self.bom_bytes if line == 1 else 0))
 
     def span(self, node: ast.AST) -> Span:
+        if self.plain:  # ASCII, no BOM: a UTF-8 column is a character column
+            starts = self.line_starts
+            start = starts[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
+            end = starts[(node.end_lineno or node.lineno) - 1] + (node.end_col_offset or 0)  # type: ignore[attr-defined]
+            return self.src.span(start, end)
         start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
         end = self.offset(node.end_lineno or node.lineno, node.end_col_offset or 0)  # type: ignore[attr-defined]
         return self.src.span(start, end)
 
     def collect(self, tree: ast.Module) -> None:
+        self.plain = self.src.ascii and not self.bom_bytes
+        self.line_starts = self.src.line_starts
         top = {id(stmt) for stmt in tree.body}
+        nodes = _walk(tree)
         # imports first (in any scope) so that calls resolve through every alias
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import | ast.ImportFrom):
-                self._import(node, id(node) in top)
-            elif isinstance(node, ast.If) and _is_main_guard(node.test):
+        for node in nodes:
+            cls = node.__class__
+            if cls is ast.Import or cls is ast.ImportFrom:
+                self._import(node, id(node) in top)  # type: ignore[arg-type]
+            elif cls is ast.If and _is_main_guard(node.test):  # type: ignore[attr-defined]
                 self.result.has_main_guard = True
         self.result.imports.sort(key=lambda i: i.span.start)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call):
-                self._call(node)
-            elif isinstance(node, ast.Assign):
-                self._environ_assign(node)
+        for node in nodes:
+            cls = node.__class__
+            if cls is ast.Call:
+                self._call(node)  # type: ignore[arg-type]
+            elif cls is ast.Assign:
+                self._environ_assign(node)  # type: ignore[arg-type]
         self.result.calls.sort(key=lambda c: c.span.start)
 
     def _import(self, node: ast.Import | ast.ImportFrom, top_level: bool) -> None:
@@ -163,10 +173,16 @@ class _Collector:
         self.result.calls.append(call)
 
     def _arg(self, node: ast.AST) -> PyArg:
-        try:
-            value = ast.literal_eval(node)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            value = DYNAMIC
+        cls = node.__class__
+        if cls is ast.Constant:
+            value = node.value  # type: ignore[attr-defined]
+        elif cls not in _MAYBE_LITERAL:
+            value = DYNAMIC  # literal_eval rejects every other node type
+        else:
+            try:
+                value = ast.literal_eval(node)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                value = DYNAMIC
         span = self.span(node)
         return PyArg(value, span, self.src.text[span.start : span.end])
 
@@ -182,6 +198,38 @@ class _Collector:
                 self.result.env_sets.append(
                     PyEnvSet(target.slice.value, value if isinstance(value, str) else None, self.span(node))
                 )
+
+
+# node types ast.literal_eval may accept (a Call only as ``set()``); every other one is rejected
+_MAYBE_LITERAL = frozenset({ast.Tuple, ast.List, ast.Set, ast.Dict, ast.BinOp, ast.UnaryOp, ast.Call})
+_NOT_CHILDREN = frozenset({"ctx", "id", "attr", "arg", "name", "asname", "module", "level", "kind", "type_comment"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _walk(tree: ast.AST) -> list[ast.AST]:
+    """Every node of the tree in ``ast.walk`` order (breadth first), without its generator overhead."""
+    nodes = [tree]
+    append = nodes.append
+    fields_of = _CHILD_FIELDS
+    node_type = ast.AST
+    i = 0
+    while i < len(nodes):
+        node = nodes[i]
+        i += 1
+        cls = node.__class__
+        fields = fields_of.get(cls)
+        if fields is None:
+            skip = _NOT_CHILDREN | ({"value"} if cls is ast.Constant else set())
+            fields = fields_of[cls] = tuple(f for f in cls._fields if f not in skip)
+        for name in fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, node_type):
+                        append(item)
+            elif isinstance(value, node_type):
+                append(value)
+    return nodes
 
 
 def dotted(node: ast.AST) -> str:
