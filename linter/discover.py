@@ -203,6 +203,8 @@ def _walk(
             path = here / name
             if path.is_symlink() and not _inside(path, root):
                 continue  # never follow a link out of the linted tree
+            if not path.is_file():
+                continue  # a FIFO, socket or device (reading would block), or a dangling or looping link
             if (respect_gitignore and ignore.ignored(path, False)) or (excludes and excludes.match(path)):
                 continue
             found[path] = Candidate(path, display_path(path, cwd), kind)
@@ -212,5 +214,5 @@ def _inside(path: Path, root: Path) -> bool:
     try:
         path.resolve().relative_to(root.resolve())
         return True
-    except (ValueError, OSError):
+    except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
         return False

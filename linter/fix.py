@@ -27,15 +27,24 @@ class FixOutcome:
     applied: int = 0
     reverted: list[str] = field(default_factory=list)  # messages for files left untouched
     converged: bool = True
+    passes: list[dict[str, list[Edit]]] = field(default_factory=list)  # the edits applied in each pass, by path
 
 
 def applicable(fix: Fix | None, unsafe: bool) -> bool:
     return fix is not None and (fix.applicability is Applicability.SAFE or unsafe)
 
 
-def apply_fixes(diagnostics: list[Diagnostic], texts: dict[str, str], unsafe: bool) -> tuple[dict[str, str], int]:
-    """Apply every applicable fix that does not overlap one already taken; returns new texts."""
-    accepted: dict[str, list[Edit]] = {}
+def apply_fixes(
+    diagnostics: list[Diagnostic],
+    texts: dict[str, str],
+    unsafe: bool,
+    accepted: dict[str, list[Edit]] | None = None,
+) -> tuple[dict[str, str], int]:
+    """Apply every applicable fix that does not overlap one already taken; returns new texts.
+
+    ``accepted``, when given, receives the edits applied, by path.
+    """
+    accepted = {} if accepted is None else accepted
     taken: set[tuple[object, ...]] = set()
     count = 0
     fixes = [d.fix for d in diagnostics if applicable(d.fix, unsafe)]
@@ -67,7 +76,9 @@ def _overlaps(edit: Edit, others: list[Edit]) -> bool:
 def _conflict(a: Edit, b: Edit) -> bool:
     a0, a1, b0, b1 = a.span.start, a.span.end, b.span.start, b.span.end
     if a0 == a1 and b0 == b1:
-        return False  # two insertions both apply, in the order they were taken
+        # two insertions at one point (two new keys at the end of one YAML mapping, say) need not
+        # compose; the later one waits for the next pass, which is linted on the text holding the first
+        return a0 == b0
     if a0 == a1:
         return b0 <= a0 <= b1  # an insertion at or inside a replaced range is ambiguous
     if b0 == b1:
@@ -95,16 +106,23 @@ def fix_loop(request: LintRequest, unsafe: bool) -> FixOutcome:
     texts = {p: t for p, t in original.items() if writable is None or p in writable}
     applied = 0
     converged = False
+    passes: list[dict[str, list[Edit]]] = []
     for _ in range(MAX_PASSES):
         if not any(applicable(d.fix, unsafe) for d in result.diagnostics):
             converged = True
             break
-        texts, count = apply_fixes(result.diagnostics, texts, unsafe)
+        accepted: dict[str, list[Edit]] = {}
+        texts, count = apply_fixes(result.diagnostics, texts, unsafe, accepted)
         if count == 0:
             converged = True
             break
         applied += count
-        request.overrides = {**request.overrides, **{p: t for p, t in texts.items() if t != original.get(p)}}
+        passes.append(accepted)
+        # a file a later pass turned back to its original text must be linted as that text too
+        request.overrides = {
+            **request.overrides,
+            **{p: t for p, t in texts.items() if t != original.get(p) or p in request.overrides},
+        }
         result = lint(request)
     changed = {p: t for p, t in texts.items() if t != original.get(p)}
     reverted = []
@@ -116,7 +134,7 @@ def fix_loop(request: LintRequest, unsafe: bool) -> FixOutcome:
     if reverted:
         request.overrides = {p: t for p, t in request.overrides.items() if p in changed}
         result = lint(request)
-    return FixOutcome(result, original, changed, applied, reverted, converged)
+    return FixOutcome(result, original, changed, applied, reverted, converged, passes)
 
 
 def _parse_regression(before: ParsedFile | None, text: str) -> str | None:

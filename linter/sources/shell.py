@@ -224,35 +224,39 @@ class _Walker:
         return node.text.decode("utf-8", "replace")
 
     def statement(self, node) -> Span:
-        cur = node
-        while cur.parent is not None and cur.parent.type not in STATEMENT_PARENTS:
-            cur = cur.parent
-        return self.span(cur)
+        """The statement holding the node being visited (tracked by ``visit``: ``node.parent`` costs
+        a walk from the root in tree-sitter, which is quadratic in deeply nested input)."""
+        return self.span(self._statement)
 
-    def visit(self, node, function: str | None) -> None:
-        kind = node.type
-        if kind == "ERROR" or node.is_missing:
-            self._error(node)
-        elif kind == "comment":
-            self.script.comments.append(self.span(node))
-            return
-        elif kind == "function_definition":
-            name = node.child_by_field_name("name")
-            function = self.text(name) if name is not None else function
-        elif kind == "command":
-            self._command(node, function)
-        elif kind == "declaration_command":
-            self._declaration(node, function)
-        elif kind == "unset_command":
-            self._unset(node, function)
-        elif (
-            kind == "variable_assignment"
-            and node.parent is not None
-            and node.parent.type not in ("command", "declaration_command")
-        ):
-            self._assignment(node, "assign", function)
-        for child in node.children:
-            self.visit(child, function)
+    def visit(self, root, function: str | None) -> None:
+        # an explicit stack, not recursion: nesting depth is the input's choice ($( $( $( ...)
+        stack = [(root, function, None, root)]
+        while stack:
+            node, function, parent_type, statement = stack.pop()
+            self._statement = statement  # the outermost ancestor below a statement parent
+            kind = node.type
+            if kind == "ERROR" or node.is_missing:
+                self._error(node)
+            elif kind == "comment":
+                self.script.comments.append(self.span(node))
+                continue
+            elif kind == "function_definition":
+                name = node.child_by_field_name("name")
+                function = self.text(name) if name is not None else function
+            elif kind == "command":
+                self._command(node, function)
+            elif kind == "declaration_command":
+                self._declaration(node, function)
+            elif kind == "unset_command":
+                self._unset(node, function)
+            elif (
+                kind == "variable_assignment"
+                and parent_type is not None
+                and parent_type not in ("command", "declaration_command")
+            ):
+                self._assignment(node, "assign", function)
+            inner = kind in STATEMENT_PARENTS
+            stack.extend((c, function, kind, c if inner else statement) for c in reversed(node.children))
 
     def _error(self, node) -> None:
         if len(self.script.issues) >= 20:

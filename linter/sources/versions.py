@@ -24,8 +24,8 @@ PACKAGES = {
 }
 COMPONENTS = ("torch", "torch-npu", "cann", "mindcluster", "mindio")
 
-REQUIREMENT = re.compile(
-    r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*"
+REQUIREMENT = re.compile(  # a name starts at a token boundary: no quadratic retries inside a long word
+    r"(?<![A-Za-z0-9._-])(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*"
     r"(?P<version>[A-Za-z0-9][A-Za-z0-9._+*!-]*)"
 )
 WHEEL = re.compile(
