@@ -17,8 +17,6 @@ from recovery_lint.jobs import EnvValue, Job, Launch
 from recovery_lint.sources.manifest import Container, ManifestDoc, PodSpec, Volume, VolumeMount
 from recovery_lint.span import SourceText
 
-from ._common import pytorch_launches
-
 VOLUME = "ranktable"
 ROOT = "/user/mindx-dl/ranktable"
 DEFAULT_MOUNT = (
@@ -82,10 +80,6 @@ def static_path(value: EnvValue | None) -> str | None:
 def env_key(value: EnvValue) -> tuple[object, ...]:
     span = value.span
     return (span.path, span.start, span.end) if span is not None else (id(value),)
-
-
-def has_training_command(job: Job, launch: Launch) -> bool:
-    return any(owner is launch for owner, _ in pytorch_launches(job))
 
 
 def uses_rank_table(job: Job) -> bool:
