@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..span import SourceText, Span
-from .yamlnodes import NodeConverter, YamlIssue, YamlTooLarge, YMap, YNode, YScalar, YSeq
+from .yamlnodes import PLAIN, NodeConverter, YamlIssue, YamlTooLarge, YMap, YNode, YScalar, YSeq
 
 TEMPLATE_MARKERS = re.compile(r"\{\{-?\s|\{\{[.$a-zA-Z_]|\{%-?\s|\{#")
 MAX_DOCUMENTS = 5_000
@@ -147,10 +148,31 @@ def looks_templated(text: str) -> re.Match[str] | None:
     return TEMPLATE_MARKERS.search(text)
 
 
+@lru_cache(maxsize=1)
 def _loader() -> type:
+    """libyaml's composer with a resolver that defers plain scalars' tags (``PLAIN``) to first use;
+    PyYAML's pure SafeLoader when libyaml is missing."""
     import yaml
 
-    return getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+    try:
+        from yaml.cyaml import CParser
+    except ImportError:
+        return yaml.SafeLoader
+    from yaml.resolver import BaseResolver
+
+    default = {yaml.SequenceNode: BaseResolver.DEFAULT_SEQUENCE_TAG, yaml.MappingNode: BaseResolver.DEFAULT_MAPPING_TAG}
+
+    class FastLoader(CParser, BaseResolver):
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            BaseResolver.__init__(self)
+
+        def resolve(self, kind: type, value: object, implicit: tuple[bool, bool]) -> str:
+            if kind is yaml.ScalarNode:
+                return PLAIN if implicit[0] else BaseResolver.DEFAULT_SCALAR_TAG
+            return default[kind]
+
+    return FastLoader
 
 
 def compose_documents(src: SourceText) -> tuple[list[YNode], list[YamlIssue]]:
@@ -170,6 +192,7 @@ def compose_documents(src: SourceText) -> tuple[list[YNode], list[YamlIssue]]:
             if len(nodes) >= MAX_DOCUMENTS:
                 conv.issues.append(YamlIssue(src.span(0), f"more than {MAX_DOCUMENTS} documents", "too-large"))
                 break
+            conv.memo.clear()  # anchors are per document, and ids of the freed nodes of the last one get reused
             nodes.append(conv.convert(node))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark

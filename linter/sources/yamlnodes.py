@@ -7,6 +7,7 @@ every parser reports positions the same way.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..span import SourceText, Span
 
@@ -19,13 +20,39 @@ class YamlTooLarge(Exception):
     pass
 
 
-@dataclass(eq=False)
+class _Plain(str):
+    """The tag the fast loader gives a plain untagged scalar: resolved later, and only when asked for."""
+
+
+PLAIN = _Plain("?plain")
+
+
+@lru_cache(maxsize=4096)
+def resolve_plain(value: str) -> str:
+    """PyYAML's implicit tag of a plain scalar (what SafeLoader would have given it)."""
+    import yaml
+
+    return yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False))
+
+
 class YScalar:
-    value: str
-    tag: str
-    style: str | None  # None plain, "'" single, '"' double, '|' literal, '>' folded
-    span: Span
-    content_end: int = 0
+    """A scalar with its text span. The tag of a plain untagged scalar is resolved when first asked for."""
+
+    __slots__ = ("_tag", "content_end", "span", "style", "value")
+
+    def __init__(self, value: str, tag: str | None, style: str | None, span: Span, content_end: int = 0) -> None:
+        self.value = value
+        self._tag = tag  # None: plain and untagged, resolved by PyYAML's rules on first use
+        self.style = style  # None plain, "'" single, '"' double, '|' literal, '>' folded
+        self.span = span
+        self.content_end = content_end
+
+    @property
+    def tag(self) -> str:
+        tag = self._tag
+        if tag is None:
+            tag = self._tag = resolve_plain(self.value)
+        return tag
 
     @property
     def is_str(self) -> bool:
@@ -39,8 +66,14 @@ class YScalar:
     def quoted(self) -> bool:
         return self.style in ("'", '"')
 
+    def __repr__(self) -> str:
+        return f"YScalar({self.value!r}, {self.tag!r}, {self.style!r}, {self.span!r})"
 
-@dataclass(eq=False)
+    def __reduce__(self) -> tuple[object, ...]:
+        return (YScalar, (self.value, self._tag, self.style, self.span, self.content_end))
+
+
+@dataclass(eq=False, slots=True)
 class YMap:
     items: list[tuple[YScalar, YNode]]
     span: Span
@@ -48,6 +81,13 @@ class YMap:
     content_end: int = 0
     key_column: int = 0  # 0-based column of the keys (block style)
     colon_ends: list[int] = field(default_factory=list)  # offset after each item's ':'
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # children go in the state, so a recursive alias (a node inside itself) pickles too
+        return (YMap, ([], self.span, self.flow), (self.items, self.content_end, self.key_column, self.colon_ends))
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        self.items, self.content_end, self.key_column, self.colon_ends = state  # type: ignore[assignment]
 
     def entry(self, key: str) -> tuple[YScalar, YNode] | None:
         for k, v in self.items:
@@ -76,12 +116,18 @@ class YMap:
         return node.value if node else None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class YSeq:
     items: list[YNode]
     span: Span
     flow: bool
     content_end: int = 0
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (YSeq, ([], self.span, self.flow), (self.items, self.content_end))
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        self.items, self.content_end = state  # type: ignore[assignment]
 
     def maps(self) -> list[YMap]:
         return [i for i in self.items if isinstance(i, YMap)]
@@ -113,8 +159,6 @@ class NodeConverter:
         return self.src.span(start, end)
 
     def convert(self, node: object) -> YNode:
-        import yaml
-
         key = id(node)
         done = self.memo.get(key)
         if done is not None:
@@ -122,20 +166,24 @@ class NodeConverter:
         self.count += 1
         if self.count > MAX_NODES:
             raise YamlTooLarge(f"more than {MAX_NODES} YAML nodes")
-        if isinstance(node, yaml.ScalarNode):
+        kind = node.id  # type: ignore[attr-defined]
+        if kind == "scalar":
             span = self.span(node)
             end = span.end
-            if node.style in ("|", ">"):
+            style = node.style  # type: ignore[attr-defined]
+            if style in ("|", ">"):
                 # a block scalar's end mark lies after its trailing line breaks
                 end = span.start + len(self.src.text[span.start : span.end].rstrip(" \t\r\n"))
-            result: YNode = YScalar(node.value, node.tag, node.style, span, end)
-        elif isinstance(node, yaml.SequenceNode):
-            result = YSeq([], self.span(node), bool(node.flow_style))
+            tag = node.tag  # type: ignore[attr-defined]
+            result: YNode = YScalar(node.value, None if tag is PLAIN else tag, style, span, end)  # type: ignore[attr-defined]
+        elif kind == "sequence":
+            result = YSeq([], self.span(node), bool(node.flow_style))  # type: ignore[attr-defined]
             self.memo[key] = result
-            result.items = [self.convert(child) for child in node.value]
+            convert = self.convert
+            result.items = [convert(child) for child in node.value]  # type: ignore[attr-defined]
             result.content_end = self._seq_end(result)
         else:
-            result = YMap([], self.span(node), bool(node.flow_style))
+            result = YMap([], self.span(node), bool(node.flow_style))  # type: ignore[attr-defined]
             self.memo[key] = result
             self._fill_map(result, node)
         self.memo[key] = result
