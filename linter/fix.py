@@ -89,12 +89,29 @@ def _conflict(a: Edit, b: Edit) -> bool:
 def splice(text: str, edits: list[Edit]) -> str:
     parts = []
     pos = 0
-    for e in sorted(edits, key=lambda e: (e.span.start, e.span.end)):
+    for e in sorted(edits, key=_order):
         parts.append(text[pos : e.span.start])
         parts.append(e.content)
         pos = max(pos, e.span.end)
     parts.append(text[pos:])
     return "".join(parts)
+
+
+def _order(e: Edit) -> tuple[int, int, int]:
+    """Edits in text order. YAML insertions at one point go innermost first: an item appended to a
+    sequence that ends there comes before a key added to the mapping holding it, and that key before
+    one added to an outer mapping (each block ends where the next token starts)."""
+    if e.span.start != e.span.end or not e.path.endswith((".yaml", ".yml")):
+        return (e.span.start, e.span.end, 0)
+    return (e.span.start, e.span.end, -_yaml_depth(e.content))
+
+
+def _yaml_depth(content: str) -> int:
+    for line in content.replace("\r", "").split("\n"):
+        body = line.lstrip(" ")
+        if body:
+            return (len(line) - len(body)) * 2 + (1 if body == "-" or body.startswith("- ") else 0)
+    return 0
 
 
 def fix_loop(request: LintRequest, unsafe: bool) -> FixOutcome:

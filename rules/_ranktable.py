@@ -92,6 +92,10 @@ def uses_rank_table(job: Job) -> bool:
                     return True
                 if volume.config_map is not None and volume.config_map.value.startswith("rings-config-"):
                     return True
+            # a container that mounts a 'ranktable' volume is in RankTable mode even when the pod
+            # does not declare it (the other RankTable rules judge that mount)
+            if any(m.name.value == VOLUME for c in pod.containers for m in c.mounts):
+                return True
     return any(table_env(launch) is not None for launch in job.launches)
 
 

@@ -1,0 +1,246 @@
+"""Fix safety, property-tested: ``--fix --unsafe-fixes`` over generated repositories never damages a file.
+
+For every generated repository (see ``tests/strategies.py``) and every fix run:
+- no fix is reverted, and every changed file parses with its parser without a new issue;
+- every comment of the input is still there (suppression directives excepted: RL901 removes them);
+- the bytes outside the applied edits are unchanged (each pass is exactly the splice of its edits);
+- line endings are not mixed, a BOM stays, and a second run changes nothing;
+- the findings after the fix are the unfixable findings from before: none is new, every fix fixed.
+
+``HYPOTHESIS_PROFILE=long python -m pytest tests/test_fix_properties.py`` runs 25 times as many examples.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import shutil
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+
+from recovery_lint.config import Config
+from recovery_lint.diagnostics import Diagnostic
+from recovery_lint.engine import LintRequest, lint
+from recovery_lint.fix import FixOutcome, applicable, fix_loop, splice
+from recovery_lint.parse import parse_source
+from recovery_lint.registry import all_rules
+from recovery_lint.span import SourceText
+
+from .conftest import SHARED, run_cli
+from .strategies import comment_tokens, comments_of, line_endings, repositories, scaled
+
+CORPUS = SHARED / "corpus" / "manifests"
+
+
+def rules():
+    return list(all_rules().values())
+
+
+def write_repo(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+
+
+def request_for(root: Path) -> LintRequest:
+    return LintRequest(paths=[root], cwd=root, config=Config(), rules=rules())
+
+
+LINE_REF = re.compile(r"\b(lines?|line:)\s*\d+(?:[-–]\d+)?")
+
+
+def finding_key(d: Diagnostic) -> tuple[str, str, str]:
+    """A finding's identity that does not depend on where lines moved to."""
+    return (d.code, d.path, LINE_REF.sub(r"\1 N", d.message))
+
+
+def directive_free(comments: Counter[str]) -> Counter[str]:
+    return Counter({c: n for c, n in comments.items() if "recovery-lint:" not in c})
+
+
+def check_fix_safety(root: Path, files: dict[str, str]) -> FixOutcome:
+    """Run the fix loop over ``root`` (holding ``files``) and assert every safety property."""
+    before = lint(request_for(root))
+    kinds = {f.path: f.kind for f in before.files}
+    issues_before = {f.path: {LINE_REF.sub("line N", i.message) for i in f.issues} for f in before.files}
+    outcome = fix_loop(request_for(root), unsafe=True)
+    assert outcome.reverted == [], outcome.reverted
+    assert outcome.converged
+
+    # each pass is exactly its edits spliced into the previous text: nothing else moved
+    texts = dict(outcome.original)
+    for number, applied in enumerate(outcome.passes, start=1):
+        for path, edits in applied.items():
+            text = texts[path]
+            src = SourceText(path, text)
+            ordered = sorted(edits, key=lambda e: (e.span.start, e.span.end))
+            for e in ordered:
+                assert 0 <= e.span.start <= e.span.end <= len(text), (number, path, e)
+                assert e.span == src.span(e.span.start, e.span.end), f"edit span built against another text: {e}"
+            for a, b in itertools.pairwise(ordered):
+                assert a.span.end <= b.span.start, f"overlapping edits in pass {number}: {a} / {b}"
+            texts[path] = splice(text, edits)
+    final = {p: t for p, t in texts.items() if t != outcome.original.get(p)}
+    assert final == outcome.fixed
+
+    for path, new in outcome.fixed.items():
+        old = outcome.original[path]
+        # the fixed text parses with the same parser, without a new issue
+        reparsed = parse_source(SourceText(path, new), kinds[path])
+        new_issues = {LINE_REF.sub("line N", i.message) for i in reparsed.issues} - issues_before[path]
+        assert not new_issues, f"{path}: the fix introduced {new_issues}\n{new}"
+        # every comment survives
+        lost = directive_free(comments_of(path, old)) - comments_of(path, new)
+        assert not lost, f"{path}: comments lost {dict(lost)}\n--- before\n{old}\n--- after\n{new}"
+        lost_tokens = comment_tokens(old) - comment_tokens(new)
+        assert not lost_tokens, f"{path}: comment tokens lost {dict(lost_tokens)}\n{new}"
+        # line endings: as uniform as before, never a new kind; the BOM stays
+        endings_old, endings_new = line_endings(old), line_endings(new)
+        assert endings_new <= (endings_old or {"lf"}), f"{path}: line endings {endings_old} -> {endings_new}\n{new!r}"
+        assert new.startswith("\ufeff") == old.startswith("\ufeff")
+        if path.endswith(".sh"):
+            assert "\r" not in new
+
+    # the findings after the fix are the unfixable ones from before
+    fixable = [d for d in before.diagnostics if applicable(d.fix, True)]
+    unfixable = {finding_key(d) for d in before.diagnostics if not applicable(d.fix, True)}
+    after = {finding_key(d) for d in outcome.result.diagnostics}
+    new_findings = after - unfixable
+    assert not new_findings, (
+        f"findings after the fix that were not there (or were fixable) before: {sorted(new_findings)}\n"
+        f"fixable before: {sorted(finding_key(d) for d in fixable)}\n"
+        + "\n".join(f"--- {p}\n{t}" for p, t in outcome.fixed.items())
+    )
+    assert not [d for d in outcome.result.diagnostics if applicable(d.fix, True)]
+
+    # a second run over the written result changes nothing
+    write_repo(root, outcome.fixed)
+    again = fix_loop(request_for(root), unsafe=True)
+    assert again.fixed == {}, f"a second run still changes {sorted(again.fixed)}"
+    return outcome
+
+
+@scaled(250)
+@given(repositories())
+def test_fix_loop_is_safe_on_generated_repositories(files):
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write_repo(root, files)
+        check_fix_safety(root, files)
+
+
+@scaled(4)
+@given(repositories())
+def test_cli_fix_writes_what_the_engine_computed(files):
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write_repo(root, files)
+        expected = fix_loop(request_for(root), unsafe=True)
+        result = run_cli("--fix", "--unsafe-fixes", "--isolated", "--output-format", "concise", ".", cwd=root)
+        assert result.returncode in (0, 1), result.stderr
+        assert "error" not in result.stderr, result.stderr
+        for rel, text in files.items():
+            on_disk = (root / rel).read_bytes().decode("utf-8")
+            assert on_disk == expected.fixed.get(rel, text), rel
+        leftovers = [p.name for p in root.rglob("*.tmp")]
+        assert not leftovers
+        second = run_cli("--fix", "--unsafe-fixes", "--isolated", "--diff", ".", cwd=root)
+        assert second.stdout == "", second.stdout
+
+
+# -- the real manifests ------------------------------------------------------------------------
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus of real manifests is not present")
+def test_real_manifests_fix_reparse_and_settle(tmp_path):
+    manifests = sorted(p for p in CORPUS.iterdir() if p.suffix in (".yaml", ".yml"))
+    assert manifests
+    for source in manifests:
+        shutil.copy(source, tmp_path / source.name)
+    originals = {p.name: p.read_bytes() for p in manifests}
+    before = lint(request_for(tmp_path))
+    kinds = {f.path: f.kind for f in before.files}
+    outcome = fix_loop(request_for(tmp_path), unsafe=True)
+    assert outcome.reverted == []
+    assert outcome.fixed, "the corpus has fixable findings"
+    write_repo(tmp_path, outcome.fixed)
+    for name, raw in originals.items():
+        old = raw.decode("utf-8")
+        new = (tmp_path / name).read_bytes().decode("utf-8")
+        parsed = parse_source(SourceText(name, new), kinds[name])
+        assert [i.message for i in parsed.issues if i.code == "RL900"] == [], name
+        assert not (comments_of(name, old) - comments_of(name, new)), name
+        assert line_endings(new) <= (line_endings(old) or {"lf"}), name
+    after = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    again = fix_loop(request_for(tmp_path), unsafe=True)
+    assert again.fixed == {}
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == after
+
+
+# -- regressions found by the properties above ---------------------------------------------------------
+ASCENDJOB = """\
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: gpt3
+  labels:
+    framework: pytorch
+    fault-scheduling: grace  # resumable
+    pod-rescheduling: "on"
+spec:
+  replicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: pytorch:latest
+            command: [torchrun, --nproc_per_node=8, /job/code/train.py]
+{extra}    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: pytorch:latest
+            command: [torchrun, --nproc_per_node=8, /job/code/train.py]
+{extra}"""
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_two_fixes_adding_env_to_one_container_give_one_env_list(tmp_path, newline):
+    # RL101 and RL103 both add an `env:` list to a container without one: applied in one pass they
+    # wrote `env:` twice (a duplicate key, so the whole file was left unfixed)
+    text = ASCENDJOB.replace("{extra}", "").replace("\n", newline)
+    files = {"job.yaml": text, "train.py": "import torch\n"}
+    write_repo(tmp_path, files)
+    outcome = check_fix_safety(tmp_path, files)
+    fixed = outcome.fixed["job.yaml"]
+    assert fixed.count(f"            env:{newline}") == 2  # one per container
+    assert fixed.count("name: HCCL_ASYNC_ERROR_HANDLING") == 2 and fixed.count("name: RESUME_MODE_ENABLE") == 2
+
+
+def test_item_appended_to_a_last_sequence_goes_before_a_new_key(tmp_path):
+    # RL310 appends RANK_TABLE_FILE to an env list that ends the container and adds `volumeMounts:`
+    # at the same offset: the item must come first or the document no longer parses
+    extra = '            env:\n            - name: RESUME_MODE_ENABLE\n              value: "1"\n'
+    files = {"job.yaml": ASCENDJOB.replace("{extra}", extra), "train.py": "import torch\n"}
+    write_repo(tmp_path, files)
+    outcome = check_fix_safety(tmp_path, files)
+    fixed = outcome.fixed["job.yaml"]
+    assert '              value: "1"\n            - name: RANK_TABLE_FILE\n' in fixed
+    assert fixed.index("name: RANK_TABLE_FILE") < fixed.index("volumeMounts:") < fixed.index("volumes:")
+
+
+def test_a_mounted_ranktable_is_rank_table_mode_for_rl310(tmp_path):
+    # a container mounting 'ranktable' is judged by RL311/RL313; RL310 adding a second mount and a
+    # second RANK_TABLE_FILE made RL313 report a conflict the fix had created
+    extra = "            volumeMounts:\n            - name: ranktable\n              mountPath: /user/serverid/devindex/config\n"
+    files = {"job.yaml": ASCENDJOB.replace("{extra}", extra), "train.py": "import torch\n"}
+    write_repo(tmp_path, files)
+    assert "RL310" not in {d.code for d in lint(request_for(tmp_path)).diagnostics}
+    check_fix_safety(tmp_path, files)
