@@ -141,10 +141,10 @@ def parse_shell(src: SourceText) -> ShellScript:
     return script
 
 
-def _parse(src: SourceText, conv: SourceText) -> ShellScript:
+def _parse(src: SourceText, conv: SourceText, base: int = 0) -> ShellScript:
     script = ShellScript(src)
     tree = _parser().parse(conv.text.encode("utf-8", "surrogatepass"))
-    _Walker(src, conv, script).visit(tree.root_node, None)
+    _Walker(src, conv, script, base).visit(tree.root_node, None)
     script.events.sort(key=lambda e: e.span.start)
     return script
 
@@ -156,14 +156,19 @@ def _blank(text: str) -> str:
 def parse_embedded(src: SourceText, start: int, end: int, fold: bool = False) -> ShellScript:
     """Parse shell text that sits at ``start:end`` of another file (an inline ``bash -c``).
 
-    Everything around it is blanked to spaces, line breaks kept, so every position the shell
-    parser reports is already a position in the enclosing file.
+    The text parsed runs from the start of ``start``'s line to the end of ``end``'s line, with what
+    lies outside ``start:end`` blanked to spaces, so the shell parser sees the script where it is
+    (columns included) and a position it reports plus the line's offset is a position in the file.
     """
-    inner = src.text[start:end]
+    text = src.text
+    inner = text[start:end]
     if fold:
         inner = inner.replace("\r", " ").replace("\n", " ")
-    masked = _blank(src.text[:start]) + inner + _blank(src.text[end:])
-    return _parse(src, SourceText(src.path, masked))
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    tail = text[end : line_end + 1] if line_end != -1 else text[end:]
+    masked = _blank(text[line_start:start]) + inner + _blank(tail)
+    return _parse(src, SourceText(src.path, masked), line_start)
 
 
 def parse_detached(src: SourceText, text: str, anchor: Span) -> ShellScript:
@@ -212,13 +217,15 @@ def _line_ending_issues(src: SourceText, script: ShellScript) -> None:
 
 
 class _Walker:
-    def __init__(self, src: SourceText, conv: SourceText, script: ShellScript) -> None:
+    def __init__(self, src: SourceText, conv: SourceText, script: ShellScript, base: int = 0) -> None:
         self.src = src  # spans are made against this text
-        self.conv = conv  # the text that was parsed, same length in characters
+        self.conv = conv  # the text that was parsed: src.text[base : base + len(conv.text)], or as long as src
+        self.base = base  # offset in src of conv's first character
         self.script = script
 
     def span(self, node) -> Span:
-        return self.src.span(self.conv.char_offset(node.start_byte), self.conv.char_offset(node.end_byte))
+        base = self.base
+        return self.src.span(base + self.conv.char_offset(node.start_byte), base + self.conv.char_offset(node.end_byte))
 
     def text(self, node) -> str:
         return node.text.decode("utf-8", "replace")
@@ -256,7 +263,9 @@ class _Walker:
             ):
                 self._assignment(node, "assign", function)
             inner = kind in STATEMENT_PARENTS
-            stack.extend((c, function, kind, c if inner else statement) for c in reversed(node.children))
+            # below a node without errors, unnamed children are punctuation and keywords: nothing to visit
+            children = node.children if node.has_error else node.named_children
+            stack.extend((c, function, kind, c if inner else statement) for c in reversed(children))
 
     def _error(self, node) -> None:
         if len(self.script.issues) >= 20:
@@ -271,9 +280,9 @@ class _Walker:
                 continue
             start = child
             break
-        begin = self.conv.char_offset(start.start_byte)
+        begin = self.base + self.conv.char_offset(start.start_byte)
         line_end = self.src.line_end(self.src.line_of(begin))
-        end = min(self.conv.char_offset(node.end_byte), max(line_end, begin + 1))
+        end = min(self.base + self.conv.char_offset(node.end_byte), max(line_end, begin + 1))
         snippet = self.src.text[begin:end].strip()[:40]
         message = f"syntax error near '{snippet}'" if snippet else "syntax error"
         self.script.issues.append(ShellIssue(self.src.span(begin, end), message))
@@ -285,7 +294,7 @@ class _Walker:
         words: list[Word] = []
         prefixes: list[Assignment] = []
         statement = self.statement(node)
-        for child in node.children:
+        for i, child in enumerate(node.children):
             if child.type == "variable_assignment":
                 a = self._make_assignment(child, "prefix", function, statement)
                 if a:
@@ -293,7 +302,7 @@ class _Walker:
             elif child.type == "command_name":
                 inner = child.children[0] if child.children else child
                 words.append(self._word(inner))
-            elif node.field_name_for_child(_index(node, child)) == "argument":
+            elif node.field_name_for_child(i) == "argument":
                 words.append(self._word(child))
         if words:
             self.script.events.append(Command(words, self.span(node), statement, prefixes, function))
@@ -358,13 +367,6 @@ class _Walker:
             kind=kind,
             function=function,
         )
-
-
-def _index(parent, child) -> int:
-    for i, c in enumerate(parent.children):
-        if c.id == child.id:
-            return i
-    return -1
 
 
 def static_value(node) -> str | None:

@@ -21,10 +21,12 @@ class YamlTooLarge(Exception):
 
 
 class _Plain(str):
-    """The tag the fast loader gives a plain untagged scalar: resolved later, and only when asked for."""
+    """The tag the fast loader gives a plain untagged scalar, recognised by identity (``tag is PLAIN``):
+    the real one is resolved later, and only when asked for. Its text is the str tag, so a check of
+    node tags against the standard ones sees a standard tag, which implicit resolution always yields."""
 
 
-PLAIN = _Plain("?plain")
+PLAIN = _Plain(STR_TAG)
 
 
 @lru_cache(maxsize=4096)
