@@ -114,6 +114,11 @@ def parse_ascend_version(text: str) -> AscendVersion | None:
     """Parse an Ascend release name; None when ``text`` is not one. Never raises."""
     if not isinstance(text, str):
         return None
+    return _parse_ascend_version(text)
+
+
+@functools.lru_cache(maxsize=4096)  # rules ask about the same few pins for every job
+def _parse_ascend_version(text: str) -> AscendVersion | None:
     text = text.strip()
     if match := _DOTTED.fullmatch(text):
         major, minor, rc, micro, patch, kind, build = match.groups()
@@ -205,10 +210,13 @@ def documented_default(name: str) -> int | float | str | bool | None:
 
 
 def _pep440(text: str) -> Version | None:
+    return _pep440_cached(text) if isinstance(text, str) else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _pep440_cached(text: str) -> Version | None:
     from packaging.version import InvalidVersion, Version
 
-    if not isinstance(text, str):
-        return None
     try:
         return Version(text.strip())
     except InvalidVersion:
@@ -258,6 +266,11 @@ def parse_torch_npu_version(text: str) -> TorchNpuVersion | None:
     """Parse a torch_npu package version or release name; None when unreadable. Never raises."""
     if not isinstance(text, str) or not text.strip():
         return None
+    return _parse_torch_npu_version(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_torch_npu_version(text: str) -> TorchNpuVersion | None:
     release = parse_ascend_version(text)
     if release is not None and _looks_like_release(release):
         return TorchNpuVersion(text, None, release, cann=_cann_by_release().get(release))
@@ -273,7 +286,12 @@ def parse_torch_npu_version(text: str) -> TorchNpuVersion | None:
 
 
 def _rows_for_base(base: str) -> list[_Row]:
-    return sorted((row for row in _rows() if row.torch == base), key=lambda row: row.package)
+    return list(_sorted_rows_for_base(base))
+
+
+@functools.lru_cache(maxsize=256)
+def _sorted_rows_for_base(base: str) -> tuple[_Row, ...]:
+    return tuple(sorted((row for row in _rows() if row.torch == base), key=lambda row: row.package))
 
 
 @functools.cache
@@ -283,6 +301,7 @@ def _newest_torch_base() -> Version:
     return max(Version(row.torch) for row in _rows())
 
 
+@functools.lru_cache(maxsize=1024)
 def _release_for_package(package: Version) -> tuple[AscendVersion | None, bool]:
     """Exact table release, or (newest line for that base, True) when the package is newer than all."""
     from packaging.version import Version
@@ -364,6 +383,7 @@ def torch_npu_for_torch_mismatch(torch: str, torch_npu: str) -> str | None:
 # Requirements
 
 
+@functools.lru_cache(maxsize=1024)
 def _torch_matches(base: str, specifier: str) -> bool:
     from packaging.specifiers import SpecifierSet
 
