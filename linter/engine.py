@@ -14,7 +14,7 @@ from pathlib import Path
 from .config import Config
 from .diagnostics import Diagnostic
 from .discover import Candidate, ExcludeSet, discover
-from .jobs import JobSpec, Project, build_project
+from .jobs import Job, JobSpec, Project, build_project
 from .parse import ParsedFile, read_and_parse
 from .rule import Rule
 from .span import SourceText
@@ -173,9 +173,21 @@ def _hooks(rule: Rule, project: Project):
         for parsed in project.files:
             yield parsed.path, (lambda p=parsed: list(rule.check_file(p)))
     if cls.check_job is not Rule.check_job:
+        linked = linked_files(project)
         for job in project.jobs:
             ident = job.id if job.manifest else None
-            yield job.id, (lambda j=job, i=ident: [d.with_job(i) for d in rule.check_job(j)])
+            yield job.id, (lambda j=job, i=ident: [d.with_job(i) for d in rule.check_job(j) if judged_in(j, d, linked)])
+
+
+def linked_files(project: Project) -> set[str]:
+    """Paths of the files some manifest's job runs (its manifest, scripts and entries)."""
+    return {path for job in project.jobs if job.manifest is not None for path in job.files}
+
+
+def judged_in(job: Job, diagnostic: Diagnostic, linked: set[str]) -> bool:
+    """A file linked into a manifest's job is judged in that job's context only: a standalone job
+    that shares it (a local script sourcing the same env file) does not report on it."""
+    return job.manifest is not None or diagnostic.span.path not in linked
 
 
 def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
