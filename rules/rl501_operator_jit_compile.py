@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.edits import edit, insert_line_after
+from recovery_lint.engine import judged_in, linked_files
 from recovery_lint.jobs import Job, Project
 from recovery_lint.knowledge import compile_mode_support, jit_compile_default
 from recovery_lint.rule import Case, Rule
@@ -165,8 +166,13 @@ sets `ASCEND_CACHE_PATH` (the new mode would conflict with that job's compile ca
         Case(
             title="another job runs the same file with the compile cache: reported without a fix",
             files={
-                "job.yaml": _ACJOB,
-                "train.sh": "export ASCEND_CACHE_PATH=/shared/op_cache\ntorchrun train.py\n",
+                "job.yaml": _ACJOB.replace(
+                    "            image: pytorch-npu:2.1.0\n",
+                    "            image: pytorch-npu:2.1.0\n            env:\n"
+                    "            - name: ASCEND_CACHE_PATH\n              value: /shared/op_cache\n",
+                ),
+                "debug/job.yaml": _ACJOB.replace("name: resnet", "name: resnet-debug"),
+                "train.sh": "torchrun train.py\n",
                 "run_local.sh": "torchrun --nproc_per_node 1 train.py\n",
                 "train.py": _TRAIN,
             },
@@ -237,10 +243,12 @@ sets `ASCEND_CACHE_PATH` (the new mode would conflict with that job's compile ca
             for file in job.entries:
                 if cache_setting(job, file).spans:
                     cached.add(id(file))
+        linked = linked_files(project)
         for job in project.jobs:
             ident = job.id if job.manifest else None
             for diagnostic in self._check(job, cached):
-                yield diagnostic.with_job(ident)
+                if judged_in(job, diagnostic, linked):
+                    yield diagnostic.with_job(ident)
 
     def _check(self, job: Job, cached: set[int]):
         if not job.context.pytorch:
