@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .diagnostics import Applicability, Diagnostic, Edit, Fix
 from .engine import LintRequest, LintResult, lint
-from .parse import ParsedFile, parse_source
+from .parse import ParsedFile, parse_guarded
 from .span import SourceText
 
 MAX_PASSES = 10
@@ -158,7 +158,7 @@ def _parse_regression(before: ParsedFile | None, text: str) -> str | None:
     """Why the fixed text is worse than the original, when it no longer parses as well."""
     if before is None or before.source is None:
         return None
-    after = parse_source(SourceText(before.path, text), before.kind)
+    after = parse_guarded(SourceText(before.path, text), before.kind)
     old = {i.message for i in before.issues}
     new = [i for i in after.issues if i.message not in old]
     if len(after.issues) > len(before.issues) and new:
@@ -186,38 +186,52 @@ class WriteError(Exception):
 
 
 def write_atomic(path: Path, expected_before: str, text: str, roots: list[Path]) -> None:
-    """Replace a file's content; refuses links out of the linted tree and files changed meanwhile."""
+    """Replace a file's content: a temporary file in the same folder, renamed over the original.
+
+    Keeps the mode bits (and the owner when allowed); refuses a file whose real path is outside the
+    linted tree (a symbolic link out of it), a read-only file, and one changed on disk since it was
+    read. Every failure is a ``WriteError`` and leaves the original as it was.
+    """
     target = path
     if path.is_symlink():
-        target = path.resolve()
+        try:
+            target = path.resolve()
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python < 3.13)
+            raise WriteError(f"cannot resolve the symbolic link: {exc}") from exc
         if not any(_inside(target, r) for r in roots):
             raise WriteError("is a symbolic link to a file outside the linted tree; not written")
     try:
         current = target.read_bytes()
+        info = target.stat()
     except OSError as exc:
         raise WriteError(f"cannot read before writing: {exc.strerror}") from exc
     if current != expected_before.encode("utf-8", "surrogatepass"):
         raise WriteError("changed on disk while it was being linted; not written")
-    if not os.access(target, os.W_OK):
+    mode = stat.S_IMODE(info.st_mode)
+    # no write bit is read-only even for root, whom os.access always lets write
+    if not os.access(target, os.W_OK) or not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
         raise WriteError("is read-only; not written")
-    mode = stat.S_IMODE(target.stat().st_mode)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         with os.fdopen(fd, "wb") as handle:
             handle.write(text.encode("utf-8", "surrogatepass"))
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
+        with contextlib.suppress(OSError):
+            os.chown(tmp, info.st_uid, info.st_gid)
         os.replace(tmp, target)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise WriteError(f"write failed: {exc.strerror}") from exc
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise WriteError(f"write failed: {exc.strerror or exc}") from exc
 
 
 def _inside(path: Path, root: Path) -> bool:
     try:
         path.resolve().relative_to(root.resolve())
         return True
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):
         return False

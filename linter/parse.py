@@ -69,7 +69,16 @@ def read_and_parse(path: str, abs_path: str, kind: str, text: str | None = None)
             return ParsedFile(path, kind, empty, None, [FileIssue(empty.span(0), problem or "")], relevant)
     else:
         source = SourceText(path, text)
-    return parse_source(source, kind)
+    return parse_guarded(source, kind)
+
+
+def parse_guarded(source: SourceText, kind: str) -> ParsedFile:
+    """``parse_source``, where a parser failure costs this one file (RL900), never the run."""
+    try:
+        return parse_source(source, kind)
+    except Exception as exc:
+        message = f"could not be parsed ({type(exc).__name__}: {str(exc)[:200]}); not linted"
+        return ParsedFile(source.path, kind, source, None, [FileIssue(source.span(0), message)])
 
 
 def parse_source(source: SourceText, kind: str) -> ParsedFile:

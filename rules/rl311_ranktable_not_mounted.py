@@ -7,7 +7,7 @@ from recovery_lint.jobs import EnvValue, Job
 from recovery_lint.rule import Case, Rule
 from recovery_lint.sources.manifest import Container, PodSpec
 
-from ._common import manifest_source
+from ._common import container_env_entry, insert_env_before, manifest_source, pytorch_launches
 from ._ranktable import (
     DEFAULT_MOUNT,
     ENV,
@@ -22,6 +22,7 @@ from ._ranktable import (
     serves_by_path,
     static_path,
     table_env,
+    table_file,
     unique,
     volume_edit,
     without_table,
@@ -140,7 +141,8 @@ Use instead a mount of the `ranktable` volume at `/user/mindx-dl/ranktable` in t
     fix = """
 Unsafe, AscendJob only: mounts the `ranktable` volume at the directory of `RANK_TABLE_FILE` (or,
 for an unmounted volume, at the directory the container's `RANK_TABLE_FILE` names, else where
-another replica mounts it, else `/user/mindx-dl/ranktable`) in each container concerned, and adds
+another replica mounts it or its `RANK_TABLE_FILE` points, else `/user/mindx-dl/ranktable`) in each
+container concerned, exports `RANK_TABLE_FILE` for a container whose launch does not set it, and adds
 the volume (hostPath `/user/mindx-dl/ranktable/<namespace>.<job name>`, type `Directory`) to
 Pods that lack it. Review it: the directory must exist on storage shared with Ascend Operator.
 No fix for other kinds of job, whose rank table the operator does not write, nor while the Pod
@@ -254,6 +256,17 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
     def _unmounted_volume(self, job: Job, pod: PodSpec, volume):
         src = manifest_source(job)
         edits = [mount_edit(src, c, _mount_path_for(job, c)) for c in pod.containers] if src else []
+        # a container that now mounts the table but whose launch does not name it (RL313) gets RANK_TABLE_FILE
+        for c in pod.containers if src else []:
+            launch = launch_of(job, c)
+            if launch is not None and table_env(launch) is None:
+                value = table_file(_mount_path_for(job, c))
+                own = [(o, cmd) for o, cmd in pytorch_launches(job) if o is launch]
+                for owner, cmd in own:
+                    edits += insert_env_before(job, owner, cmd, ENV, value) or [None]
+                if not own:
+                    edits.append(container_env_entry(job, c, ENV, value))
+        edits = [] if any(e is None for e in edits) else unique(edits)
         paths = sorted({_mount_path_for(job, c) for c in pod.containers})
         fix = unsafe_fix(f"Mount the ranktable volume at {', '.join(paths)}", *edits) if edits else None
         role = f"replica {pod.role}" if pod.role else "the Pod"
@@ -298,7 +311,7 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
 
 def _mount_path_for(job: Job, container: Container) -> str:
     """Where a container should mount the ranktable volume: where its RANK_TABLE_FILE points,
-    else where another container of the job mounts it, else the documented directory."""
+    else where another container of the job mounts it or points it, else the documented directory."""
     launch = launch_of(job, container)
     path = static_path(table_env(launch)) if launch is not None else None
     if path is not None:
@@ -308,4 +321,8 @@ def _mount_path_for(job: Job, container: Container) -> str:
             for mount in mounts_of(other.container, VOLUME):
                 if mount.mount_path is not None:
                     return norm(mount.mount_path.value)
+    for other in job.launches:  # else where another container's RANK_TABLE_FILE points: one table for the job
+        path = static_path(table_env(other))
+        if path is not None:
+            return posixpath.dirname(norm(path))
     return DEFAULT_MOUNT

@@ -52,7 +52,7 @@ class _Finding:
     value: EnvValue | None
     command: tuple[Launch, LaunchCommand] | None  # the launch when the variable is unset
     wrong: bool = False  # some container that sees this setting mounts the table elsewhere
-    expected: set[str] = field(default_factory=set)
+    expected: set[str | None] = field(default_factory=set)
     mounts: set[str] = field(default_factory=set)  # where the containers seeing it mount the volume
 
 
@@ -179,10 +179,17 @@ containers sharing one script mount the volume at different paths.
         supported, _ = ranktable_support(job.context.versions.get("torch-npu"))
         commands = pytorch_launches(job)
         findings: dict[tuple[object, ...], _Finding] = {}
+        # what every container that runs a launch command expects (None: no rank table mount): an
+        # export inserted before a command shared by containers must suit all of them
+        runs: dict[tuple[str, int], set[str | None]] = {}
         for pod in doc.pods:
             for container in pod.containers:
                 mount = next((m for m in mounts_of(container, VOLUME) if m.mount_path is not None), None)
                 launch = launch_of(job, container)
+                if launch is not None:
+                    wants = table_file(mount.mount_path.value) if mount is not None else None
+                    for c in launch.commands:
+                        runs.setdefault((c.command.span.path, c.command.span.start), set()).add(wants)
                 if mount is None or launch is None:
                     continue
                 expected = table_file(mount.mount_path.value)
@@ -203,7 +210,9 @@ containers sharing one script mount the volume at different paths.
                     continue
                 found.expected.add(expected)
                 found.mounts.add(norm(mount.mount_path.value))
-        for found in findings.values():
+        for key, found in findings.items():
+            if key[0] == "unset":
+                found.expected |= runs.get((key[1], key[2]), set())
             if found.wrong:
                 yield self._report(job, found)
 

@@ -244,3 +244,48 @@ def test_a_mounted_ranktable_is_rank_table_mode_for_rl310(tmp_path):
     write_repo(tmp_path, files)
     assert "RL310" not in {d.code for d in lint(request_for(tmp_path)).diagnostics}
     check_fix_safety(tmp_path, files)
+
+
+SHARED_SCRIPT_JOB = """\
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: gpt3
+  labels: {framework: pytorch}
+spec:
+  replicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: pytorch:latest
+            command: [/bin/bash, -c, bash /job/code/train.sh]
+          volumes:
+          - name: ranktable
+            hostPath:
+              path: /user/mindx-dl/ranktable/default.gpt3
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: pytorch:latest
+            command: [/bin/bash, -c, bash /job/code/train.sh]
+            env:
+            - name: RANK_TABLE_FILE
+              value: /user/serverid/devindex/config/hccl.json
+"""
+
+
+def test_ranktable_fixes_agree_across_containers_sharing_a_script(tmp_path):
+    # RL311 mounted the Master's table at the default directory while the Worker's RANK_TABLE_FILE
+    # named another one, and RL313 then exported a value into the shared script that suits only one
+    # of them: each fix created the next finding
+    files = {"job.yaml": SHARED_SCRIPT_JOB, "train.sh": "torchrun train.py\n", "train.py": "import torch\n"}
+    write_repo(tmp_path, files)
+    outcome = check_fix_safety(tmp_path, files)
+    assert "mountPath: /user/serverid/devindex/config" in outcome.fixed["job.yaml"]
+    assert "RL313" not in {d.code for d in outcome.result.diagnostics}

@@ -190,7 +190,15 @@ def compose_documents(src: SourceText) -> tuple[list[YNode], list[YamlIssue]]:
             if node is None:
                 continue
             if len(nodes) >= MAX_DOCUMENTS:
-                conv.issues.append(YamlIssue(src.span(0), f"more than {MAX_DOCUMENTS} documents", "too-large"))
+                line = src.span(min(node.start_mark.index + base, len(text))).line
+                conv.issues.append(
+                    YamlIssue(
+                        src.span(0),
+                        f"more than {MAX_DOCUMENTS} YAML documents; document {MAX_DOCUMENTS + 1} "
+                        f"(line {line}) and the rest are not linted",
+                        "too-large",
+                    )
+                )
                 break
             conv.memo.clear()  # anchors are per document, and ids of the freed nodes of the last one get reused
             nodes.append(conv.convert(node))

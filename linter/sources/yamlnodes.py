@@ -14,6 +14,11 @@ from ..span import SourceText, Span
 STR_TAG = "tag:yaml.org,2002:str"
 NULL_TAG = "tag:yaml.org,2002:null"
 MAX_NODES = 200_000  # distinct nodes per file; past this a document is refused (alias bombs)
+STANDARD_TAGS = frozenset(
+    "tag:yaml.org,2002:" + t
+    for t in ("str", "int", "float", "bool", "null", "timestamp", "binary", "merge", "value", "map", "seq")
+).union(("tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs", "tag:yaml.org,2002:set"))
+MAX_TAG_ISSUES = 5
 
 
 class YamlTooLarge(Exception):
@@ -154,6 +159,7 @@ class NodeConverter:
         self.memo: dict[int, YNode] = {}
         self.count = 0
         self.issues: list[YamlIssue] = []
+        self.tags_seen = 0  # nodes with a non-standard tag (the first few are reported)
 
     def span(self, node: object) -> Span:
         start = node.start_mark.index + self.base  # type: ignore[attr-defined]
@@ -168,6 +174,8 @@ class NodeConverter:
         self.count += 1
         if self.count > MAX_NODES:
             raise YamlTooLarge(f"more than {MAX_NODES} YAML nodes")
+        if node.tag is not PLAIN and node.tag not in STANDARD_TAGS:  # type: ignore[attr-defined]
+            self._unknown_tag(node)
         kind = node.id  # type: ignore[attr-defined]
         if kind == "scalar":
             span = self.span(node)
@@ -190,6 +198,23 @@ class NodeConverter:
             self._fill_map(result, node)
         self.memo[key] = result
         return result
+
+    def _unknown_tag(self, node: object) -> None:
+        """Report a tag PyYAML would construct as an object (``!!python/object/apply:...``); the
+        composer never constructs, so the node is only read as data."""
+        self.tags_seen += 1
+        if self.tags_seen > MAX_TAG_ISSUES:
+            return
+        tag = str(node.tag)  # type: ignore[attr-defined]
+        shown = "!!" + tag[len("tag:yaml.org,2002:") :] if tag.startswith("tag:yaml.org,2002:") else tag
+        start = node.start_mark.index + self.base  # type: ignore[attr-defined]
+        self.issues.append(
+            YamlIssue(
+                self.src.span(start, start + len(shown) if self.src.text.startswith(shown, start) else start),
+                f"unknown YAML tag '{shown[:80]}': not a Kubernetes value; read as plain data, never constructed",
+                "unknown-tag",
+            )
+        )
 
     def _fill_map(self, result: YMap, node: object) -> None:
         seen: dict[str, YScalar] = {}
