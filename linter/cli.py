@@ -54,6 +54,12 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--isolated", action="store_true", help="ignore every config file")
     p.add_argument("--show-jobs", action="store_true", help="print how the files were linked into jobs")
     p.add_argument("--jobs", type=int, default=0, metavar="N", help="worker processes (default: all cores)")
+    p.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the cache (also RECOVERY_LINT_NO_CACHE=1)"
+    )
+    p.add_argument(
+        "--cache-dir", metavar="DIR", help="where the cache lives (default: .recovery-lint_cache in the project root)"
+    )
     p.add_argument("--no-color", action="store_true", help="no colour, even on a terminal")
     p.add_argument("--verbose", action="store_true", help="show tracebacks of internal errors")
     p.add_argument("--version", action="version", version=f"recovery-lint {__version__}")
@@ -180,6 +186,7 @@ def _check_command(args: argparse.Namespace) -> int:
     request = LintRequest(paths=paths, cwd=cwd, config=config, rules=rules, workers=workers)
     request.overrides, request.report_only = dict(scope.overrides), scope.report_only
     request.extra_candidates = scope.extra
+    request.cache = _open_cache(args, config, rules, scope, cwd)
     out = _Output(args)
     out.report_only = request.report_only
     if args.scorecard and out.format not in ("full", "concise", "json"):
@@ -210,6 +217,26 @@ def _check_command(args: argparse.Namespace) -> int:
             print(f"recovery-lint: internal error: {err}", file=sys.stderr)
         return EXIT_ERROR
     return _exit_code(result.diagnostics, fail_on, args.exit_zero)
+
+
+def _open_cache(args: argparse.Namespace, config: Config, rules, scope, cwd: Path):
+    """The cache for this run, or None with --no-cache; by default in the project root: the config
+    file's folder, else the repository (a folder with .git), else the working directory."""
+    if args.no_cache or os.environ.get("RECOVERY_LINT_NO_CACHE", "") not in ("", "0"):
+        return None
+    from .cache import CACHE_DIR_NAME, Cache
+
+    if args.cache_dir:
+        directory = Path(args.cache_dir)
+        directory = directory if directory.is_absolute() else cwd / directory
+    else:
+        from .scope import find_root
+
+        start = scope.root or (scope.paths[0] if scope.paths else cwd)
+        start = start if start.is_absolute() else cwd / start
+        root = config.root or find_root(start if start.is_dir() else start.parent) or cwd
+        directory = root / CACHE_DIR_NAME
+    return Cache.open(directory, config.fingerprint(), [r.code for r in rules])
 
 
 def _exit_code(diagnostics, fail_on: str, exit_zero: bool) -> int:

@@ -70,12 +70,26 @@ def lint(request: LintRequest) -> LintResult:
             gc.enable()
 
 
-def _lint(request: LintRequest) -> LintResult:
+def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     excludes = ExcludeSet(request.config.exclude, request.config.root or request.cwd)
     candidates, warnings = discover(request.paths, request.cwd, excludes)
     seen = {c.display for c in candidates}
     candidates += [c for c in request.extra_candidates if c.display not in seen]
-    files = parse_all(candidates, request)
+    cache = request.cache
+    digests = read_digests(candidates, request.overrides) if cache is not None else None
+    run_key = None
+    if cache is not None and digests is not None and None not in digests.values():
+        run_key = cache.key(
+            "run",
+            str(request.cwd),
+            str(request.config.root),
+            [(c.display, c.kind, digests[c.display]) for c in candidates],
+        )
+        if use_run_cache:
+            hit = cache.get_run(run_key)
+            if isinstance(hit, tuple) and len(hit) == 3:
+                return _cached_result(request, candidates, warnings, *hit)
+    files = parse_all(candidates, request, digests)
     abs_paths = {c.display: c.path for c in candidates}
     relevant = [f for f in files if f.relevant]
     specs = _job_specs(request.config, request.cwd)
@@ -88,9 +102,63 @@ def _lint(request: LintRequest) -> LintResult:
     diagnostics += run_directive_rules(request.rules, state)
     diagnostics.sort(key=Diagnostic.sort_key)
     everything = list(diagnostics)
+    if cache is not None and run_key is not None and use_run_cache:
+        cache.put_run(run_key, (everything, errors, suppressed))
     if request.report_only is not None:
         diagnostics = [d for d in diagnostics if d.path in request.report_only]
     return LintResult(diagnostics, files, project, abs_paths, warnings, errors, suppressed, everything)
+
+
+class _CachedResult(LintResult):
+    """The findings of an unchanged repository, from the cache. The parsed files and the linked
+    project are built (from the cached models) only when a report asks for them."""
+
+    def __init__(self, request: LintRequest, *args: object) -> None:
+        self._request = request
+        self._files: list[ParsedFile] | None = None
+        self._project: Project | None = None
+        super().__init__(*args)  # type: ignore[arg-type]
+
+    def _build(self) -> None:
+        fresh = _lint(self._request, use_run_cache=False)
+        self._files, self._project = fresh.files, fresh.project
+
+    @property  # type: ignore[override]
+    def files(self) -> list[ParsedFile]:
+        if self._files is None:
+            self._build()
+        return self._files  # type: ignore[return-value]
+
+    @files.setter
+    def files(self, value: list[ParsedFile] | None) -> None:
+        self._files = value
+
+    @property  # type: ignore[override]
+    def project(self) -> Project:
+        if self._project is None:
+            self._build()
+        return self._project  # type: ignore[return-value]
+
+    @project.setter
+    def project(self, value: Project | None) -> None:
+        self._project = value
+
+
+def _cached_result(
+    request: LintRequest,
+    candidates: list[Candidate],
+    warnings: list[str],
+    everything: list[Diagnostic],
+    errors: list[str],
+    suppressed: int,
+) -> LintResult:
+    diagnostics = list(everything)
+    if request.report_only is not None:
+        diagnostics = [d for d in diagnostics if d.path in request.report_only]
+    abs_paths = {c.display: c.path for c in candidates}
+    return _CachedResult(
+        request, diagnostics, None, None, abs_paths, warnings, list(errors), suppressed, list(everything)
+    )
 
 
 def _job_specs(config: Config, cwd: Path) -> list[JobSpec]:
@@ -111,40 +179,95 @@ def _job_specs(config: Config, cwd: Path) -> list[JobSpec]:
 
 
 # -- parsing -----------------------------------------------------------------------------------
+def _init_worker() -> None:
+    gc.disable()  # as in lint(): a worker only builds models
+
+
 def _parse_one(args: tuple[str, str, str, str | None]) -> ParsedFile:
     display, abs_path, kind, text = args
     return read_and_parse(display, abs_path, kind, text)
 
 
-def parse_all(candidates: list[Candidate], request: LintRequest) -> list[ParsedFile]:
+def _parse_pickled(args: tuple[str, str, str, str | None]) -> bytes:
+    """Parse one file in a worker; the pickled model goes back as it is, and into the cache."""
+    import pickle
+
+    return pickle.dumps(_parse_one(args), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _cacheable(parsed: ParsedFile, digest: str | None, cache) -> bool:
+    """Store only a model of the very bytes that were hashed (the file may change in between)."""
+    if digest is None or parsed.source is None or (not parsed.text and parsed.issues):
+        return False
+    return cache.digest(parsed.text.encode("utf-8", "surrogatepass")) == digest
+
+
+def read_digests(candidates: list[Candidate], overrides: dict[str, str]) -> dict[str, str | None]:
+    """A content hash of every candidate (None when it cannot be read), for the cache keys."""
+    from .cache import Cache
+    from .parse import MAX_FILE_BYTES
+
+    out: dict[str, str | None] = {}
+    for c in candidates:
+        text = overrides.get(c.display)
+        if text is not None:
+            out[c.display] = Cache.digest(text.encode("utf-8", "surrogatepass"))
+            continue
+        try:
+            with open(c.path, "rb") as handle:
+                out[c.display] = Cache.digest(handle.read(MAX_FILE_BYTES + 1))
+        except OSError:
+            out[c.display] = None
+    return out
+
+
+def parse_all(
+    candidates: list[Candidate], request: LintRequest, digests: dict[str, str | None] | None = None
+) -> list[ParsedFile]:
+    import pickle
+
     jobs = [(c.display, str(c.path), c.kind, request.overrides.get(c.display)) for c in candidates]
-    cache = request.cache
+    cache = request.cache if digests is not None else None
+    keys: list[str | None] = [None] * len(jobs)
     results: dict[int, ParsedFile] = {}
     todo: list[int] = []
-    for i, job in enumerate(jobs):
-        hit = cache.get(job) if cache is not None else None
-        if hit is not None:
-            results[i] = hit
-        else:
-            todo.append(i)
+    for i, (display, _, kind, _) in enumerate(jobs):
+        digest = digests.get(display) if digests is not None else None
+        if cache is not None and digest is not None:
+            keys[i] = cache.key("file", display, kind, digest)
+            hit = cache.get_file(keys[i])
+            if isinstance(hit, ParsedFile):
+                results[i] = hit
+                continue
+        todo.append(i)
     workers = min(request.workers, os.cpu_count() or 1)
     progress = request.progress or (lambda done, total: None)
     progress(len(results), len(jobs))
+
+    def store(i: int, parsed: ParsedFile, blob: bytes | None) -> None:
+        key = keys[i]
+        if cache is not None and key is not None and _cacheable(parsed, digests.get(jobs[i][0]), cache):
+            cache.add_file(key, blob if blob is not None else pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
+
     if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            chunk = max(1, len(todo) // (workers * 8))
-            for i, parsed in zip(todo, pool.map(_parse_one, [jobs[i] for i in todo], chunksize=chunk), strict=False):
-                results[i] = parsed
+        with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker) as pool:
+            chunk = max(1, min(64, len(todo) // (workers * 8)))
+            for i, blob in zip(todo, pool.map(_parse_pickled, [jobs[i] for i in todo], chunksize=chunk), strict=True):
+                results[i] = parsed = pickle.loads(blob)
+                store(i, parsed, blob)
                 progress(len(results), len(jobs))
     else:
+        # pickling every model costs a fifth of parsing it: in one process, only small runs keep models
+        keep = len(jobs) <= PARALLEL_THRESHOLD
         for i in todo:
-            results[i] = _parse_one(jobs[i])
+            results[i] = parsed = _parse_one(jobs[i])
+            if keep:
+                store(i, parsed, None)
             progress(len(results), len(jobs))
     if cache is not None:
-        for i in todo:
-            cache.put(jobs[i], results[i])
+        cache.flush()
     return [results[i] for i in range(len(jobs))]
 
 

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+# Runs of the suite do not leave a cache in the repositories they lint (tests/test_cache.py turns it on).
+os.environ["RECOVERY_LINT_NO_CACHE"] = "1"
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 FIXTURES = ROOT / "fixtures"

@@ -1,0 +1,154 @@
+"""The content-hash cache: unchanged runs come from it, changed files are re-parsed, and cross-file
+findings are always computed from the current files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from recovery_lint import cli, engine
+from recovery_lint.cache import CACHE_DIR_NAME
+from recovery_lint.rules.rl101_watchdog_disabled import _MANIFEST
+
+SCRIPT_OFF = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"
+SCRIPT_ON = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun train.py\n"
+PROCESS_RECOVERY = _MANIFEST.replace(
+    "    ring-controller.atlas: ascend-910b\n",
+    '    ring-controller.atlas: ascend-910b\n    fault-scheduling: grace\n    process-recover-enable: "on"\n',
+)
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))  # where the signing key lives
+    monkeypatch.delenv("RECOVERY_LINT_NO_CACHE", raising=False)
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "job.yaml").write_text(_MANIFEST)
+    (root / "train.sh").write_text(SCRIPT_OFF)
+    (root / "requirements.txt").write_text("torch==2.1.0\n")
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The display paths the engine parses (instead of loading from the cache), run by run."""
+    seen: list[str] = []
+    real = engine._parse_one
+
+    def spy(args):
+        seen.append(args[0])
+        return real(args)
+
+    monkeypatch.setattr(engine, "_parse_one", spy)
+    return seen
+
+
+def findings(capsys: pytest.CaptureFixture[str], *args: str) -> list[tuple[str, str, int]]:
+    capsys.readouterr()
+    code = cli.main(["check", *args, "--output-format", "json", "--isolated", "--jobs", "1"])
+    assert code in (0, 1)
+    return [(d["code"], d["path"], d["line"]) for d in json.loads(capsys.readouterr().out)]
+
+
+def test_default_cache_is_git_ignored_and_an_unchanged_rerun_parses_nothing(repo, parsed, capsys):
+    first = findings(capsys, ".")
+    assert ("RL101", "train.sh", 2) in first
+    assert sorted(parsed) == ["job.yaml", "requirements.txt", "train.sh"]
+    cache = repo / CACHE_DIR_NAME
+    assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
+    parsed.clear()
+    assert findings(capsys, ".") == first
+    assert parsed == []  # the whole run came from the cache
+
+
+def test_no_cache_neither_reads_nor_writes(repo, parsed, capsys):
+    findings(capsys, ".", "--no-cache")
+    assert not (repo / CACHE_DIR_NAME).exists()
+    parsed.clear()
+    findings(capsys, ".", "--no-cache")
+    assert len(parsed) == 3
+
+
+def test_cache_dir_option(repo, tmp_path, capsys):
+    findings(capsys, ".", "--cache-dir", str(tmp_path / "elsewhere"))
+    assert (tmp_path / "elsewhere" / ".gitignore").is_file()
+    assert not (repo / CACHE_DIR_NAME).exists()
+
+
+def test_changed_script_changes_the_finding_of_its_cached_manifest_job(repo, parsed, capsys):
+    assert ("RL101", "train.sh", 2) in findings(capsys, ".")
+    # the script the manifest runs changes: only it is parsed again, the job is linked afresh
+    (repo / "train.sh").write_text(SCRIPT_ON)
+    parsed.clear()
+    assert not [f for f in findings(capsys, ".") if f[0] == "RL101"]
+    assert parsed == ["train.sh"]
+    # and back: the old script's model comes from the cache, the finding returns
+    (repo / "train.sh").write_text(SCRIPT_OFF)
+    parsed.clear()
+    assert ("RL101", "train.sh", 2) in findings(capsys, ".")
+    assert parsed == []
+
+
+def test_changed_manifest_changes_the_finding_on_its_cached_script(repo, parsed, capsys):
+    assert ("RL101", "train.sh", 2) in findings(capsys, ".")
+    # process-level recovery needs the watchdog off: the unchanged script is now right
+    (repo / "job.yaml").write_text(PROCESS_RECOVERY)
+    parsed.clear()
+    assert not [f for f in findings(capsys, ".") if f[0] in ("RL101", "RL102")]
+    assert parsed == ["job.yaml"]
+
+
+def test_file_mode_uses_the_cache_and_still_links_the_repository(repo, parsed, capsys):
+    (repo / ".git").mkdir()  # the repository root, where file mode looks for the job's other files
+    assert ("RL101", "train.sh", 2) in findings(capsys, "train.sh")
+    (repo / "job.yaml").write_text(PROCESS_RECOVERY)
+    parsed.clear()
+    assert not [f for f in findings(capsys, "train.sh") if f[0] == "RL101"]
+    assert parsed == ["job.yaml"]
+
+
+def test_corrupt_entries_are_ignored(repo, parsed, capsys):
+    first = findings(capsys, ".")
+    entries = [p for p in (repo / CACHE_DIR_NAME).rglob("*") if p.is_file() and p.name != ".gitignore"]
+    assert entries
+    for path in entries:
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2] + b"\0garbage")
+    parsed.clear()
+    assert findings(capsys, ".") == first
+    assert len(parsed) == 3
+
+
+def test_entries_signed_with_another_key_are_ignored(repo, parsed, capsys, tmp_path, monkeypatch):
+    first = findings(capsys, ".")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "another-user"))  # a cache that came with a checkout
+    parsed.clear()
+    assert findings(capsys, ".") == first
+    assert len(parsed) == 3
+
+
+def test_other_configuration_does_not_reuse_results(repo, parsed, capsys):
+    assert ("RL101", "train.sh", 2) in findings(capsys, ".")
+    parsed.clear()
+    assert [f[0] for f in findings(capsys, ".", "--select", "RL3")] == ["RL301"]
+    assert ("RL101", "train.sh", 2) in findings(capsys, ".")
+
+
+def test_environment_variable_turns_the_cache_off(repo, parsed, capsys, monkeypatch):
+    monkeypatch.setenv("RECOVERY_LINT_NO_CACHE", "1")
+    findings(capsys, ".")
+    assert not (repo / CACHE_DIR_NAME).exists()
+
+
+def test_fix_with_the_cache_then_a_clean_rerun(repo, parsed, capsys):
+    findings(capsys, ".")
+    capsys.readouterr()
+    assert cli.main(["check", ".", "--fix", "--isolated", "--jobs", "1", "--select", "RL101"]) == 0
+    assert (repo / "train.sh").read_text() == SCRIPT_ON
+    parsed.clear()
+    assert not [f for f in findings(capsys, ".") if f[0] == "RL101"]
+    assert parsed == ["train.sh"]
