@@ -174,8 +174,17 @@ class Tool:
         return [*self.argv, "check", *args]
 
 
+def which(name: str) -> str | None:
+    """A command's own executable: the one installed beside this interpreter first, so that a
+    version-manager shim on PATH (pyenv's is a bash script that starts pyenv) is not timed with it."""
+    beside = Path(sys.executable).parent / name
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which(name)
+
+
 def find_ours(cwd: Path, timeout: float) -> Tool:
-    exe = shutil.which("recovery-lint")
+    exe = which("recovery-lint")
     tool = Tool([exe] if exe else [sys.executable, "-m", "recovery_lint"])
     # `python -m missing_module` exits 1, which would pass for "findings"; ask for help first.
     try:
@@ -191,7 +200,7 @@ def ours_flags(jobs: int, cache_dir: Path | None = None) -> list[str]:
 
 
 def peer(name: str) -> str | None:
-    return shutil.which(name)
+    return which(name)
 
 
 # --------------------------------------------------------------------------------------------
@@ -621,6 +630,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def run_bench(args: argparse.Namespace) -> str:
+    os.environ.pop("RECOVERY_LINT_NO_CACHE", None)  # the cache rows pass --cache-dir, the others --no-cache
     args.out.mkdir(parents=True, exist_ok=True)
     repos = [prepare_repo(args.out, size, args.seed) for size in args.artifacts]
     ours = find_ours(repos[0].root, args.timeout)
