@@ -50,6 +50,12 @@ def replace_scalar(src: SourceText, scalar: YScalar, value: str, force_string: b
     return edit(src, span.start, span.end, yaml_scalar_text(value) if force_string else value)
 
 
+def _opening(src: SourceText, start: int, bracket: str) -> int:
+    """Offset of a flow collection's opening bracket: its node starts at an anchor or tag, if any."""
+    found = src.text.find(bracket, start)
+    return found if found != -1 else start
+
+
 def _after_line(src: SourceText, pos: int) -> int:
     """End of the line holding ``pos``: new block lines go after any trailing comment."""
     return src.line_end(src.line_of(max(pos - 1, 0) if pos and src.text[pos - 1 : pos] == "\n" else pos))
@@ -68,7 +74,7 @@ def insert_entry(src: SourceText, mapping: YMap, key: str, value_text: str) -> E
     """Add ``key: value`` as the last entry of a mapping (block or flow)."""
     if mapping.flow:
         close = mapping.span.end - 1
-        inner = src.text[mapping.span.start + 1 : close]
+        inner = src.text[_opening(src, mapping.span.start, "{") + 1 : close]
         sep = ", " if inner.strip() else ""
         return edit(src, close, close, f"{sep}{key}: {value_text}")
     pos = _after_line(src, content_end(mapping))
@@ -133,7 +139,7 @@ def append_item(src: SourceText, seq: YSeq, fields: list[Field]) -> Edit:
     """
     if seq.flow or not seq.items:
         close = seq.span.end - 1 if seq.flow else seq.span.end
-        inner = src.text[seq.span.start + 1 : close] if seq.flow else ""
+        inner = src.text[_opening(src, seq.span.start, "[") + 1 : close] if seq.flow else ""
         sep = ", " if inner.strip() else ""
         return edit(src, close, close, f"{sep}{_flow(fields)}")
     dash = _dash_column(src, seq)

@@ -289,3 +289,20 @@ def test_ranktable_fixes_agree_across_containers_sharing_a_script(tmp_path):
     outcome = check_fix_safety(tmp_path, files)
     assert "mountPath: /user/serverid/devindex/config" in outcome.fixed["job.yaml"]
     assert "RL313" not in {d.code for d in outcome.result.diagnostics}
+
+
+@pytest.mark.parametrize("labels", ["&labels {}", "&labels {app: x}", "!!map {}"])
+def test_entry_added_to_an_anchored_or_tagged_flow_mapping(tmp_path, labels):
+    # the node of `&labels {}` starts at the anchor: the builder took "labels {" for content and
+    # wrote `{, fault-scheduling: "grace"}`, which does not parse
+    job = ASCENDJOB.replace("{extra}", "").replace(
+        '  labels:\n    framework: pytorch\n    fault-scheduling: grace  # resumable\n    pod-rescheduling: "on"\n',
+        f"  labels: {labels}\n",
+    )
+    job = job.replace("image: pytorch:latest", "image: x\n            resources: {limits: {huawei.com/Ascend910: 8}}")
+    files = {"job.yaml": job}
+    write_repo(tmp_path, files)
+    outcome = check_fix_safety(tmp_path, files)
+    assert re.search(
+        r"labels: \S+ \{(app: x, )?fault-scheduling: \"force\", pod-rescheduling", outcome.fixed["job.yaml"]
+    )

@@ -1,0 +1,1 @@
+"""Fuzz targets for the parsers and the fix engine (see README.md)."""

@@ -1,0 +1,100 @@
+"""Run a fuzz target for a bounded time: ``python -m fuzz.run --target manifest --seconds 600``.
+
+Hypothesis generates the inputs in batches until the time is up; a failing input is shrunk, printed,
+and saved under ``fuzz/crashes/`` (turn it into a regression test), and the exit status is 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hypothesis import HealthCheck, Phase, given, settings
+
+CRASHES = Path(__file__).resolve().parent / "crashes"
+BATCH = 500
+
+
+@dataclass
+class Report:
+    target: str
+    executions: int = 0
+    seconds: float = 0.0
+    failures: list[str] = field(default_factory=list)
+
+
+def run_target(name: str, seconds: float, save: bool = True) -> Report:
+    from .targets import TARGETS
+
+    strategy, body = TARGETS[name]
+    report = Report(name)
+    deadline = time.monotonic() + seconds
+    start = time.monotonic()
+
+    class OutOfTime(Exception):
+        pass
+
+    failing = []
+
+    def counted(value) -> None:
+        if not failing and time.monotonic() > deadline:  # once an input failed, let the shrinker finish
+            raise OutOfTime
+        report.executions += 1
+        try:
+            body(value)
+        except Exception:
+            failing.append(True)
+            raise
+
+    test = settings(
+        max_examples=BATCH,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate, Phase.shrink],
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        print_blob=False,
+    )(given(strategy)(counted))
+    while time.monotonic() < deadline:
+        try:
+            test()
+        except OutOfTime:
+            break
+        except Exception:
+            text = traceback.format_exc()
+            report.failures.append(text)
+            if save:
+                CRASHES.mkdir(exist_ok=True)
+                digest = hashlib.sha1(text.encode()).hexdigest()[:12]
+                (CRASHES / f"{name}-{digest}.txt").write_text(text, "utf-8")
+            break
+    report.seconds = time.monotonic() - start
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .targets import TARGETS
+
+    p = argparse.ArgumentParser(prog="python -m fuzz.run", description=__doc__)
+    p.add_argument("--target", choices=[*TARGETS, "all"], default="all")
+    p.add_argument("--seconds", type=float, default=60.0, help="time per target (default 60)")
+    args = p.parse_args(argv)
+    names = list(TARGETS) if args.target == "all" else [args.target]
+    status = 0
+    for name in names:
+        report = run_target(name, args.seconds)
+        rate = report.executions / report.seconds if report.seconds else 0.0
+        print(f"{name}: {report.executions} executions in {report.seconds:.0f} s ({rate:.0f}/s)", flush=True)
+        for failure in report.failures:
+            print(failure, file=sys.stderr)
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
