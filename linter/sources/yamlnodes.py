@@ -45,14 +45,19 @@ def resolve_plain(value: str) -> str:
 class YScalar:
     """A scalar with its text span. The tag of a plain untagged scalar is resolved when first asked for."""
 
-    __slots__ = ("_tag", "content_end", "span", "style", "value")
+    # the span is kept as its offsets (one object per scalar, not two: parsing and pickling cost less)
+    __slots__ = ("_end", "_source", "_start", "_tag", "content_end", "style", "value")
 
     def __init__(self, value: str, tag: str | None, style: str | None, span: Span, content_end: int = 0) -> None:
         self.value = value
         self._tag = tag  # None: plain and untagged, resolved by PyYAML's rules on first use
         self.style = style  # None plain, "'" single, '"' double, '|' literal, '>' folded
-        self.span = span
+        self._source, self._start, self._end = span.source, span.start, span.end
         self.content_end = content_end
+
+    @property
+    def span(self) -> Span:
+        return Span(self._source, self._start, self._end)
 
     @property
     def tag(self) -> str:
@@ -77,7 +82,16 @@ class YScalar:
         return f"YScalar({self.value!r}, {self.tag!r}, {self.style!r}, {self.span!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (YScalar, (self.value, self._tag, self.style, self.span, self.content_end))
+        return (_scalar, (self.value, self._tag, self.style, self._source, self._start, self._end, self.content_end))
+
+
+def _scalar(
+    value: str, tag: str | None, style: str | None, source: SourceText, start: int, end: int, content_end: int
+) -> YScalar:
+    node = object.__new__(YScalar)
+    node.value, node._tag, node.style, node.content_end = value, tag, style, content_end
+    node._source, node._start, node._end = source, start, end
+    return node
 
 
 @dataclass(eq=False, slots=True)
@@ -185,7 +199,15 @@ class NodeConverter:
                 # a block scalar's end mark lies after its trailing line breaks
                 end = span.start + len(self.src.text[span.start : span.end].rstrip(" \t\r\n"))
             tag = node.tag  # type: ignore[attr-defined]
-            result: YNode = YScalar(node.value, None if tag is PLAIN else tag, style, span, end)  # type: ignore[attr-defined]
+            result: YNode = _scalar(
+                node.value,  # type: ignore[attr-defined]
+                None if tag is PLAIN else tag,
+                style,
+                span.source,
+                span.start,
+                span.end,
+                end,
+            )
         elif kind == "sequence":
             result = YSeq([], self.span(node), bool(node.flow_style))  # type: ignore[attr-defined]
             self.memo[key] = result
