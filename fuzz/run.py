@@ -28,7 +28,7 @@ class Report:
     failures: list[str] = field(default_factory=list)
 
 
-def run_target(name: str, seconds: float, save: bool = True) -> Report:
+def run_target(name: str, seconds: float, save: bool = True, last_input: Path | None = None) -> Report:
     from .targets import TARGETS
 
     strategy, body = TARGETS[name]
@@ -45,6 +45,8 @@ def run_target(name: str, seconds: float, save: bool = True) -> Report:
         if not failing and time.monotonic() > deadline:  # once an input failed, let the shrinker finish
             raise OutOfTime
         report.executions += 1
+        if last_input is not None:  # survives a crash of the process itself (a segfault in a C parser)
+            last_input.write_text(repr(value), "utf-8")
         try:
             body(value)
         except Exception:
@@ -83,11 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m fuzz.run", description=__doc__)
     p.add_argument("--target", choices=[*TARGETS, "all"], default="all")
     p.add_argument("--seconds", type=float, default=60.0, help="time per target (default 60)")
+    p.add_argument("--last-input", type=Path, help="write each input here before running it (to catch a crash)")
     args = p.parse_args(argv)
     names = list(TARGETS) if args.target == "all" else [args.target]
     status = 0
     for name in names:
-        report = run_target(name, args.seconds)
+        report = run_target(name, args.seconds, last_input=args.last_input)
         rate = report.executions / report.seconds if report.seconds else 0.0
         print(f"{name}: {report.executions} executions in {report.seconds:.0f} s ({rate:.0f}/s)", flush=True)
         for failure in report.failures:

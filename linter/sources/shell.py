@@ -141,10 +141,21 @@ def parse_shell(src: SourceText) -> ShellScript:
     return script
 
 
+# tree-sitter-bash 0.25 can read out of bounds (and crash the process) on a character above U+FFFF
+# after a redirection and '{' ("<{" + an emoji): the parser is given U+FFFD in its place, one
+# character for one, so character offsets still hold; the words' text is then taken from the file.
+ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
 def _parse(src: SourceText, conv: SourceText, base: int = 0) -> ShellScript:
     script = ShellScript(src)
+    substituted = not conv.ascii and ASTRAL.search(conv.text) is not None
+    if substituted:
+        conv = SourceText(conv.path, ASTRAL.sub("\ufffd", conv.text))
     tree = _parser().parse(conv.text.encode("utf-8", "surrogatepass"))
-    _Walker(src, conv, script, base).visit(tree.root_node, None)
+    walker = _Walker(src, conv, script, base)
+    walker.from_source = substituted
+    walker.visit(tree.root_node, None)
     script.events.sort(key=lambda e: e.span.start)
     return script
 
@@ -227,8 +238,19 @@ class _Walker:
         base = self.base
         return self.src.span(base + self.conv.char_offset(node.start_byte), base + self.conv.char_offset(node.end_byte))
 
+    from_source = False  # the parsed text had characters replaced: read text from the file
+
     def text(self, node) -> str:
+        if self.from_source:
+            span = self.span(node)
+            return self.src.text[span.start : span.end]
         return node.text.decode("utf-8", "replace")
+
+    def value(self, node) -> str | None:
+        value = static_value(node)
+        if self.from_source and value is not None and "\ufffd" in value:
+            return None  # a replaced character: the value is not known exactly
+        return value
 
     def statement(self, node) -> Span:
         """The statement holding the node being visited (tracked by ``visit``: ``node.parent`` costs
@@ -288,7 +310,7 @@ class _Walker:
         self.script.issues.append(ShellIssue(self.src.span(begin, end), message))
 
     def _word(self, node) -> Word:
-        return Word(self.text(node), static_value(node), self.span(node))
+        return Word(self.text(node), self.value(node), self.span(node))
 
     def _command(self, node, function: str | None) -> None:
         words: list[Word] = []
@@ -355,7 +377,7 @@ class _Walker:
         if name_node is None or name_node.type != "variable_name":
             return None
         value_node = node.child_by_field_name("value")
-        value = static_value(value_node) if value_node is not None else ""
+        value = self.value(value_node) if value_node is not None else ""
         return Assignment(
             name=self.text(name_node),
             value=value,
