@@ -6,6 +6,7 @@ from __future__ import annotations
 import fnmatch
 import gc
 import os
+import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from .span import SourceText
 from .suppress import Directive, DirectiveProblem, find_directives
 
 PARALLEL_THRESHOLD = 400  # below this many files a process pool costs more than it saves
+PARALLEL_RULES_THRESHOLD = 1000  # jobs; below this forking for the rules costs more than it saves
 
 
 @dataclass
@@ -94,7 +96,7 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     relevant = [f for f in files if f.relevant]
     specs = _job_specs(request.config, request.cwd)
     project = build_project(relevant, request.config.versions, specs)
-    diagnostics, errors = run_rules(request.rules, project)
+    diagnostics, errors = run_rules(request.rules, project, min(request.workers, os.cpu_count() or 1))
     diagnostics = _dedupe(diagnostics)
     diagnostics = _per_file_ignores(diagnostics, request.config, request.cwd)
     state = SuppressionState({}, {}, {f.path: f.source for f in relevant if f.source}, {r.code for r in request.rules})
@@ -252,9 +254,16 @@ def parse_all(
     if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
         from concurrent.futures import ProcessPoolExecutor
 
+        # this process parses a share too: it would otherwise only wait, and its share needs no pickling
+        mine, theirs = todo[:: workers + 1], [i for k, i in enumerate(todo) if k % (workers + 1)]
         with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker) as pool:
-            chunk = max(1, min(64, len(todo) // (workers * 8)))
-            for i, blob in zip(todo, pool.map(_parse_pickled, [jobs[i] for i in todo], chunksize=chunk), strict=True):
+            chunk = max(1, min(64, len(theirs) // (workers * 8)))
+            sent = pool.map(_parse_pickled, [jobs[i] for i in theirs], chunksize=chunk)
+            for i in mine:
+                results[i] = parsed = _parse_one(jobs[i])
+                store(i, parsed, None)
+                progress(len(results), len(jobs))
+            for i, blob in zip(theirs, sent, strict=True):
                 results[i] = parsed = pickle.loads(blob)
                 store(i, parsed, blob)
                 progress(len(results), len(jobs))
@@ -272,19 +281,83 @@ def parse_all(
 
 
 # -- rules -------------------------------------------------------------------------------------
-def run_rules(rules: list[Rule], project: Project) -> tuple[list[Diagnostic], list[str]]:
+def run_rules(rules: list[Rule], project: Project, workers: int = 1) -> tuple[list[Diagnostic], list[str]]:
+    tasks = [(rule, label, produce) for rule in rules for label, produce in _hooks(rule, project)]
+    if (
+        workers > 1
+        and len(project.jobs) >= PARALLEL_RULES_THRESHOLD
+        and hasattr(os, "fork")
+        and sys.platform == "linux"
+    ):
+        outcome = _run_forked(tasks, project, workers)
+        if outcome is not None:
+            return outcome
+    return _run_tasks(tasks, range(len(tasks)))
+
+
+def _run_tasks(tasks: list, indices) -> tuple[list[Diagnostic], list[str]]:
     diagnostics: list[Diagnostic] = []
     errors: list[str] = []
-    for rule in rules:
-        for label, produce in _hooks(rule, project):
+    for i in indices:
+        rule, label, produce = tasks[i]
+        try:
+            diagnostics.extend(produce())
+        except Exception as exc:  # a broken rule must not hide the other findings
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            errors.append(
+                f"{rule.code} failed on {label}: {type(exc).__name__}: {exc} "
+                f"({Path(where.filename).name}:{where.lineno})"
+            )
+    return diagnostics, errors
+
+
+def _run_forked(tasks: list, project: Project, workers: int) -> tuple[list[Diagnostic], list[str]] | None:
+    """Run the rule hooks in forked children that share the linked project (copy on write); each
+    sends back its findings, with the files' texts as references, and they are put together in the
+    order of a single-process run. None when a child fails: the caller then runs them itself."""
+    import pickle
+
+    sources = [f.source for f in project.files if f.source is not None]
+    table = {id(src): i for i, src in enumerate(sources)}
+    shares = [range(k, len(tasks), workers) for k in range(workers)]  # interleaved: rules and jobs mixed
+    children: list[tuple[int, int]] = []
+    for share in shares[1:]:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: run its share, write the pickled outcome, leave without cleanup
+            status = 1
             try:
-                diagnostics.extend(produce())
-            except Exception as exc:  # a broken rule must not hide the other findings
-                where = traceback.extract_tb(exc.__traceback__)[-1]
-                errors.append(
-                    f"{rule.code} failed on {label}: {type(exc).__name__}: {exc} "
-                    f"({Path(where.filename).name}:{where.lineno})"
-                )
+                os.close(read)
+                with os.fdopen(write, "wb") as out:
+                    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+                    pickler.persistent_id = lambda obj: table.get(id(obj)) if isinstance(obj, SourceText) else None
+                    pickler.dump([_run_tasks(tasks, [i]) for i in share])
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(write)
+        children.append((pid, read))
+    mine = [_run_tasks(tasks, [i]) for i in shares[0]]
+    results: dict[int, tuple[list[Diagnostic], list[str]]] = dict(zip(shares[0], mine, strict=True))
+    failed = False
+    for share, (pid, read) in zip(shares[1:], children, strict=True):
+        try:
+            with os.fdopen(read, "rb") as handle:
+                unpickler = pickle.Unpickler(handle)
+                unpickler.persistent_load = sources.__getitem__
+                results.update(zip(share, unpickler.load(), strict=True))
+        except Exception:
+            failed = True
+        _, status = os.waitpid(pid, 0)
+        failed = failed or status != 0
+    if failed:
+        return None
+    diagnostics: list[Diagnostic] = []
+    errors: list[str] = []
+    for i in range(len(tasks)):
+        found, problems = results[i]
+        diagnostics.extend(found)
+        errors.extend(problems)
     return diagnostics, errors
 
 

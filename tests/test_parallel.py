@@ -1,0 +1,82 @@
+"""Large runs spread the work over processes; the findings are those of a single-process run, in
+the same order."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from recovery_lint import engine
+from recovery_lint.config import Config
+from recovery_lint.diagnostics import Severity
+from recovery_lint.registry import all_rules
+from recovery_lint.rule import Rule
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from generate import generate
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("repo")
+    generate(root, 240, seed=3)
+    return root
+
+
+def lint(root: Path, workers: int, rules: list[Rule] | None = None) -> engine.LintResult:
+    request = engine.LintRequest(
+        paths=[root], cwd=root, config=Config(), rules=rules or list(all_rules().values()), workers=workers
+    )
+    return engine.lint(request)
+
+
+def keys(result: engine.LintResult) -> list[tuple[object, ...]]:
+    return [(d.code, d.path, d.span.start, d.span.end, d.message, d.job, d.fix) for d in result.all_diagnostics]
+
+
+class Broken(Rule):
+    code = "RL999"
+    name = "broken"
+
+    def check_job(self, job):
+        raise RuntimeError(f"cannot judge {job.id}")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the forked paths run on Linux")
+def test_parallel_parse_and_rules_match_a_single_process_run(repo, monkeypatch):
+    rules = [*all_rules().values(), Broken()]
+    single = lint(repo, 1, rules)
+    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(engine, "PARALLEL_RULES_THRESHOLD", 10)
+    parallel = lint(repo, 2, rules)
+    assert len(single.files) == len(parallel.files) == 240
+    assert [f.path for f in parallel.files] == [f.path for f in single.files]
+    assert keys(parallel) == keys(single)
+    assert parallel.internal_errors == single.internal_errors
+    assert len(single.internal_errors) == len(single.project.jobs)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the forked paths run on Linux")
+def test_a_failing_child_falls_back_to_one_process(repo, monkeypatch):
+    class Local(str):  # a local class: a child cannot pickle what carries it
+        pass
+
+    class Unsendable(Rule):
+        code = "RL998"
+        name = "unsendable"
+        severity = Severity.WARNING
+
+        def check_file(self, parsed):
+            yield self.report(parsed.source.span(0), Local("a file"))
+
+    rules = [*all_rules().values(), Unsendable()]
+    single = lint(repo, 1, rules)
+    assert sum(d.code == "RL998" for d in single.all_diagnostics) == 240
+    monkeypatch.setattr(engine, "PARALLEL_RULES_THRESHOLD", 10)
+    calls = []
+    real = engine._run_forked
+    monkeypatch.setattr(engine, "_run_forked", lambda *args: calls.append(real(*args)) or calls[-1])
+    assert keys(lint(repo, 2, rules)) == keys(single)
+    assert calls == [None]  # the children failed, the rules ran here
