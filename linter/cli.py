@@ -286,6 +286,7 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
     roots = [(p if p.is_absolute() else request.cwd / p).resolve() for p in request.paths]
     roots = [r if r.is_dir() else r.parent for r in roots]
     written = 0
+    failed: set[str] = set()
     for path, text in sorted(outcome.fixed.items()):
         try:
             write_atomic(outcome.result.abs_paths[path], outcome.original[path], text, roots)
@@ -293,7 +294,18 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
         except (WriteError, KeyError) as exc:
             print(f"recovery-lint: error: {path}: {exc}", file=sys.stderr)
             status = EXIT_ERROR
-    out.report(outcome.result.diagnostics, outcome.result, fixed=outcome.applied if written else 0)
+            failed.add(path)
+    fixed = outcome.applied if written else 0
+    if failed:
+        # report what is on disk now: a file left unwritten keeps its findings
+        from .engine import lint
+
+        request.overrides = {p: t for p, t in request.overrides.items() if p not in failed}
+        outcome.result = lint(request)
+        outcome.result.diagnostics = _baseline_filter(args, outcome.result, request.cwd)
+        before = len(outcome.before.diagnostics) if outcome.before is not None else 0
+        fixed = max(0, before - len(outcome.result.diagnostics)) if written else 0
+    out.report(outcome.result.diagnostics, outcome.result, fixed=fixed)
     if args.statistics:
         out.statistics(outcome.result.diagnostics)
     if status == EXIT_ERROR:

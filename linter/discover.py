@@ -173,7 +173,17 @@ def discover(
             if kind:  # a file named explicitly is linted even when ignored
                 abs_path = path.absolute()
                 found[abs_path] = Candidate(abs_path, display_path(abs_path, cwd), kind)
-    return sorted(found.values(), key=lambda c: c.display), warnings
+    # a link to a file that is linted under its own name is the same file: lint (and fix) it once
+    real = {_resolved(c.path) for c in found.values() if not c.path.is_symlink()}
+    kept = [c for c in found.values() if not (c.path.is_symlink() and _resolved(c.path) in real)]
+    return sorted(kept, key=lambda c: c.display), warnings
+
+
+def _resolved(path: Path) -> Path | None:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 def _walk(

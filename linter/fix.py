@@ -28,6 +28,7 @@ class FixOutcome:
     reverted: list[str] = field(default_factory=list)  # messages for files left untouched
     converged: bool = True
     passes: list[dict[str, list[Edit]]] = field(default_factory=list)  # the edits applied in each pass, by path
+    before: LintResult | None = None  # the lint of the original text
 
 
 def applicable(fix: Fix | None, unsafe: bool) -> bool:
@@ -115,7 +116,7 @@ def _yaml_depth(content: str) -> int:
 
 
 def fix_loop(request: LintRequest, unsafe: bool) -> FixOutcome:
-    result = lint(request)
+    result = first = lint(request)
     original = {f.path: f.text for f in result.files if f.source is not None}
     first_parse = {f.path: f for f in result.files}
     # only reported files may change (pre-commit mode); a fix that also edits another file is not applied
@@ -151,7 +152,7 @@ def fix_loop(request: LintRequest, unsafe: bool) -> FixOutcome:
     if reverted:
         request.overrides = {p: t for p, t in request.overrides.items() if p in changed}
         result = lint(request)
-    return FixOutcome(result, original, changed, applied, reverted, converged, passes)
+    return FixOutcome(result, original, changed, applied, reverted, converged, passes, first)
 
 
 def _parse_regression(before: ParsedFile | None, text: str) -> str | None:
@@ -218,9 +219,9 @@ def write_atomic(path: Path, expected_before: str, text: str, roots: list[Path])
             handle.write(text.encode("utf-8", "surrogatepass"))
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # before chmod: chown clears the set-user/group-ID bits
             os.chown(tmp, info.st_uid, info.st_gid)
+        os.chmod(tmp, mode)
         os.replace(tmp, target)
     except OSError as exc:
         if tmp is not None:
