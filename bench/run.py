@@ -630,7 +630,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="comma-separated repository sizes in files (default 1000,10000)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is shown")
-    parser.add_argument("--out", type=Path, default=BENCH_DIR / "out", help="where repositories and results go")
+    parser.add_argument("--out", type=Path, default=BENCH_DIR / "out", help="where the results go")
+    parser.add_argument(
+        "--repos",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "recovery-lint-bench",
+        help="where the generated repositories go; outside any git checkout (inside one, its .gitignore "
+        "may hide them: bench/out is ignored in this project)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="generator seed")
     parser.add_argument("--timeout", type=float, default=900, help="seconds before one run is killed")
     parser.add_argument(
@@ -649,7 +656,10 @@ def run_bench(args: argparse.Namespace) -> str:
     # with it set, every start of a Python tool compiles all its modules again: not how an install runs
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     args.out.mkdir(parents=True, exist_ok=True)
-    repos = [prepare_repo(args.out, size, args.seed) for size in args.artifacts]
+    repos = [prepare_repo(args.repos, size, args.seed) for size in args.artifacts]
+    missing = [r for r in repos if not r.files]
+    if missing:
+        raise SystemExit(f"generated no files in {missing[0].root}")
     ours = find_ours(repos[0].root, args.timeout)
     if ours.unavailable:
         progress(ours.unavailable)

@@ -13,7 +13,7 @@ def test_bench_quick_run_prints_the_table(tmp_path: Path) -> None:
     out = tmp_path / "bench"
     argv = [sys.executable, str(ROOT / "bench" / "run.py"), "--artifacts", "20", "--repeat", "1", "--quick"]
     result = subprocess.run(
-        [*argv, "--out", str(out)],
+        [*argv, "--out", str(out), "--repos", str(tmp_path / "repos")],
         capture_output=True,
         text=True,
         timeout=600,
