@@ -219,7 +219,7 @@ def _pep440_cached(text: str) -> Version | None:
 
     try:
         return Version(text.strip())
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a digit run past Python's int() limit
         return None
 
 

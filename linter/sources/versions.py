@@ -23,6 +23,7 @@ PACKAGES = {
     "mindx-elastic": "mindcluster",
 }
 COMPONENTS = ("torch", "torch-npu", "cann", "mindcluster", "mindio")
+MAX_VERSION_LENGTH = 100
 
 REQUIREMENT = re.compile(  # a name starts at a token boundary: no quadratic retries inside a long word
     r"(?<![A-Za-z0-9._-])(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*"
@@ -104,6 +105,8 @@ def _add(
     whole: tuple[int, int],
 ) -> None:
     version = version.rstrip(".,;")
+    if len(version) > MAX_VERSION_LENGTH:
+        return  # no release is spelled like this; quoting it would make every message as long
     end = start + len(version)
     result.pins.append(VersionPin(component, version, op, src.span(start, end), src.span(*whole)))
 
