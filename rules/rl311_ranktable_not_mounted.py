@@ -4,6 +4,7 @@ import posixpath
 
 from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
 from recovery_lint.jobs import EnvValue, Job
+from recovery_lint.knowledge import ranktable_support
 from recovery_lint.rule import Case, Rule
 from recovery_lint.sources.manifest import Container, PodSpec
 
@@ -142,7 +143,8 @@ Use instead a mount of the `ranktable` volume at `/user/mindx-dl/ranktable` in t
 Unsafe, AscendJob only: mounts the `ranktable` volume at the directory of `RANK_TABLE_FILE` (or,
 for an unmounted volume, at the directory the container's `RANK_TABLE_FILE` names, else where
 another replica mounts it or its `RANK_TABLE_FILE` points, else `/user/mindx-dl/ranktable`) in each
-container concerned, exports `RANK_TABLE_FILE` for a container whose launch does not set it, and adds
+container concerned, exports `RANK_TABLE_FILE` for a container whose launch does not set it (unless
+the torch_npu version cannot use the table), and adds
 the volume (hostPath `/user/mindx-dl/ranktable/<namespace>.<job name>`, type `Directory`) to
 Pods that lack it. Review it: the directory must exist on storage shared with Ascend Operator.
 No fix for other kinds of job, whose rank table the operator does not write, nor while the Pod
@@ -256,8 +258,10 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
     def _unmounted_volume(self, job: Job, pod: PodSpec, volume):
         src = manifest_source(job)
         edits = [mount_edit(src, c, _mount_path_for(job, c)) for c in pod.containers] if src else []
-        # a container that now mounts the table but whose launch does not name it (RL313) gets RANK_TABLE_FILE
-        for c in pod.containers if src else []:
+        # a container that now mounts the table but whose launch does not name it (RL313) gets RANK_TABLE_FILE,
+        # unless the torch_npu version cannot use the table (RL314)
+        exports = ranktable_support(job.context.versions.get("torch-npu"))[0] is not False
+        for c in pod.containers if src and exports else []:
             launch = launch_of(job, c)
             if launch is not None and table_env(launch) is None:
                 value = table_file(_mount_path_for(job, c))

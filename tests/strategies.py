@@ -50,7 +50,7 @@ def scaled(n: int) -> settings:
 @dataclass
 class Scalar:
     value: str
-    style: str = "auto"  # auto | plain | single | double | literal
+    style: str = "auto"  # auto | plain | single | double | literal | literal-strip | folded
 
 
 @dataclass
@@ -113,6 +113,10 @@ def scalar_text(s: Scalar, flow: bool) -> str:
     return f'"{escaped}"'
 
 
+BLOCK = {"literal": "|", "literal-strip": "|-", "folded": ">"}
+BLOCKS = ("literal", "literal", "literal-strip", "folded")
+
+
 class Renderer:
     """Writes the model as YAML text in a drawn style; comments are numbered as written."""
 
@@ -144,7 +148,7 @@ class Renderer:
         if isinstance(node, Alias):
             return f"*{node.name}"
         if isinstance(node, Scalar):
-            if node.style == "literal":
+            if node.style in BLOCK:
                 return None
             return scalar_text(node, flow=False)
         if node.flow or not node.items:
@@ -163,8 +167,8 @@ class Renderer:
                 self.lines.append(f"{lead}{e.key}: {inline}{self._tail(e.after)}")
                 continue
             v = e.value
-            if isinstance(v, Scalar):  # literal block
-                self.lines.append(f"{lead}{e.key}: |{self._tail(e.after)}")
+            if isinstance(v, Scalar):  # a block scalar
+                self.lines.append(f"{lead}{e.key}: {BLOCK[v.style]}{self._tail(e.after)}")
                 for line in v.value.rstrip("\n").split("\n"):
                     self.lines.append(f"{pad}{' ' * self.step}{line}" if line else "")
                 continue
@@ -186,8 +190,8 @@ class Renderer:
                 if item.after:
                     self.lines[-1] += self._tail(item.after)
                 continue
-            if isinstance(v, Scalar) and v.style == "literal":
-                self.lines.append(f"{pad}- |{self._tail(item.after)}")
+            if isinstance(v, Scalar) and v.style in BLOCK:
+                self.lines.append(f"{pad}- {BLOCK[v.style]}{self._tail(item.after)}")
                 for line in v.value.rstrip("\n").split("\n"):
                     self.lines.append(f"{pad}  {line}" if line else "")
                 continue
@@ -420,7 +424,7 @@ def container(draw, script_ref: str, entry_ref: str, counter: list[int]) -> Map:
         items.append(
             entry_plain(
                 "command",
-                Seq([Item(Scalar("/bin/bash")), Item(Scalar("-c")), Item(Scalar(text, "literal"))]),
+                Seq([Item(Scalar("/bin/bash")), Item(Scalar("-c")), Item(Scalar(text, draw(st.sampled_from(BLOCKS))))]),
             )
         )
     elif form == "direct":
@@ -506,6 +510,8 @@ def labels(draw, ascend: bool) -> Map:
     for e in items:
         if e.before is None:
             e.before = draw(comment(0.15))
+        if draw(st.floats(0, 1)) < 0.1:
+            e.key = draw(st.sampled_from((f'"{e.key}"', f"'{e.key}'")))  # a quoted key
     flow = draw(st.floats(0, 1)) < 0.2
     if flow:
         for e in items:
@@ -642,7 +648,9 @@ def manifest_text(draw, script_ref: str, entry_ref: str, counter: list[int]) -> 
         lines.append("#" + r.comment(draw(st.sampled_from(COMMENT_TEXTS))))
     if draw(st.floats(0, 1)) < 0.3:
         lines.append("---")
-    extra = draw(st.sampled_from(("none", "none", "configmap-before", "configmap-after", "comment-doc", "empty-doc")))
+    extra = draw(
+        st.sampled_from(("none", "none", "configmap-before", "configmap-after", "comment-doc", "empty-doc", "doc-end"))
+    )
     if extra == "configmap-before":
         lines += [
             "apiVersion: v1",
@@ -661,6 +669,8 @@ def manifest_text(draw, script_ref: str, entry_ref: str, counter: list[int]) -> 
         lines += ["---", "#" + r.comment(" cmt{n} only a comment")]
     elif extra == "empty-doc":
         lines += ["---"]
+    elif extra == "doc-end":
+        lines += ["...", "# cmt-end after the document end marker" if draw(st.booleans()) else "..."]
     return finish(lines, draw(text_style()))
 
 
