@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -79,16 +80,22 @@ class PythonFile:
         return [c for c in self.calls if any(c.qualname == s or c.qualname.endswith("." + s) for s in suffixes)]
 
 
+# Python ends a line at a lone carriage return as well; SourceText only at "\n". ast's line numbers
+# are read against a copy with each lone "\r" made "\n": one character for one, so offsets agree.
+LONE_CR = re.compile(r"\r(?!\n)")
+
+
 def parse_python(src: SourceText) -> PythonFile:
     result = PythonFile(src)
     text = src.text
     bom = text.startswith("\ufeff")
+    lines = SourceText(src.path, LONE_CR.sub("\n", text)) if "\r" in text and LONE_CR.search(text) else src
     try:
-        tree = ast.parse(text[1:] if bom else text, filename=src.path)
+        tree = ast.parse(lines.text[1:] if bom else lines.text, filename=src.path)
     except SyntaxError as exc:
         line = exc.lineno or 1
         col = max((exc.offset or 1) - 1, 0)
-        offset = src.line_start(min(line, len(src.line_starts)) - 1) + col
+        offset = lines.line_start(min(line, len(lines.line_starts)) - 1) + col
         hint = ""
         if exc.msg and "invalid syntax" in exc.msg:
             hint = f" (read with the Python {sys.version_info.major}.{sys.version_info.minor} grammar)"
@@ -97,19 +104,20 @@ def parse_python(src: SourceText) -> PythonFile:
     except (ValueError, RecursionError, MemoryError) as exc:
         result.issues.append(PythonIssue(src.span(0), f"Python source could not be read: {exc}"))
         return result
-    _Collector(src, result, 3 if bom else 0).collect(tree)
+    _Collector(src, result, 3 if bom else 0, lines).collect(tree)
     return result
 
 
 class _Collector:
-    def __init__(self, src: SourceText, result: PythonFile, bom_bytes: int) -> None:
+    def __init__(self, src: SourceText, result: PythonFile, bom_bytes: int, lines: SourceText | None = None) -> None:
         self.src = src
+        self.lines = lines or src  # the text ast's line numbers count in
         self.result = result
         self.bom_bytes = bom_bytes
         self.aliases: dict[str, str] = {}
 
     def offset(self, line: int, col: int) -> int:
-        return self.src.offset_of_line_byte_col(line, col + (self.bom_bytes if line == 1 else 0))
+        return self.lines.offset_of_line_byte_col(line, col + (self.bom_bytes if line == 1 else 0))
 
     def span(self, node: ast.AST) -> Span:
         if self.plain:  # ASCII, no BOM: a UTF-8 column is a character column
@@ -123,7 +131,7 @@ class _Collector:
 
     def collect(self, tree: ast.Module) -> None:
         self.plain = self.src.ascii and not self.bom_bytes
-        self.line_starts = self.src.line_starts
+        self.line_starts = self.lines.line_starts
         top = {id(stmt) for stmt in tree.body}
         nodes = _walk(tree)
         # imports first (in any scope) so that calls resolve through every alias
