@@ -36,6 +36,7 @@ FORMAT = 1
 MAGIC = b"RLC1"
 PACK_MAGIC = b"RLP1"
 MAX_PACKS = 8  # past this a run writes every model it used into one pack and drops the others
+MAX_RUNS = 8  # whole-run entries kept (the most recent ones): the cache does not grow without bound
 SIGNATURE_SIZE = 32
 
 
@@ -135,7 +136,19 @@ class Cache:
 
     def put_run(self, key: str, value: object) -> None:
         payload = pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL)
-        self._write(self.directory / "runs" / key, [MAGIC, self._sign(payload), payload])
+        if self._write(self.directory / "runs" / key, [MAGIC, self._sign(payload), payload]):
+            self._prune(self.directory / "runs", MAX_RUNS)
+
+    @staticmethod
+    def _prune(folder: Path, keep: int) -> None:
+        """Remove all but the ``keep`` most recently written entries of a folder."""
+        try:
+            entries = sorted(folder.iterdir(), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        except OSError:
+            return
+        for path in entries[keep:]:
+            with contextlib.suppress(OSError):
+                path.unlink()
 
     # -- parsed models --------------------------------------------------------------------------
     def get_file(self, key: str) -> object | None:

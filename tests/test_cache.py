@@ -152,3 +152,24 @@ def test_fix_with_the_cache_then_a_clean_rerun(repo, parsed, capsys):
     parsed.clear()
     assert not [f for f in findings(capsys, ".") if f[0] == "RL101"]
     assert parsed == ["train.sh"]
+
+
+def test_the_cache_stays_bounded(repo, capsys, monkeypatch):
+    from recovery_lint import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "MAX_RUNS", 3)
+    monkeypatch.setattr(cache_module, "MAX_PACKS", 2)
+    for n in range(6):  # six repository states, each with a new script
+        (repo / "train.sh").write_text(SCRIPT_OFF + f"echo {n}\n")
+        findings(capsys, ".")
+    folder = repo / CACHE_DIR_NAME
+    assert len(list((folder / "runs").iterdir())) == 3
+    assert len(list((folder / "files").glob("*.pack"))) <= 3
+    # what the last state needs is still there: nothing is parsed again
+    real = engine._parse_one
+    seen = []
+    monkeypatch.setattr(engine, "_parse_one", lambda args: seen.append(args[0]) or real(args))
+    (repo / "train.sh").write_text(SCRIPT_OFF + "echo 5\n")
+    (repo / "requirements.txt").write_text("torch==2.1.0\n# pinned\n")
+    findings(capsys, ".")
+    assert seen == ["requirements.txt"]
