@@ -121,7 +121,9 @@ def removal_edit(src: SourceText, directive: Directive, unused: set[str]) -> tup
         # drop the whole line, terminator included
         next_start = src.line_starts[line0 + 1] if line0 + 1 < len(src.line_starts) else len(src.text)
         if next_start == len(src.text) and line_start > 0 and not src.text.endswith("\n"):
-            return line_start - 1, len(src.text), ""
+            # the last line, without a break after it: drop the break before it, CR included
+            cut = 2 if src.text[line_start - 2 : line_start] == "\r\n" else 1
+            return line_start - cut, len(src.text), ""
         return line_start, next_start, ""
     while start > line_start and src.text[start - 1] in " \t":
         start -= 1

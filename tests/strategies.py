@@ -355,6 +355,8 @@ def python_lines(draw, counter: list[int]) -> list[str]:
         lines.append("    )")
     if draw(st.booleans()):
         lines += ["", "", 'if __name__ == "__main__":', "    train(None, 'ckpt.pt')  #" + c()]
+    if draw(st.floats(0, 1)) < 0.2:
+        lines.append(draw(st.sampled_from(("# recovery-lint: ignore[RL501]", "x = 1  # recovery-lint: ignore[RL402]"))))
     return lines
 
 

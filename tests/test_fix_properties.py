@@ -306,3 +306,13 @@ def test_entry_added_to_an_anchored_or_tagged_flow_mapping(tmp_path, labels):
     assert re.search(
         r"labels: \S+ \{(app: x, )?fault-scheduling: \"force\", pod-rescheduling", outcome.fixed["job.yaml"]
     )
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_removing_a_last_line_directive_leaves_no_carriage_return(tmp_path, newline):
+    # RL901 dropped only the "\n" before an unused directive on the last line (no final newline),
+    # leaving a lone "\r" at the end of a CRLF file
+    files = {"train.py": f"import os{newline}x = 1{newline}# recovery-lint: ignore[RL501]"}
+    write_repo(tmp_path, files)
+    outcome = check_fix_safety(tmp_path, files)
+    assert outcome.fixed["train.py"] == f"import os{newline}x = 1"
