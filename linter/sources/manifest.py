@@ -7,7 +7,18 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..span import SourceText, Span
-from .yamlnodes import PLAIN, NodeConverter, YamlIssue, YamlTooLarge, YMap, YNode, YScalar, YSeq
+from .yamlnodes import (
+    MAX_EXPANDED,
+    PLAIN,
+    NodeConverter,
+    YamlIssue,
+    YamlTooLarge,
+    YMap,
+    YNode,
+    YScalar,
+    YSeq,
+    expanded_size,
+)
 
 TEMPLATE_MARKERS = re.compile(r"\{\{-?\s|\{\{[.$a-zA-Z_]|\{%-?\s|\{#")
 MAX_DOCUMENTS = 5_000
@@ -201,7 +212,17 @@ def compose_documents(src: SourceText) -> tuple[list[YNode], list[YamlIssue]]:
                 )
                 break
             conv.memo.clear()  # anchors are per document, and ids of the freed nodes of the last one get reused
+            conv.aliased = False
             nodes.append(conv.convert(node))
+            if conv.aliased and expanded_size(nodes[-1]) > MAX_EXPANDED:
+                conv.issues.append(
+                    YamlIssue(
+                        src.span(nodes[-1].span.start),
+                        f"YAML document {len(nodes)}: its aliases expand to more than {MAX_EXPANDED:,} nodes "
+                        "(an alias bomb); read without expanding them",
+                        "too-large",
+                    )
+                )
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         offset = (mark.index + base) if mark is not None else 0

@@ -174,6 +174,7 @@ class NodeConverter:
         self.count = 0
         self.issues: list[YamlIssue] = []
         self.tags_seen = 0  # nodes with a non-standard tag (the first few are reported)
+        self.aliased = False  # a node was reached twice (an alias): check the expanded size
 
     def span(self, node: object) -> Span:
         start = node.start_mark.index + self.base  # type: ignore[attr-defined]
@@ -184,6 +185,7 @@ class NodeConverter:
         key = id(node)
         done = self.memo.get(key)
         if done is not None:
+            self.aliased = True
             return done
         self.count += 1
         if self.count > MAX_NODES:
@@ -276,6 +278,34 @@ class NodeConverter:
         if s.flow or not s.items:
             return s.span.end
         return content_end(s.items[-1])
+
+
+MAX_EXPANDED = 1_000_000  # nodes a document may stand for once its aliases are expanded
+
+
+def expanded_size(root: YNode, limit: int = MAX_EXPANDED) -> int:
+    """How many nodes the document is with every alias expanded (what a YAML-to-JSON converter
+    such as the Kubernetes API client builds), counted without expanding; capped past ``limit``."""
+    sizes: dict[int, int] = {}
+    open_: set[int] = set()
+    stack: list[tuple[YNode, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if key in sizes:
+            continue
+        if isinstance(node, YScalar):
+            sizes[key] = 1
+            continue
+        children = node.items if isinstance(node, YSeq) else [part for pair in node.items for part in pair]
+        if children_done:
+            open_.discard(key)
+            sizes[key] = min(limit + 1, 1 + sum(sizes.get(id(c), 1) for c in children))
+        elif key not in open_:  # a recursive alias counts once
+            open_.add(key)
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes.get(id(root), 1)
 
 
 def content_end(node: YNode) -> int:
