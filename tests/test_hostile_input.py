@@ -223,6 +223,12 @@ ROWS = [
         () if NEWER_GRAMMAR else ("new.py",),
     ),
     Row(
+        "python-warnings-stay-quiet",  # ast.parse printed the linted file's SyntaxWarnings to stderr
+        {"warn.py": 'x = 1if True else 2\ny = "\\d"\nassert (x, 1)\n'},
+        (),
+        ("SyntaxWarning", "DeprecationWarning", "warn.py"),
+    ),
+    Row(
         "python-nesting-beyond-the-parser",
         {"deep.py": "x = " + "(" * 10_000 + "1" + ")" * 10_000 + "\n"},
         ("deep.py:1:", "RL900 Python syntax error: too many nested parentheses"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+import warnings
 from dataclasses import dataclass, field
 
 from ..span import SourceText, Span
@@ -91,7 +92,9 @@ def parse_python(src: SourceText) -> PythonFile:
     bom = text.startswith("\ufeff")
     lines = SourceText(src.path, LONE_CR.sub("\n", text)) if "\r" in text and LONE_CR.search(text) else src
     try:
-        tree = ast.parse(lines.text[1:] if bom else lines.text, filename=src.path)
+        with warnings.catch_warnings():  # the source's own warnings (SyntaxWarning) are not ours to print
+            warnings.simplefilter("ignore")
+            tree = ast.parse(lines.text[1:] if bom else lines.text, filename=src.path)
     except SyntaxError as exc:
         line = exc.lineno or 1
         col = max((exc.offset or 1) - 1, 0)
