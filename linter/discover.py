@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -174,8 +175,11 @@ def discover(
                 abs_path = path.absolute()
                 found[abs_path] = Candidate(abs_path, display_path(abs_path, cwd), kind)
     # a link to a file that is linted under its own name is the same file: lint (and fix) it once
-    real = {_resolved(c.path) for c in found.values() if not c.path.is_symlink()}
-    kept = [c for c in found.values() if not (c.path.is_symlink() and _resolved(c.path) in real)]
+    kept = list(found.values())
+    links = {c.path for c in kept if c.path.is_symlink()}
+    if links:  # resolving every path costs a system call per folder level: only when there are links
+        real = {_resolved(c.path) for c in kept if c.path not in links}
+        kept = [c for c in kept if not (c.path in links and _resolved(c.path) in real)]
     return sorted(kept, key=lambda c: c.display), warnings
 
 
@@ -211,13 +215,22 @@ def _walk(
             if not kind:
                 continue
             path = here / name
-            if path.is_symlink() and not _inside(path, root):
-                continue  # never follow a link out of the linted tree
-            if not path.is_file():
-                continue  # a FIFO, socket or device (reading would block), or a dangling or looping link
+            if not _regular(path):  # one lstat answers both checks below for a plain file
+                if path.is_symlink() and not _inside(path, root):
+                    continue  # never follow a link out of the linted tree
+                if not path.is_file():
+                    continue  # a FIFO, socket or device (reading would block), or a dangling or looping link
             if (respect_gitignore and ignore.ignored(path, False)) or (excludes and excludes.match(path)):
                 continue
             found[path] = Candidate(path, display_path(path, cwd), kind)
+
+
+def _regular(path: Path) -> bool:
+    """A regular file that is not a symbolic link."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _inside(path: Path, root: Path) -> bool:
