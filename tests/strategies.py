@@ -338,6 +338,10 @@ def python_lines(draw, counter: list[int]) -> list[str]:
         lines.append(f"torch.npu.set_compile_mode(jit_compile={mode})  #{c()}")
     if draw(st.booleans()):
         lines.append('os.environ["HCCL_ASYNC_ERROR_HANDLING"] = "1"')
+    if draw(st.floats(0, 1)) < 0.15:
+        return lines  # imports only: an insertion after the last line
+    if draw(st.floats(0, 1)) < 0.15:
+        lines += ["try:", "    import torch_npu  #" + c(), "except ImportError:", "    torch_npu = None"]
     lines.append("")
     lines.append("")
     lines.append("def train(model, path):")
@@ -357,6 +361,8 @@ def python_lines(draw, counter: list[int]) -> list[str]:
         lines += ["", "", 'if __name__ == "__main__":', "    train(None, 'ckpt.pt')  #" + c()]
     if draw(st.floats(0, 1)) < 0.2:
         lines.append(draw(st.sampled_from(("# recovery-lint: ignore[RL501]", "x = 1  # recovery-lint: ignore[RL402]"))))
+    if draw(st.floats(0, 1)) < 0.2:  # tab indentation
+        lines = ["\t" * ((len(x) - len(x.lstrip(" "))) // 4) + x.lstrip(" ") for x in lines]
     return lines
 
 
