@@ -232,6 +232,10 @@ LAUNCHERS = (
     "torch_npu_run --nproc_per_node 8 {entry}",
     "python {entry} --epochs 1",
     "msrun --worker_num=8 {entry}",
+    "cd /job/code && torchrun --nproc_per_node 8 {entry}",
+    "echo start; torchrun --nproc_per_node 8 {entry} | tee log.txt",
+    "HCCL_ASYNC_ERROR_HANDLING=0 torchrun {entry}",
+    'RESULT=$(torchrun --nproc_per_node 8 {entry})',
 )
 WATCHDOG_VALUES = ("0", "1", '"0"', "'1'", "2")
 
