@@ -235,7 +235,7 @@ LAUNCHERS = (
     "cd /job/code && torchrun --nproc_per_node 8 {entry}",
     "echo start; torchrun --nproc_per_node 8 {entry} | tee log.txt",
     "HCCL_ASYNC_ERROR_HANDLING=0 torchrun {entry}",
-    'RESULT=$(torchrun --nproc_per_node 8 {entry})',
+    "RESULT=$(torchrun --nproc_per_node 8 {entry})",
 )
 WATCHDOG_VALUES = ("0", "1", '"0"', "'1'", "2")
 
