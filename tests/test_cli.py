@@ -256,3 +256,11 @@ def test_real_manifests_lint_without_parse_errors(tmp_path):
     assert not [d for d in data if d["code"] == "RL900"]
     templated = [d for d in data if d["code"] == "RL903"]
     assert [d["path"] for d in templated] == ["Ascend__mindxdl-deploy__python_examples__vcjob.yaml"]
+
+
+def test_readme_example_capture_is_a_real_run():
+    readme = (ROOT / "README.md").read_text("utf-8")
+    command = "$ recovery-lint --output-format concise fixtures/vcjob-gpt3\n"
+    start = readme.index(command) + len(command)
+    capture = readme[start : readme.index("```", start)]
+    assert run_cli("--output-format", "concise", "fixtures/vcjob-gpt3").stdout == capture
