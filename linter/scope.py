@@ -2,7 +2,9 @@
 
 - Folders (or nothing): lint them, report everything.
 - Only files (how pre-commit and editors call a linter): report those files alone, but lint the
-  repository they belong to, so a script passed alone is still judged with the manifest that runs it.
+  repository they belong to (the nearest folder upwards with ``.git`` or a config), so a script
+  passed alone is still judged with the manifest that runs it. Outside any repository only the
+  files passed are read.
 - ``-``: one file read from standard input, named by ``--stdin-filename``.
 """
 
@@ -57,7 +59,11 @@ def _file_scope(files: list[Path], cwd: Path) -> Scope:
     if not candidates:  # nothing lintable was passed: no reason to read the repository
         return Scope([], files[0], report_only=set())
     common = Path(os.path.commonpath([str(f.parent) for f in files]))
-    root = find_root(common) or common
+    root = find_root(common)
+    if root is None:
+        # outside any repository the folder around the files could be anything (a home or temp
+        # folder): link only the files that were passed rather than read everything beside them
+        return Scope(files, files[0], {c.display for c in candidates}, candidates)
     return Scope([root], files[0], {c.display for c in candidates}, candidates, root=root)
 
 

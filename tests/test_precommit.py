@@ -232,11 +232,17 @@ def test_repository_root_is_the_nearest_config_or_git_folder(tmp_path):
     write(repo, {"scripts/.recovery-lint.toml": "fail-on = 'warning'\n"})
     result = run_cli("--output-format", "concise", "scripts/train.sh", cwd=repo)
     assert "scripts/train.sh:3:8: RL101" in result.stdout, result.stdout
-    # a folder without .git or config falls back to the files' common folder
+    # outside any repository only the files passed are read (the folder around them could be a
+    # home or temp folder); passing the folder links the manifest with its script
     plain = tmp_path / "plain"
-    write(plain, {"a/job.yaml": MANIFEST, "a/scripts/train.sh": CONTEXT["scripts/train.sh"]})
-    fallback = run_cli("--output-format", "concise", "a/job.yaml", cwd=plain)
-    assert "a/job.yaml:24:13: RL101" in fallback.stdout, fallback.stdout
+    write(plain, {"a/job.yaml": MANIFEST, "a/scripts/train.sh": CONTEXT["scripts/train.sh"],
+                  "elsewhere/broken.yaml": "apiVersion: v1\nkind: Job\nmetadata: {name: [x\n"})
+    alone = run_cli("--output-format", "concise", "a/job.yaml", cwd=plain)
+    assert "RL101" not in alone.stdout and "RL900" not in alone.stdout, alone.stdout
+    both = run_cli("--output-format", "concise", "a/job.yaml", "a/scripts/train.sh", cwd=plain)
+    assert "a/job.yaml:24:13: RL101" in both.stdout, both.stdout
+    folder = run_cli("--output-format", "concise", "a", cwd=plain)
+    assert "a/job.yaml:24:13: RL101" in folder.stdout, folder.stdout
 
 
 # -- the real pre-commit -------------------------------------------------------------------------
