@@ -17,8 +17,9 @@ WATCHDOG_OFF = "export HCCL_ASYNC_ERROR_HANDLING=0"
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    """A copy of the bundled fixtures (they have findings of many rules)."""
+    """A copy of the bundled fixtures (they have findings of many rules), as a repository checkout."""
     shutil.copytree(FIXTURES, tmp_path / "fixtures")
+    (tmp_path / ".git").mkdir()  # file mode reads the repository a file belongs to
     return tmp_path
 
 

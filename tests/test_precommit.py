@@ -235,8 +235,14 @@ def test_repository_root_is_the_nearest_config_or_git_folder(tmp_path):
     # outside any repository only the files passed are read (the folder around them could be a
     # home or temp folder); passing the folder links the manifest with its script
     plain = tmp_path / "plain"
-    write(plain, {"a/job.yaml": MANIFEST, "a/scripts/train.sh": CONTEXT["scripts/train.sh"],
-                  "elsewhere/broken.yaml": "apiVersion: v1\nkind: Job\nmetadata: {name: [x\n"})
+    write(
+        plain,
+        {
+            "a/job.yaml": MANIFEST,
+            "a/scripts/train.sh": CONTEXT["scripts/train.sh"],
+            "elsewhere/broken.yaml": "apiVersion: v1\nkind: Job\nmetadata: {name: [x\n",
+        },
+    )
     alone = run_cli("--output-format", "concise", "a/job.yaml", cwd=plain)
     assert "RL101" not in alone.stdout and "RL900" not in alone.stdout, alone.stdout
     both = run_cli("--output-format", "concise", "a/job.yaml", "a/scripts/train.sh", cwd=plain)
