@@ -227,7 +227,10 @@ def compose_documents(src: SourceText) -> tuple[list[YNode], list[YamlIssue]]:
         mark = exc.problem_mark or exc.context_mark
         offset = (mark.index + base) if mark is not None else 0
         message = " ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
-        conv.issues.append(YamlIssue(src.span(offset), f"YAML syntax error: {message}"))
+        if "nesting depth" in message:  # newer libyaml builds stop deep nesting themselves
+            conv.issues.append(YamlIssue(src.span(offset), f"document nested too deeply ({message})", "too-large"))
+        else:
+            conv.issues.append(YamlIssue(src.span(offset), f"YAML syntax error: {message}"))
     except yaml.YAMLError as exc:
         conv.issues.append(YamlIssue(src.span(0), f"YAML error: {exc}"))
     except YamlTooLarge as exc:
