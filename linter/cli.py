@@ -283,8 +283,7 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
         text = "".join(unified_diff(p, outcome.original[p], t) for p, t in sorted(outcome.fixed.items()))
         out.write(text)
         return EXIT_FINDINGS if text else status
-    roots = [(p if p.is_absolute() else request.cwd / p).resolve() for p in request.paths]
-    roots = [r if r.is_dir() else r.parent for r in roots]
+    roots = _write_roots(request)
     written = 0
     failed: set[str] = set()
     for path, text in sorted(outcome.fixed.items()):
@@ -365,8 +364,14 @@ def _write_baseline(args: argparse.Namespace, result, cwd: Path) -> int:
 
 
 def _write_roots(request) -> list[Path]:
-    roots = [(p if p.is_absolute() else request.cwd / p).resolve() for p in request.paths]
-    return [r if r.is_dir() else r.parent for r in roots]
+    """The linted trees a fix may write in: each folder given, or the folder holding each file
+    given (taken before links are followed, so a link named on the command line does not make
+    its target's folder writable)."""
+    roots = []
+    for p in request.paths:
+        path = Path(os.path.abspath(p if p.is_absolute() else request.cwd / p))
+        roots.append(path.resolve() if path.is_dir() and not path.is_symlink() else path.parent.resolve())
+    return roots
 
 
 def _add_suppressions(request) -> int:
