@@ -116,6 +116,7 @@ def _yaml_depth(content: str) -> int:
 
 
 def fix_loop(request: LintRequest, unsafe: bool) -> FixOutcome:
+    given = dict(request.overrides)  # texts the caller supplied (standard input) stay in every pass
     result = first = lint(request)
     original = {f.path: f.text for f in result.files if f.source is not None}
     first_parse = {f.path: f for f in result.files}
@@ -143,23 +144,27 @@ def fix_loop(request: LintRequest, unsafe: bool) -> FixOutcome:
         }
         result = lint(request)
     changed = {p: t for p, t in texts.items() if t != original.get(p)}
+    final_parse = {f.path: f for f in result.files}  # the last lint already parsed the final texts
     reverted = []
     for path in list(changed):
-        problem = _parse_regression(first_parse.get(path), changed[path])
+        problem = _parse_regression(first_parse.get(path), changed[path], final_parse.get(path))
         if problem:
             reverted.append(f"{path}: fixes not written: {problem}")
             del changed[path]
     if reverted:
-        request.overrides = {p: t for p, t in request.overrides.items() if p in changed}
+        request.overrides = {**given, **changed}
         result = lint(request)
     return FixOutcome(result, original, changed, applied, reverted, converged, passes, first)
 
 
-def _parse_regression(before: ParsedFile | None, text: str) -> str | None:
+def _parse_regression(before: ParsedFile | None, text: str, parsed: ParsedFile | None = None) -> str | None:
     """Why the fixed text is worse than the original, when it no longer parses as well."""
     if before is None or before.source is None:
         return None
-    after = parse_guarded(SourceText(before.path, text), before.kind)
+    if parsed is not None and parsed.source is not None and parsed.text == text and parsed.kind == before.kind:
+        after = parsed
+    else:
+        after = parse_guarded(SourceText(before.path, text), before.kind)
     old = {i.message for i in before.issues}
     new = [i for i in after.issues if i.message not in old]
     if len(after.issues) > len(before.issues) and new:
