@@ -7,29 +7,12 @@ from recovery_lint.jobs import Job
 from recovery_lint.rule import Case, Rule
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
+from ._examples import PYTORCH_VCJOB as _VCJOB
 
 VAR = "RESUME_MODE_ENABLE"
 RESUMABLE = ("job", "pod", "process")
 _LEADING_INT = re.compile(r"\s*[+-]?(\d+)")
 
-_VCJOB = """\
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata:
-  name: gpt
-  labels:
-    ring-controller.atlas: ascend-910b
-    fault-scheduling: "grace"
-spec:
-  tasks:
-  - name: default
-    template:
-      spec:
-        containers:
-        - name: train
-          image: pytorch-npu:2.1.0
-          command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
-"""
 
 _ACJOB = """\
 apiVersion: mindxdl.gitee.com/v1

@@ -4,6 +4,7 @@ from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
 from recovery_lint.rule import Case, Rule
 
+from ._examples import PYTORCH_VCJOB as _VCJOB
 from ._mindio import acp_state, call_fix, checkpoint_calls, mindspeed_finding, mindspeed_fix, skip_reason, version_note
 
 # mindio_acp.save(obj, path, open_way="memfs"): torch.save(obj, f) maps onto it only as two positionals
@@ -28,25 +29,6 @@ if __name__ == "__main__":
 _TRAIN_FIXED = _TRAIN.replace("import torch\n", "import torch\nimport mindio_acp\n", 1).replace(
     "    torch.save(", "    mindio_acp.save("
 )
-
-_VCJOB = """\
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata:
-  name: gpt
-  labels:
-    ring-controller.atlas: ascend-910b
-    fault-scheduling: "grace"
-spec:
-  tasks:
-  - name: default
-    template:
-      spec:
-        containers:
-        - name: train
-          image: pytorch-npu:2.1.0
-          command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
-"""
 
 _MINDSPEED = """\
 import torch

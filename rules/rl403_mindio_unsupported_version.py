@@ -5,6 +5,7 @@ from recovery_lint.jobs import Job
 from recovery_lint.knowledge import mindio_support
 from recovery_lint.rule import Case, Rule
 
+from ._examples import PYTORCH_VCJOB as _VCJOB
 from ._mindio import ACP, imports_of
 
 _TRAIN = """\
@@ -15,25 +16,6 @@ import mindio_acp
 
 def save(state, path):
     mindio_acp.save(state, path)
-"""
-
-_VCJOB = """\
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata:
-  name: gpt
-  labels:
-    ring-controller.atlas: ascend-910b
-    fault-scheduling: "grace"
-spec:
-  tasks:
-  - name: default
-    template:
-      spec:
-        containers:
-        - name: train
-          image: pytorch-npu:2.1.0
-          command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
 """
 
 
