@@ -202,6 +202,7 @@ def _check_command(args: argparse.Namespace) -> int:
     request = LintRequest(paths=paths, cwd=cwd, config=config, rules=rules, workers=workers)
     request.overrides, request.report_only = dict(scope.overrides), scope.report_only
     request.extra_candidates = scope.extra
+    request.named = scope.named
     request.cache = _open_cache(args, config, rules, scope, cwd)
     out = _Output(args)
     out.report_only = request.report_only

@@ -62,10 +62,16 @@ def classify(name: str) -> str | None:
 
 
 def display_path(path: Path, cwd: Path) -> str:
+    """``path`` as shown to the user: relative to the working directory, with ``../`` when the two
+    share a folder below the filesystem root (a run from a subfolder of the repository), else absolute."""
     try:
         return path.relative_to(cwd).as_posix()
     except ValueError:
+        pass
+    common = os.path.commonpath([str(path), str(cwd)])
+    if common in ("/", "") or os.path.dirname(common) == common:
         return path.as_posix()
+    return Path(os.path.relpath(path, cwd)).as_posix()
 
 
 class GitIgnore:

@@ -33,7 +33,8 @@ class LintRequest:
     config: Config
     rules: list[Rule]
     overrides: dict[str, str] = field(default_factory=dict)  # display path -> text (fix passes, stdin)
-    report_only: set[str] | None = None  # display paths to report (pre-commit hook mode)
+    report_only: set[str] | None = None  # display paths to report (a subfolder, or the files of pre-commit)
+    named: set[str] = field(default_factory=set)  # display paths named on the command line: always parsed
     workers: int = 1
     cache: object | None = None  # a parse cache with get(key)/put(key, value)
     extra_candidates: list[Candidate] = field(default_factory=list)
@@ -79,28 +80,33 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     seen = {c.display for c in candidates}
     candidates += [c for c in request.extra_candidates if c.display not in seen]
     cache = request.cache
-    digests = read_digests(candidates, request.overrides) if cache is not None else None
     run_key = None
-    if cache is not None and digests is not None and None not in digests.values():
-        run_key = cache.key(
-            "run",
-            str(request.cwd),
-            str(request.config.root),
-            [(c.display, c.kind, digests[c.display]) for c in candidates],
-        )
-        if use_run_cache:
-            hit = cache.get_run(run_key)
-            if isinstance(hit, tuple) and len(hit) == 3:
-                return _cached_result(request, candidates, warnings, *hit)
-    files = parse_all(candidates, request, digests)
+    if cache is not None:
+        signature = stat_signature(candidates, request.overrides)
+        if signature is not None:
+            run_key = cache.key("run", str(request.cwd), str(request.config.root), signature)
+            if use_run_cache:
+                hit = cache.get_run(run_key)
+                if isinstance(hit, tuple) and len(hit) == 3:
+                    return _cached_result(request, candidates, warnings, *hit)
+    eager, lazy = _split_candidates(candidates, request)
+    digests = read_digests(eager, request.overrides) if cache is not None else None
+    files = parse_all(eager, request, digests)
     abs_paths = {c.display: c.path for c in candidates}
     relevant = [f for f in files if f.relevant]
     specs = _job_specs(request.config, request.cwd)
-    project = build_project(relevant, request.config.versions, specs)
+    loader = _LazyParser(lazy, request)
+    pending = {c.display: c.kind for c in lazy}
+    locations = {c.display: c.path.as_posix() for c in candidates}
+    project = build_project(relevant, request.config.versions, specs, pending, loader, locations)
+    if cache is not None:
+        cache.flush()
+    files = files + loader.parsed
     diagnostics, errors = run_rules(request.rules, project, min(request.workers, os.cpu_count() or 1))
     diagnostics = _dedupe(diagnostics)
     diagnostics = _per_file_ignores(diagnostics, request.config, request.cwd)
-    state = SuppressionState({}, {}, {f.path: f.source for f in relevant if f.source}, {r.code for r in request.rules})
+    sources = {f.path: f.source for f in files if f.source and f.relevant}
+    state = SuppressionState({}, {}, sources, {r.code for r in request.rules})
     diagnostics, suppressed = apply_suppressions(diagnostics, state)
     diagnostics += run_directive_rules(request.rules, state)
     diagnostics.sort(key=Diagnostic.sort_key)
@@ -110,6 +116,68 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     if request.report_only is not None:
         diagnostics = [d for d in diagnostics if d.path in request.report_only]
     return LintResult(diagnostics, files, project, abs_paths, warnings, errors, suppressed, everything)
+
+
+def _split_candidates(candidates: list[Candidate], request: LintRequest) -> tuple[list[Candidate], list[Candidate]]:
+    """Files parsed up front (manifests, scripts, version pins, and every file named on the command
+    line or given as text) and Python files parsed only when a launch or a manifest reaches them."""
+    named = request.named
+    eager: list[Candidate] = []
+    lazy: list[Candidate] = []
+    for c in candidates:
+        if c.kind == "python" and c.display not in named and c.display not in request.overrides:
+            lazy.append(c)
+        else:
+            eager.append(c)
+    return eager, lazy
+
+
+class _LazyParser:
+    """Parses a Python file the first time the linker reaches it (through the cache when there is one)."""
+
+    def __init__(self, candidates: list[Candidate], request: LintRequest) -> None:
+        self.candidates = {c.display: c for c in candidates}
+        self.request = request
+        self.parsed: list[ParsedFile] = []
+
+    def __call__(self, display: str) -> ParsedFile:
+        c = self.candidates[display]
+        cache = self.request.cache
+        if cache is None:
+            parsed = read_and_parse(c.display, str(c.path), c.kind, None)
+        else:
+            digest = read_digests([c], {}).get(c.display)
+            key = cache.key("file", c.display, c.kind, digest) if digest is not None else None
+            hit = cache.get_file(key) if key is not None else None
+            if isinstance(hit, ParsedFile):
+                parsed = hit
+            else:
+                parsed = read_and_parse(c.display, str(c.path), c.kind, None)
+                if key is not None and _cacheable(parsed, digest, cache):
+                    import pickle
+
+                    cache.add_file(key, pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
+        self.parsed.append(parsed)
+        return parsed
+
+
+def stat_signature(candidates: list[Candidate], overrides: dict[str, str]) -> list[tuple[object, ...]] | None:
+    """Path, kind, size and modification time of every candidate (a text given in place of a file
+    by its hash): a stat per file, where hashing would read every file of the repository."""
+    from .cache import Cache
+
+    out: list[tuple[object, ...]] = []
+    for c in candidates:
+        text = overrides.get(c.display)
+        if text is not None:
+            out.append((c.display, c.kind, Cache.digest(text.encode("utf-8", "surrogatepass"))))
+            continue
+        try:
+            st = os.stat(c.path)
+        except OSError:
+            return None
+        out.append((c.display, c.kind, st.st_size, st.st_mtime_ns, st.st_ino))
+    return out
 
 
 class _CachedResult(LintResult):

@@ -1,37 +1,61 @@
-"""Link parsed artifacts into jobs, the way the cluster runs them.
+"""Link parsed artifacts into jobs, the way the cluster runs them, and decide which are training.
 
 A job is one manifest document with the launch scripts its containers run, the scripts those
-source or call, the Python entries the launcher starts, and the versions that apply. Scripts and
-Python files that no manifest reaches become standalone jobs. For every container the launch
-environment is computed in execution order: operator-injected variables, container ``env``,
+source or call, the Python entries the launcher starts, and the versions that apply. A launch
+script that no manifest runs is a job of its own when it starts a training; a Python file that no
+launch reaches is one only when it is plainly a runnable training entry. For every container the
+launch environment is computed in execution order: operator-injected variables, container ``env``,
 inline ``bash -c`` exports, then script exports (``source`` shares the shell, ``bash x.sh``
 inherits a copy).
+
+Python files are parsed when a launch or a manifest reaches them (``FileIndex`` asks its loader);
+every other file costs nothing here. Each job carries a :class:`~recovery_lint.roles.Verdict`
+saying whether recovery advice applies and why; rules only see the jobs that are training.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .launch import (
+    DISTRIBUTED_LAUNCHERS,
+    TORCH_LAUNCHERS,
+    Scale,
+    classify_launcher,
+    entry_word,
+    expand,
+    expand_command,
+    launch_scale,
+    module_path,
+    split_arguments,
+    unwrap,
+    word_value,
+)
 from .parse import ParsedFile
+from .roles import (
+    TRAINING,
+    LaunchFacts,
+    Verdict,
+    launch_verdict,
+    manifest_verdict,
+    standalone_entry_verdict,
+    tokens,
+)
 from .sources.manifest import Container, ManifestDoc, ManifestFile, PodSpec
 from .sources.python import PythonFile
 from .sources.shell import Assignment, Command, ShellScript, Word, parse_detached, parse_embedded
-from .sources.versions import COMPONENTS, PinFile, VersionPin
+from .sources.versions import COMPONENTS, PinFile, VersionPin, pins_in_words
 from .sources.yamlnodes import YScalar
 from .span import Span
 
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
-WRAPPERS = frozenset({"nohup", "exec", "time", "stdbuf", "setsid", "nice", "ionice", "command", "builtin"})
-PYTHON = re.compile(r"^(?:python[0-9.]*|pypy[0-9.]*)$")
+SHELLS = frozenset({"bash", "sh", "dash", "ksh"})
 SCRIPT_PATH = re.compile(r"([A-Za-z0-9_.+@%~=-]+(?:/[A-Za-z0-9_.+@%~=-]+)*\.(?:sh|bash|py))$")
-DISTRIBUTED_MODULES = {
-    "torch.distributed.run": "torch.distributed.run",
-    "torch.distributed.launch": "torch.distributed.launch",
-    "torch_npu.distributed.run": "torch_npu_run",
-}
 PROCESS_RECOVERY_STRATEGIES = {"retry", "recover", "recover-in-place", "elastic-training", "dump", "exit"}
+# folders beside a job's folders (or the repository root) that declare the versions of the whole tree
+DECLARATION_FOLDERS = ("docker", "dockerfiles", "ci", "build", "env", "install", "requirements", "image", "images")
 MAX_DEPTH = 8
 
 
@@ -42,37 +66,55 @@ class EnvValue:
 
     name: str
     value: str | None  # None when dynamic (valueFrom, an expansion)
-    origin: str  # operator | container | inline | script | python
+    origin: str  # operator | container | inline | script | argument
     span: Span | None
     exported: bool = True
     assignment: Assignment | None = None  # the shell assignment, for edits
     container: Container | None = None
+    expanded: str | None = None  # the value with the variables known at that point substituted
+
+    @property
+    def known(self) -> str | None:
+        return self.value if self.value is not None else self.expanded
+
+    @property
+    def conditional(self) -> bool:
+        """Set only when a condition holds (an ``if`` branch, after ``&&``)."""
+        return self.assignment is not None and self.assignment.conditional
 
 
 @dataclass
 class LaunchCommand:
     command: Command
     script: ShellScript  # where the command is written (a file, or a manifest's inline text)
-    launcher: str  # torchrun | torch.distributed.run | torch.distributed.launch | torch_npu_run | python | msrun
-    launcher_words: tuple[int, int]  # word index range forming the launcher ("python -m torch...")
+    launcher: str  # torchrun | torch.distributed.run | torch.distributed.launch | torch_npu_run | python | …
+    launcher_words: tuple[int, int]  # word index range of cmd.words forming the launcher ("python -m torch...")
     entry: Word | None
     entry_file: PythonFile | None
     env: dict[str, EnvValue]  # exported environment at this command, prefix assignments included
     in_manifest: bool = False
+    exact: bool = True  # False when the command came out of a variable: its words do not map onto the text
+    words: list[Word] = field(default_factory=list)  # the command as run: wrappers stripped, variables split
+    scale: Scale | None = None
+    verdict: Verdict | None = None
+    entry_note: str = ""  # why the entry file is not known
 
     @property
     def is_torch_launcher(self) -> bool:
-        return self.launcher in (
-            "torchrun",
-            "torch.distributed.run",
-            "torch.distributed.launch",
-            "torch_npu_run",
-        )
+        return self.launcher in TORCH_LAUNCHERS
+
+    @property
+    def is_distributed(self) -> bool:
+        return self.launcher in DISTRIBUTED_LAUNCHERS
+
+    @property
+    def judged(self) -> bool:
+        return self.verdict is None or self.verdict.judged
 
 
 @dataclass
 class Launch:
-    """What one container runs at start-up."""
+    """What one container (or one standalone script) runs at start-up."""
 
     pod: PodSpec | None
     container: Container | None
@@ -85,19 +127,20 @@ class Launch:
     def launch_env(self) -> dict[str, EnvValue]:
         """The environment of the (first) training launcher, else of the end of start-up."""
         for cmd in self.commands:
-            if cmd.is_torch_launcher or cmd.launcher == "python":
+            if cmd.judged and (cmd.is_torch_launcher or cmd.launcher == "python"):
                 return cmd.env
         return self.env
 
     @property
     def torch_commands(self) -> list[LaunchCommand]:
-        return [c for c in self.commands if c.is_torch_launcher]
+        return [c for c in self.commands if c.is_torch_launcher and c.judged]
 
 
 @dataclass
 class Versions:
     pins: dict[str, VersionPin] = field(default_factory=dict)
     configured: dict[str, str] = field(default_factory=dict)
+    conflicts: dict[str, str] = field(default_factory=dict)  # component -> why no single version is known
 
     def get(self, component: str) -> str | None:
         pin = self.pins.get(component)
@@ -109,6 +152,24 @@ class Versions:
         pin = self.pins.get(component)
         return pin.span if pin is not None and pin.exact else None
 
+    def origin(self, component: str) -> str | None:
+        """Where the version was read: ``docker/Dockerfile:3``, or the configuration."""
+        pin = self.pins.get(component)
+        if pin is not None and pin.exact:
+            return f"{pin.span.path}:{pin.span.line}"
+        if component in self.configured:
+            return "the configuration"
+        return None
+
+    def describe(self, component: str) -> str:
+        """``torch 2.1.0 (requirements.txt:1)``, or why it is unknown."""
+        value = self.get(component)
+        if value is not None:
+            return f"{component} {value} ({self.origin(component)})"
+        if component in self.conflicts:
+            return f"the {component} version is unknown ({self.conflicts[component]})"
+        return f"the {component} version is not declared"
+
 
 @dataclass
 class JobContext:
@@ -116,6 +177,7 @@ class JobContext:
     framework: str | None  # pytorch | mindspore | tensorflow | None
     recovery: str | None  # none | job | pod | process | None (unknown: no manifest)
     versions: Versions
+    notes: list[tuple[Span, str]] = field(default_factory=list)  # context a rule may cite (ignored labels…)
 
     @property
     def pytorch(self) -> bool:
@@ -132,6 +194,11 @@ class Job:
     entries: list[PythonFile]
     context: JobContext
     pin_files: list[PinFile] = field(default_factory=list)
+    verdict: Verdict = field(default_factory=lambda: Verdict(TRAINING, ""))
+
+    @property
+    def judged(self) -> bool:
+        return self.verdict.judged
 
     @property
     def scripts(self) -> list[ShellScript]:
@@ -151,9 +218,11 @@ class Job:
 
 @dataclass
 class Project:
-    files: list[ParsedFile]
-    jobs: list[Job]
+    files: list[ParsedFile]  # every parsed file (Python files only when something reached them)
+    jobs: list[Job]  # the jobs recovery advice applies to (training)
     by_path: dict[str, ParsedFile]
+    skipped: list[Job] = field(default_factory=list)  # jobs that are not training, with their verdict
+    judgements: dict[str, Verdict] = field(default_factory=dict)  # every candidate file: judged or not, and why
 
 
 @dataclass
@@ -166,64 +235,116 @@ class JobSpec:
 
 
 # -- file index --------------------------------------------------------------------------------
-class FileIndex:
-    def __init__(self, files: list[ParsedFile]) -> None:
-        self.by_path = {f.path: f for f in files}
-        self.by_name: dict[str, list[ParsedFile]] = {}
-        self._resolved: dict[tuple[str, str, str], ParsedFile | None] = {}
-        for f in files:
-            self.by_name.setdefault(posixpath.basename(f.path), []).append(f)
+Loader = Callable[[str], ParsedFile]
 
-    def resolve(self, reference: str, near: str, kind: str) -> ParsedFile | None:
+
+class FileIndex:
+    """The repository's files by path. Parsed files are there from the start; the others (Python)
+    are parsed by ``loader`` the first time a link asks for them.
+
+    References are resolved on absolute locations, so a file is found the same way whatever folder
+    the run started in (its display path may be ``../job.yaml`` or ``scripts/train.sh``).
+    """
+
+    def __init__(
+        self,
+        files: list[ParsedFile],
+        pending: dict[str, str] | None = None,
+        loader: Loader | None = None,
+        locations: dict[str, str] | None = None,
+    ):
+        self.by_path = {f.path: f for f in files}
+        self.pending = dict(pending or {})  # path -> kind, not parsed yet
+        self.loader = loader
+        self.loaded: list[ParsedFile] = []
+        known = list(self.by_path) + list(self.pending)
+        where = locations or {}
+        self.location = {p: posixpath.normpath(where.get(p, p)) for p in known}  # display path -> absolute
+        self.display = {loc: p for p, loc in self.location.items()}
+        self.folders = {posixpath.dirname(loc) for loc in self.display}
+        for folder in list(self.folders):
+            while folder not in ("", "/", "."):
+                folder = posixpath.dirname(folder)
+                if folder in self.folders:
+                    break
+                self.folders.add(folder)
+        self._resolved: dict[tuple[str, str, str, str | None], ParsedFile | None] = {}
+
+    def exists(self, path: str) -> bool:
+        return path in self.by_path or path in self.pending
+
+    def get(self, path: str, kind: str | None = None) -> ParsedFile | None:
+        found = self.by_path.get(path)
+        if found is None and path in self.pending and self.loader is not None:
+            if kind is not None and self.pending[path] != kind:
+                return None
+            del self.pending[path]
+            found = self.loader(path)
+            self.by_path[path] = found
+            self.loaded.append(found)
+        if found is None or (kind is not None and found.kind != kind):
+            return None
+        return found
+
+    def _at(self, location: str, kind: str) -> ParsedFile | None:
+        path = self.display.get(location)
+        return self.get(path, kind) if path is not None else None
+
+    def folder_of(self, path: str) -> str:
+        """The absolute folder of a display path."""
+        return posixpath.dirname(self.location.get(path, path))
+
+    def map_folder(self, written: str, near: str) -> str | None:
+        """A folder as a container names it (``/job/code/scripts``) as a repository folder: the
+        longest tail of it below the referring file's folder or one of its ancestors."""
+        parts = [p for p in posixpath.normpath(written).split("/") if p not in ("", ".", "..")]
+        for k in range(len(parts)):
+            tail = "/".join(parts[k:])
+            for folder in _ancestors(self.folder_of(near)):
+                candidate = posixpath.join(folder, tail) if folder else tail
+                if candidate in self.folders:
+                    return candidate
+        return None
+
+    def resolve(self, reference: str, near: str, kind: str, cwd: str | None = None) -> ParsedFile | None:
         """Match a path as written in a script or manifest to a repository file.
 
-        Tried in order: relative to the referring file; the longest tail of the path under the
-        referring file's folder or one of its ancestors; then the best-matching file of that name.
+        Tried in order: relative to the launch's working directory when known (``cwd``, an absolute
+        repository folder), then to the referring file's folder; then the longest tail of the path
+        under that folder or one of its ancestors (an absolute container path such as
+        ``/job/code/train.py`` maps onto the repository this way). A name is never looked up
+        elsewhere in the repository: a file of the same name in another project is not this one.
         """
-        key = (reference, posixpath.dirname(near), kind)
+        key = (reference, self.folder_of(near), kind, cwd)
         if key not in self._resolved:
-            self._resolved[key] = self._resolve(reference, near, kind)
+            self._resolved[key] = self._resolve(reference, near, kind, cwd)
         return self._resolved[key]
 
-    def _get(self, path: str, kind: str) -> ParsedFile | None:
-        found = self.by_path.get(path)
-        return found if found is not None and found.kind == kind else None
-
-    def _resolve(self, reference: str, near: str, kind: str) -> ParsedFile | None:
+    def _resolve(self, reference: str, near: str, kind: str, cwd: str | None) -> ParsedFile | None:
         match = SCRIPT_PATH.search(reference.strip("\"'"))
         if not match:
             return None
         ref = posixpath.normpath(match.group(1))
-        near_dir = posixpath.dirname(near)
+        near_dir = self.folder_of(near)
         if not ref.startswith("/"):
-            direct = self._get(posixpath.normpath(posixpath.join(near_dir, ref)), kind)
-            if direct is not None:
-                return direct
+            for base in ([cwd] if cwd is not None else []) + [near_dir]:
+                direct = self._at(_join(base, ref), kind)
+                if direct is not None:
+                    return direct
         parts = [p for p in ref.split("/") if p not in ("", ".", "..")]
         ancestors = _ancestors(near_dir)
         for k in range(len(parts)):
             tail = "/".join(parts[k:])
             for folder in ancestors:
-                hit = self._get(f"{folder}/{tail}" if folder else tail, kind)
+                hit = self._at(posixpath.join(folder, tail) if folder else tail, kind)
                 if hit is not None:
                     return hit
-        candidates = [f for f in self.by_name.get(parts[-1] if parts else "", []) if f.kind == kind]
-        if not candidates:
-            return None
+        return None
 
-        def score(f: ParsedFile) -> tuple[int, int, int]:
-            fparts = f.path.split("/")
-            suffix = 0
-            while suffix < min(len(parts), len(fparts)) and parts[-1 - suffix] == fparts[-1 - suffix]:
-                suffix += 1
-            common = 0
-            for a, b in zip(near_dir.split("/"), fparts[:-1], strict=False):
-                if a != b:
-                    break
-                common += 1
-            return (suffix, common, -len(fparts))
 
-        return max(candidates, key=score)
+def _join(folder: str, ref: str) -> str:
+    joined = posixpath.normpath(posixpath.join(folder, ref)) if folder else posixpath.normpath(ref)
+    return "" if joined == "." else joined
 
 
 def _ancestors(folder: str) -> list[str]:
@@ -241,8 +362,14 @@ def build_project(
     files: list[ParsedFile],
     configured_versions: dict[str, str] | None = None,
     job_specs: list[JobSpec] | None = None,
+    pending: dict[str, str] | None = None,
+    loader: Loader | None = None,
+    locations: dict[str, str] | None = None,
 ) -> Project:
-    index = FileIndex(files)
+    """Link ``files`` into jobs. ``pending`` lists files (path -> kind) not parsed yet; ``loader``
+    parses one of them when a link reaches it; ``locations`` gives each display path's absolute
+    location (display paths are taken as locations when it is missing)."""
+    index = FileIndex(files, pending, loader, locations)
     linker = _Linker(index, configured_versions or {}, job_specs or [])
     jobs: list[Job] = []
     for f in files:
@@ -251,7 +378,16 @@ def build_project(
                 if doc.pods and any(p.containers for p in doc.pods):
                     jobs.append(linker.manifest_job(f, doc))
     jobs.extend(linker.standalone_jobs(files))
-    return Project(files, jobs, index.by_path)
+    jobs.extend(linker.standalone_entries())
+    parsed = files + index.loaded
+    judgements = linker.judgements(parsed, jobs)
+    return Project(
+        parsed,
+        [j for j in jobs if j.judged],
+        index.by_path,
+        [j for j in jobs if not j.judged],
+        judgements,
+    )
 
 
 class _Linker:
@@ -260,16 +396,22 @@ class _Linker:
         self.configured = configured
         self.specs = specs
         self.reached: set[str] = set()
+        self.launched_from: dict[str, str] = {}  # entry path -> the launch that reached it first
         self.pins_by_dir: dict[str, list[ParsedFile]] = {}
         for f in index.by_path.values():
             if isinstance(f.model, PinFile):
                 self.pins_by_dir.setdefault(posixpath.dirname(f.path), []).append(f)
+        self.script_verdicts: dict[str, Verdict] = {}
 
     # jobs from manifests
     def manifest_job(self, mf: ParsedFile, doc: ManifestDoc) -> Job:
         spec = self._spec_for(doc)
         launches = [self._container_launch(mf, doc, pod, c, spec) for pod, c in doc.containers()]
-        entries = _unique([c.entry_file for launch in launches for c in launch.commands if c.entry_file])
+        verdict = manifest_verdict(doc.kind, _manifest_words(doc, launches), mf.path)
+        for launch in launches:
+            for cmd in launch.commands:
+                cmd.verdict = self._manifest_command_verdict(cmd, verdict)
+        entries = _unique([c.entry_file for launch in launches for c in launch.commands if c.entry_file and c.judged])
         if spec and spec.entry:
             extra = self.index.resolve(spec.entry, mf.path, "python")
             if extra and isinstance(extra.model, PythonFile) and extra.model not in entries:
@@ -278,11 +420,20 @@ class _Linker:
             self.reached.add(e.source.path)
         paths = [mf.path] + [s.source.path for launch in launches for s in launch.scripts]
         paths += [e.source.path for e in entries]
-        versions = self._versions(paths)
+        versions = self._versions(paths, launches)
         context = JobContext(_platform(doc), _framework(doc, launches, entries), _recovery(doc), versions)
+        context.notes.extend(_ignored_recovery_labels(doc))
         if doc.is_ascendjob and doc.annotation("recover-strategy") and context.pytorch:
             _inject_operator_env(launches)
-        return Job(doc.identity, doc, mf, launches, entries, context, self._pin_files(paths))
+        return Job(doc.identity, doc, mf, launches, entries, context, self._pin_files(paths), verdict)
+
+    @staticmethod
+    def _manifest_command_verdict(cmd: LaunchCommand, job: Verdict) -> Verdict:
+        if not job.judged:
+            return job
+        if cmd.launcher == "msrun":
+            return Verdict("mindspore", "a MindSpore launch (msrun)")
+        return Verdict(TRAINING, f"run by the manifest's training job ({job.reason})")
 
     def _spec_for(self, doc: ManifestDoc) -> JobSpec | None:
         for spec in self.specs:
@@ -303,7 +454,7 @@ class _Linker:
             if var.value is not None and var.value.is_null:
                 value = ""
             env[var.name.value] = EnvValue(var.name.value, value, "container", var.entry.span, container=container)
-        run = _Run(self, launch, mf.path)
+        run = _Run(self, launch, mf.path, cwd=container.working_dir)
         if spec and spec.scripts:
             for ref in spec.scripts:
                 target = self.index.resolve(ref, mf.path, "shell")
@@ -317,6 +468,7 @@ class _Linker:
             for cmd in launch.commands:
                 if cmd.entry_file is None and entry and isinstance(entry.model, PythonFile):
                     cmd.entry_file = entry.model
+                    cmd.entry_note = ""
         return launch
 
     def _argv(self, run: _Run, mf: ParsedFile, container: Container, env: dict[str, EnvValue]) -> None:
@@ -324,14 +476,15 @@ class _Linker:
         if not argv:
             return
         first = posixpath.basename(argv[0].value)
-        if first in SHELLS:
+        if first in SHELLS or first == "zsh":
             kind, index = _shell_invocation([a.value for a in argv[1:]])
             if kind == "inline":
                 inline = self._inline_script(mf, argv[1 + index])
                 run.launch.inline = inline
                 run.script(inline, env, shared=True, depth=0, in_manifest=True)
             elif kind == "script":
-                run.call_path(argv[1 + index].value, [], env, mf.path, depth=0)
+                words = [_scalar_word(mf, s) for s in argv[2 + index :]]
+                run.call_path(argv[1 + index].value, words, env, mf.path, depth=0)
             return
         words = [_scalar_word(mf, s) for s in argv]
         command = Command(words, argv[0].span, argv[0].span)
@@ -354,7 +507,7 @@ class _Linker:
             return parse_embedded(src, span.start, span.end)
         return parse_detached(src, scalar.value, span)
 
-    # standalone jobs
+    # standalone launch scripts
     def standalone_jobs(self, files: list[ParsedFile]) -> list[Job]:
         jobs: list[Job] = []
         scripts = [f for f in files if f.kind == "shell" and isinstance(f.model, ShellScript)]
@@ -362,7 +515,7 @@ class _Linker:
         for f in scripts:
             for cmd in f.model.commands:
                 target = self._callee(cmd, f.path)
-                if target is not None:
+                if target is not None and target.path != f.path:
                     called.add(target.path)
         for f in scripts:
             if f.path in self.reached or f.path in called:
@@ -371,21 +524,45 @@ class _Linker:
             env: dict[str, EnvValue] = {}
             _Run(self, launch, f.path).script(f.model, env, shared=True, depth=0)
             launch.env = env
-            entries = _unique([c.entry_file for c in launch.commands if c.entry_file])
+            if not launch.commands:
+                self.script_verdicts[f.path] = Verdict("no-launch", "starts no training launcher")
+                continue
+            for cmd in launch.commands:
+                cmd.verdict = self._command_verdict(cmd)
+            training = [c for c in launch.commands if c.judged]
+            verdict = training[0].verdict if training else launch.commands[0].verdict
+            assert verdict is not None
+            self.script_verdicts[f.path] = verdict
+            entries = _unique([c.entry_file for c in training if c.entry_file])
             for e in entries:
                 self.reached.add(e.source.path)
             paths = [s.source.path for s in launch.scripts] + [e.source.path for e in entries]
-            context = JobContext(None, _framework(None, [launch], entries), None, self._versions(paths))
-            jobs.append(Job(f"{f.path} (standalone)", None, None, [launch], entries, context, self._pin_files(paths)))
-        for f in files:
-            if f.kind == "python" and isinstance(f.model, PythonFile) and f.path not in self.reached:
-                entries = [f.model]
-                context = JobContext(None, _framework(None, [], entries), None, self._versions([f.path]))
-                jobs.append(Job(f"{f.path} (standalone)", None, None, [], entries, context, self._pin_files([f.path])))
+            context = JobContext(None, _framework(None, [launch], entries), None, self._versions(paths, [launch]))
+            job = Job(f"{f.path} (standalone)", None, None, [launch], entries, context, self._pin_files(paths), verdict)
+            jobs.append(job)
         return jobs
 
+    def _command_verdict(self, cmd: LaunchCommand) -> Verdict:
+        entry = cmd.entry_file
+        entry_path = entry.source.path if entry is not None else (cmd.entry.text if cmd.entry is not None else None)
+        imports = frozenset(i.module.split(".")[0] for i in entry.imports) if entry is not None else frozenset()
+        scale = cmd.scale or Scale(None, None, "unknown")
+        facts = LaunchFacts(
+            script=cmd.script.source.path,
+            launcher=cmd.launcher,
+            arguments=tuple(word_value(w, {}) or w.text for w in cmd.words),
+            entry=entry_path,
+            entry_imports=imports,
+            entry_test=entry is not None and _is_unit_test(entry),
+            multi=scale.multi or (scale.per_node is None and cmd.is_distributed),
+            single=scale.single,
+            scale=scale.evidence,
+            in_manifest=cmd.in_manifest,
+        )
+        return launch_verdict(facts)
+
     def _callee(self, cmd: Command, near: str) -> ParsedFile | None:
-        words = _strip_wrappers(cmd.words)
+        words = unwrap(cmd.words).words
         if not words:
             return None
         name = words[0].value or ""
@@ -400,9 +577,67 @@ class _Linker:
             return self.index.resolve(name, near, "shell")
         return None
 
+    # standalone Python entries
+    def standalone_entries(self) -> list[Job]:
+        """Python files no launch reaches that are plainly training entries (a training name, a
+        ``__main__`` block, a training loop): started by something the repository does not show."""
+        jobs: list[Job] = []
+        for path, kind in sorted(self.index.pending.items()):
+            if kind != "python" or path in self.reached:
+                continue
+            if not tokens(posixpath.splitext(posixpath.basename(path))[0]) & STANDALONE_NAMES:
+                continue
+            if self._secondary(path):
+                continue
+            parsed = self.index.get(path, "python")
+            if parsed is None or not isinstance(parsed.model, PythonFile):
+                continue
+            model = parsed.model
+            imports = frozenset(i.module.split(".")[0] for i in model.imports)
+            if "torch_npu" not in imports:
+                continue
+            verdict = standalone_entry_verdict(path, model.has_main_guard, imports, training_loop(model))
+            self.reached.add(path)
+            context = JobContext(None, _framework(None, [], [model]), None, self._versions([path], []))
+            jobs.append(Job(f"{path} (standalone)", None, None, [], [model], context, self._pin_files([path]), verdict))
+        return jobs
+
+    def _secondary(self, path: str) -> bool:
+        """A folder whose launch scripts run another entry: this one is not what the cluster trains."""
+        folder = posixpath.dirname(path)
+        return any(posixpath.dirname(entry) in (folder, posixpath.dirname(folder)) for entry in self.launched_from)
+
+    # what each file is
+    def judgements(self, parsed: list[ParsedFile], jobs: list[Job]) -> dict[str, Verdict]:
+        out: dict[str, Verdict] = {}
+        for job in jobs:
+            for path in job.files:
+                if path not in out or (job.judged and not out[path].judged):
+                    out[path] = Verdict(job.verdict.role, f"{job.id}: {job.verdict.reason}")
+        for path, verdict in self.script_verdicts.items():
+            out.setdefault(path, verdict)
+        for f in parsed:
+            if f.path in out:
+                continue
+            if f.kind == "manifest":
+                out[f.path] = Verdict(
+                    "no-job", "no training workload in it" if f.relevant else "not a Kubernetes object"
+                )
+            elif f.kind == "shell":
+                out[f.path] = Verdict("no-launch", "starts no training launcher")
+            elif f.kind in ("requirements", "pyproject", "dockerfile"):
+                out[f.path] = Verdict("versions", "version declarations, read for the jobs below it")
+            elif f.kind == "python":
+                out[f.path] = Verdict("unknown", "read, but no training launch runs it")
+        for path, kind in self.index.pending.items():
+            if kind == "python":
+                out.setdefault(path, Verdict("unknown", "not read: no launch or manifest reaches it"))
+        return out
+
     # versions
     def _pins_over(self, paths: list[str]) -> list[tuple[int, PinFile]]:
-        """Pin files in the folders of ``paths`` or their ancestors, with the depth of their folder."""
+        """Pin files in the folders of ``paths`` or their ancestors (and the declaration folders
+        beside those, such as ``docker/``), with the depth of the ancestor they belong to."""
         seen: set[str] = set()
         out: list[tuple[int, PinFile]] = []
         for path in paths:
@@ -410,34 +645,64 @@ class _Linker:
                 if folder in seen:
                     continue
                 seen.add(folder)
+                depth = _depth(folder)
                 for f in self.pins_by_dir.get(folder, ()):
-                    out.append((_depth(folder), f.model))
+                    out.append((depth * 2 + 1, f.model))
+                for name in DECLARATION_FOLDERS:
+                    beside = f"{folder}/{name}" if folder and folder != "/" else name
+                    for f in self.pins_by_dir.get(beside, ()):
+                        out.append((depth * 2, f.model))
         return out
 
     def _pin_files(self, paths: list[str]) -> list[PinFile]:
         return [model for _, model in sorted(self._pins_over(paths), key=lambda item: item[1].source.path)]
 
-    def _versions(self, paths: list[str]) -> Versions:
-        """The nearest exact pin of each component wins; config values fill what no file pins."""
+    def _versions(self, paths: list[str], launches: list[Launch]) -> Versions:
+        """The closest exact declaration of each component wins (a ``pip install`` in the job's
+        own scripts, then pin files in the nearest folder); declarations that disagree at the same
+        distance leave it unknown; configuration values fill what no file declares."""
         versions = Versions(configured=dict(self.configured))
-        best: dict[str, tuple[int, VersionPin]] = {}
-        for depth, model in self._pins_over(paths):
-            for pin in model.pins:
-                rank = depth * 2 + (1 if pin.exact else 0)
-                if pin.component not in best or rank > best[pin.component][0]:
-                    best[pin.component] = (rank, pin)
-        versions.pins = {c: p for c, (_, p) in best.items() if c in COMPONENTS}
+        candidates: list[tuple[int, VersionPin]] = []
+        for rank, model in self._pins_over(paths):
+            candidates += [(rank, pin) for pin in model.pins]
+        top = 10_000
+        for launch in launches:
+            for script in launch.scripts:
+                for cmd in script.commands:
+                    if len(cmd.words) > 2 and (cmd.words[0].value or "").startswith(("pip", "python")):
+                        candidates += [(top, pin) for pin in pins_in_words(cmd.words)]
+        best: dict[str, list[tuple[int, VersionPin]]] = {}
+        for rank, pin in candidates:
+            if pin.component not in COMPONENTS:
+                continue
+            key = (rank, 1 if pin.exact else 0)
+            held = best.get(pin.component)
+            if held is None or key > (held[0][0], 1 if held[0][1].exact else 0):
+                best[pin.component] = [(rank, pin)]
+            elif key == (held[0][0], 1 if held[0][1].exact else 0):
+                held.append((rank, pin))
+        for component, found in best.items():
+            distinct = {pin.version for _, pin in found if pin.exact}
+            if len(distinct) > 1:
+                where = ", ".join(sorted({f"{p.span.path}:{p.span.line}" for _, p in found}))
+                versions.conflicts[component] = f"declared as {', '.join(sorted(distinct))} in {where}"
+                continue
+            versions.pins[component] = found[0][1]
         return versions
+
+
+STANDALONE_NAMES = frozenset({"train", "pretrain", "posttrain", "finetune", "sft", "main"})
 
 
 class _Run:
     """Simulates one container's start-up over the parsed scripts (nothing is executed)."""
 
-    def __init__(self, linker: _Linker, launch: Launch, origin: str) -> None:
+    def __init__(self, linker: _Linker, launch: Launch, origin: str, cwd: str | None = None) -> None:
         self.linker = linker
         self.launch = launch
         self.origin = origin
         self.active: set[str] = set()
+        self.cwd = cwd  # the working directory as written (a container path), when known
 
     def script(
         self,
@@ -458,7 +723,7 @@ class _Run:
         origin = "inline" if in_manifest else "script"
         for event in script.events:
             if isinstance(event, Assignment):
-                _apply(env, event, origin)
+                _apply(env, event, origin, script)
             else:
                 self.command(event, script, env, depth, in_manifest)
         self.active.discard(path)
@@ -472,12 +737,24 @@ class _Run:
         depth: int,
         shared: bool = False,
     ) -> bool:
-        target = self.linker.index.resolve(reference, near, "shell")
+        target = self.linker.index.resolve(reference, near, "shell", self._cwd_folder(near))
         if target is None or not isinstance(target.model, ShellScript):
             return False
         child = env if shared else _exported_copy(env)
+        values = _values(env)
+        for k, word in enumerate(args[:9], start=1):  # the script's positional parameters
+            child[str(k)] = EnvValue(str(k), word_value(word, values), "argument", word.span, exported=False)
+        saved = self.cwd
+        self.cwd = None  # a script runs where it was started from, which is not known statically
         self.script(target.model, child, shared, depth + 1)
+        self.cwd = saved
         return True
+
+    def _cwd_folder(self, near: str) -> str | None:
+        """The working directory as a repository folder, when a ``cd`` or workingDir names one."""
+        if self.cwd is None:
+            return None
+        return self.linker.index.map_folder(self.cwd, near)
 
     def command(
         self,
@@ -487,12 +764,19 @@ class _Run:
         depth: int,
         in_manifest: bool = False,
     ) -> None:
-        words = _strip_wrappers(cmd.words)
+        values = _values(env)
+        expanded, changed = expand_command(cmd.words, values)
+        unwrapped = unwrap(expanded)
+        words = unwrapped.words
         if not words:
             return
         name = words[0].value or words[0].text
         near = script.source.path
         args = words[1:]
+        if name == "cd" and not cmd.conditional:
+            target = word_value(args[0], values) if args else None
+            self.cwd = _change_dir(self.cwd, target)
+            return
         if name in ("source", "."):
             if args:
                 self.call_path(args[0].value or args[0].text, args[1:], env, near, depth, shared=True)
@@ -501,25 +785,34 @@ class _Run:
             kind, index = _shell_invocation([w.value or w.text for w in args])
             if kind == "script":
                 target = args[index]
-                self.call_path(target.value or target.text, args[index + 1 :], env, near, depth)
+                self.call_path(word_value(target, values) or target.text, args[index + 1 :], env, near, depth)
             return
         if name.endswith((".sh", ".bash")):
             self.call_path(name, args, env, near, depth)
             return
-        launcher = classify_launcher(words)
+        if name == "eval" and args:
+            line = " ".join(word_value(w, values) or w.text for w in args)
+            inner = expand(line, values) or line
+            split = [Word(p, p, cmd.span) for p in inner.split()]
+            if split and split[0].text != "eval":
+                self.command(Command(split, cmd.span, cmd.statement, [], cmd.function, cmd.conditional, cmd.loops),
+                             script, env, depth, in_manifest)  # fmt: skip
+            return
+        launcher = classify_launcher(words, values)
         if launcher is None:
             return
         kind, span = launcher
         cmd_env = _exported_copy(env)
         for prefix in cmd.prefixes:
-            _apply(cmd_env, prefix, "inline" if in_manifest else "script")
-        offset = len(cmd.words) - len(words)  # wrappers stripped from the front
-        entry = _entry_word(words, span[1])
-        entry_file = None
-        if entry is not None:
-            target = self.linker.index.resolve(entry.value or entry.text, near, "python")
-            if target is not None and isinstance(target.model, PythonFile):
-                entry_file = target.model
+            _apply(cmd_env, prefix, "inline" if in_manifest else "script", script)
+        for var, value, word in unwrapped.assignments:
+            cmd_env[var] = EnvValue(var, value, "inline" if in_manifest else "script", word.span)
+        offset = len(cmd.words) - len(words) if not changed else 0
+        run_words = words[: span[1]] + split_arguments(words[span[1] :], values)
+        entry = entry_word(run_words, span[1], values)
+        entry_file, note = self._entry(entry, run_words, values, near)
+        loops = cmd.loops
+        scale = launch_scale(kind, run_words, span[1], values, loops, posixpath.basename(near))
         self.launch.commands.append(
             LaunchCommand(
                 cmd,
@@ -530,8 +823,49 @@ class _Run:
                 entry_file,
                 cmd_env,
                 in_manifest,
+                exact=not changed,
+                words=run_words,
+                scale=scale,
+                entry_note=note,
             )
         )
+        if entry_file is not None:
+            self.linker.launched_from.setdefault(entry_file.source.path, near)
+
+    def _entry(
+        self, entry: Word | None, words: list[Word], values: dict[str, str | None], near: str
+    ) -> tuple[PythonFile | None, str]:
+        if entry is None:
+            return None, "no Python entry in the command"
+        text = module_path(entry, words, values) or word_value(entry, values) or _static_tail(entry.text)
+        if not text or not text.endswith(".py"):
+            return None, f"the entry {entry.text} is built at run time"
+        target = self.linker.index.resolve(text, near, "python", self._cwd_folder(near))
+        if target is None or not isinstance(target.model, PythonFile):
+            return None, f"{text} is not in the linted files"
+        return target.model, ""
+
+
+def _static_tail(text: str) -> str | None:
+    """The literal part after the last expansion: ``${dir}/../main.py`` -> ``../main.py`` (read from
+    the script's folder, which is what such a variable usually names)."""
+    match = re.search(r"[^$}`\"']*$", text)
+    tail = match.group(0).lstrip("/") if match else ""
+    return tail or None
+
+
+def _change_dir(current: str | None, target: str | None) -> str | None:
+    if target is None:
+        return None
+    if target.startswith("/"):
+        return posixpath.normpath(target)
+    if current is None:
+        return None
+    return posixpath.normpath(posixpath.join(current, target))
+
+
+def _values(env: dict[str, EnvValue]) -> dict[str, str | None]:
+    return {k: v.known for k, v in env.items()}
 
 
 def _shell_invocation(args: list[str]) -> tuple[str | None, int]:
@@ -553,62 +887,30 @@ def _shell_invocation(args: list[str]) -> tuple[str | None, int]:
     return None, -1
 
 
-def classify_launcher(words: list[Word]) -> tuple[str, tuple[int, int]] | None:
-    """Recognize a training launcher; returns its kind and the word range that spells it."""
-    if not words:
-        return None
-    first = words[0]
-    name = posixpath.basename(first.value or "")
-    if name in ("torchrun", "torch_npu_run", "msrun"):
-        return name, (0, 1)
-    is_interpreter = bool(PYTHON.match(name)) or (first.value is None and "$" in first.text)
-    if not is_interpreter:
-        return None
-    for i, word in enumerate(words[1:], start=1):
-        value = word.value or ""
-        if value == "-m" and i + 1 < len(words):
-            module = words[i + 1].value or ""
-            if module in DISTRIBUTED_MODULES:
-                return DISTRIBUTED_MODULES[module], (0, i + 2)
-            return None
-        if value.startswith("-m") and len(value) > 2:
-            module = value[2:]
-            return (DISTRIBUTED_MODULES[module], (0, i + 1)) if module in DISTRIBUTED_MODULES else None
-        if value.endswith(".py"):
-            return ("python", (0, 1)) if PYTHON.match(name) else None
-        if not value.startswith("-"):
-            return None
+def training_loop(py: PythonFile) -> str | None:
+    """What in a Python file trains a model, or None: a backward pass with an optimizer step, or a
+    call of a trainer's ``train``/``fit`` or of a ``pretrain``/``train`` function it imports."""
+    names = [c.qualname for c in py.calls]
+    backward = any(n.endswith(".backward") for n in names)
+    step = any(n.endswith(".step") for n in names)
+    if backward and step:
+        return "loss.backward() and optimizer.step()"
+    for n in names:
+        last = n.rsplit(".", 1)[-1]
+        if last in ("fit", "train") and "trainer" in n.lower():
+            return f"{n}()"
+        if last in ("pretrain", "train", "finetune") and "." in n and not n.startswith(("self.", "model.")):
+            return f"{n}()"
     return None
 
 
-def _entry_word(words: list[Word], after: int) -> Word | None:
-    for word in words[after:]:
-        text = word.value if word.value is not None else word.text
-        if text.endswith(".py") and not text.startswith("-"):
-            return word
-    return None
+def _is_unit_test(py: PythonFile) -> bool:
+    if py.imports_module("unittest", "pytest", "torch_npu.testing", "torch.testing._internal"):
+        return True
+    return any(c.qualname.endswith("run_tests") for c in py.calls)
 
 
-def _strip_wrappers(words: list[Word]) -> list[Word]:
-    i = 0
-    while i < len(words):
-        value = words[i].value or ""
-        base = posixpath.basename(value)
-        if base in WRAPPERS:
-            i += 1
-            while i < len(words) and (words[i].value or "").startswith("-"):
-                i += 1
-            continue
-        if base == "env":
-            i += 1
-            while i < len(words) and ("=" in (words[i].value or "") or (words[i].value or "").startswith("-")):
-                i += 1
-            continue
-        break
-    return words[i:]
-
-
-def _apply(env: dict[str, EnvValue], a: Assignment, origin: str) -> None:
+def _apply(env: dict[str, EnvValue], a: Assignment, origin: str, script: ShellScript | None = None) -> None:
     if a.kind == "unset":
         env.pop(a.name, None)
         return
@@ -620,7 +922,11 @@ def _apply(env: dict[str, EnvValue], a: Assignment, origin: str) -> None:
             env[a.name] = EnvValue(a.name, None, origin, a.span, True, a)
         return
     exported = a.kind == "export" or a.kind == "prefix" or (previous is not None and previous.exported)
-    env[a.name] = EnvValue(a.name, a.value, origin, a.span, exported, a)
+    expanded = None
+    if a.value is None and a.value_span is not None and script is not None and script.exact:
+        raw = script.source.text[a.value_span.start : a.value_span.end]
+        expanded = expand(raw, _values(env))
+    env[a.name] = EnvValue(a.name, a.value, origin, a.span, exported, a, expanded=expanded)
 
 
 def _exported_copy(env: dict[str, EnvValue]) -> dict[str, EnvValue]:
@@ -648,6 +954,47 @@ def _inject_operator_env(launches: list[Launch]) -> None:
                 env[name] = EnvValue(name, "0", "operator", None)
 
 
+def _manifest_words(doc: ManifestDoc, launches: list[Launch]) -> set[str]:
+    """Words of a manifest's names, labels, images and commands: what it says it runs."""
+    words: set[str] = set()
+    words |= tokens(doc.job_name)
+    for node in (doc.labels, doc.annotations):
+        if node is not None:
+            for key, value in node.items:
+                if key.value in ("app", "job", "jobName", "task", "type") and isinstance(value, YScalar):
+                    words |= tokens(value.value)
+    for pod, container in doc.containers():
+        words |= tokens(pod.role)
+        words |= tokens(container.name or "")
+        words |= tokens((container.image or "").split(":")[0])
+        for scalar in container.argv:
+            for part in re.split(r"[\s;&|]+", scalar.value):
+                words |= tokens(posixpath.basename(part))
+        if pod.labels is not None:
+            app = pod.labels.scalar("app")
+            if app is not None:
+                words |= tokens(app.value)
+    for launch in launches:
+        for script in launch.scripts:
+            words |= tokens(posixpath.splitext(posixpath.basename(script.source.path))[0])
+    return words
+
+
+def _ignored_recovery_labels(doc: ManifestDoc) -> list[tuple[Span, str]]:
+    """Process-level recovery settings on a workload that is not an AscendJob: they do nothing."""
+    if doc.is_ascendjob:
+        return []
+    found = [
+        ("recover-strategy", doc.annotation("recover-strategy")),
+        ("process-recover-enable", doc.label("process-recover-enable")),
+    ]
+    return [
+        (node.span, f"{key} has no effect on a {doc.kind}: process-level recovery exists only for an AscendJob")
+        for key, node in found
+        if node is not None
+    ]
+
+
 def _platform(doc: ManifestDoc) -> str | None:
     label = doc.label("ring-controller.atlas")
     if label:
@@ -673,7 +1020,7 @@ def _framework(doc: ManifestDoc | None, launches: list[Launch], entries: list[Py
         for cmd in launch.commands:
             if cmd.launcher == "msrun":
                 return "mindspore"
-            if cmd.is_torch_launcher:
+            if cmd.is_distributed:
                 return "pytorch"
     for entry in entries:
         if entry.imports_module("torch", "torch_npu"):
@@ -686,14 +1033,17 @@ def _framework(doc: ManifestDoc | None, launches: list[Launch], entries: list[Py
 
 
 def _recovery(doc: ManifestDoc) -> str:
+    """The recovery level the cluster gives the job. Process-level rescheduling and recovery exist
+    only for an AscendJob (MindCluster constraint): on any other workload their labels do nothing."""
     fault = doc.label("fault-scheduling")
     value = fault.value if fault else ""
     if value not in ("grace", "force") and not value.startswith(("external-grace", "external-force")):
         return "none"
     strategy = doc.annotation("recover-strategy")
     process = doc.label("process-recover-enable")
-    if (strategy and set(strategy.value.replace(" ", "").split(",")) & PROCESS_RECOVERY_STRATEGIES) or (
-        process and process.value == "on"
+    if doc.is_ascendjob and (
+        (strategy and set(strategy.value.replace(" ", "").split(",")) & PROCESS_RECOVERY_STRATEGIES)
+        or (process and process.value == "on")
     ):
         return "process"
     pod = doc.label("pod-rescheduling")
@@ -713,4 +1063,4 @@ def _unique(items: list) -> list:
 
 
 def _depth(path: str) -> int:
-    return 0 if path in ("", ".") else path.count("/") + 1
+    return 0 if path in ("", ".", "/") else path.count("/") + 1

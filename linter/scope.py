@@ -1,10 +1,12 @@
 """What a run lints and what it reports, from the command line's PATH arguments.
 
-- Folders (or nothing): lint them, report everything.
-- Only files (how pre-commit and editors call a linter): report those files alone, but lint the
-  repository they belong to (the nearest folder upwards with ``.git`` or a config), so a script
-  passed alone is still judged with the manifest that runs it. Outside any repository only the
-  files passed are read.
+- Every run reads the repository its paths belong to (the nearest folder upwards with ``.git`` or
+  a config) and reports only what lies in the paths given, so a file gets the same finding, with
+  the same fix, whether the run names it, its folder or the repository, from any working folder.
+- Folders (or nothing): report the files below them.
+- Only files (how pre-commit and editors call a linter): report those files alone; a script passed
+  alone is still judged with the manifest that runs it.
+- Outside any repository only the paths given are read.
 - ``-``: one file read from standard input, named by ``--stdin-filename``.
 """
 
@@ -31,6 +33,7 @@ class Scope:
     config_start: Path  # where config discovery starts
     report_only: set[str] | None = None  # display paths to report; None reports everything
     extra: list[Candidate] = field(default_factory=list)  # files linted even if the walk skips them
+    named: set[str] = field(default_factory=set)  # display paths named on the command line: always parsed
     overrides: dict[str, str] = field(default_factory=dict)  # display path -> text (standard input)
     stdin: str | None = None  # display path of the text read from standard input
     root: Path | None = None  # the repository root in file mode
@@ -49,9 +52,20 @@ def resolve(given: list[str], cwd: Path, stdin_filename: str | None = None, stdi
         raise ScopeError("--stdin-filename needs '-' as the path")
     paths = [Path(p) for p in given] or [Path(".")]
     absolute = [Path(os.path.normpath(p if p.is_absolute() else cwd / p)) for p in paths]
-    if not given or not all(p.is_file() for p in absolute):
+    if given and all(p.is_file() for p in absolute):
+        return _file_scope(absolute, cwd)
+    if not all(p.is_dir() for p in absolute):
+        return Scope(paths, absolute[0])  # a missing path: the engine says so
+    return _folder_scope(paths, absolute, cwd)
+
+
+def _folder_scope(paths: list[Path], absolute: list[Path], cwd: Path) -> Scope:
+    common = Path(os.path.commonpath([str(p) for p in absolute]))
+    root = find_root(common)
+    if root is None or any(p == root for p in absolute):
         return Scope(paths, absolute[0])
-    return _file_scope(absolute, cwd)
+    inside, _ = discover(absolute, cwd)
+    return Scope([root], absolute[0], {c.display for c in inside}, root=root)
 
 
 def _file_scope(files: list[Path], cwd: Path) -> Scope:
@@ -63,8 +77,10 @@ def _file_scope(files: list[Path], cwd: Path) -> Scope:
     if root is None:
         # outside any repository the folder around the files could be anything (a home or temp
         # folder): link only the files that were passed rather than read everything beside them
-        return Scope(files, files[0], {c.display for c in candidates}, candidates)
-    return Scope([root], files[0], {c.display for c in candidates}, candidates, root=root)
+        named = {c.display for c in candidates}
+        return Scope(files, files[0], named, candidates, named=named)
+    named = {c.display for c in candidates}
+    return Scope([root], files[0], named, candidates, root=root, named=named)
 
 
 def find_root(start: Path) -> Path | None:

@@ -59,6 +59,8 @@ class Container:
     mounts: list[VolumeMount]
     mounts_node: YSeq | None
     resources: set[str]
+    image: str | None = None
+    working_dir: str | None = None
 
     @property
     def argv(self) -> list[YScalar]:
@@ -399,6 +401,8 @@ def _container(node: YMap) -> Container:
         mounts=[_mount(m) for m in mounts_node.maps() if m.scalar("name")] if mounts_node else [],
         mounts_node=mounts_node,
         resources=resources,
+        image=node.text("image"),
+        working_dir=node.text("workingDir"),
     )
 
 

@@ -37,6 +37,7 @@ class PyCall:
     func_span: Span
     keywords: dict[str, PyArg] = field(default_factory=dict)
     positional: list[PyArg] = field(default_factory=list)
+    conditional: bool = False  # inside an if/else branch (a main guard aside) or a try/except handler
 
 
 @dataclass
@@ -145,10 +146,11 @@ class _Collector:
             elif cls is ast.If and _is_main_guard(node.test):  # type: ignore[attr-defined]
                 self.result.has_main_guard = True
         self.result.imports.sort(key=lambda i: i.span.start)
+        guarded = _conditional_calls(nodes)
         for node in nodes:
             cls = node.__class__
             if cls is ast.Call:
-                self._call(node)  # type: ignore[arg-type]
+                self._call(node, id(node) in guarded)  # type: ignore[arg-type]
             elif cls is ast.Assign:
                 self._environ_assign(node)  # type: ignore[arg-type]
         self.result.calls.sort(key=lambda c: c.span.start)
@@ -169,14 +171,14 @@ class _Collector:
             self.aliases[bound] = full
             self.result.imports.append(PyImport(full, bound, span, top_level))
 
-    def _call(self, node: ast.Call) -> None:
+    def _call(self, node: ast.Call, conditional: bool = False) -> None:
         written = dotted(node.func)
         if not written:
             return
         head, _, rest = written.partition(".")
         resolved = self.aliases.get(head, head)
         qualname = f"{resolved}.{rest}" if rest else resolved
-        call = PyCall(qualname, written, self.span(node), self.span(node.func))
+        call = PyCall(qualname, written, self.span(node), self.span(node.func), conditional=conditional)
         for kw in node.keywords:
             if kw.arg:
                 call.keywords[kw.arg] = self._arg(kw.value)
@@ -241,6 +243,25 @@ def _walk(tree: ast.AST) -> list[ast.AST]:
             elif isinstance(value, node_type):
                 append(value)
     return nodes
+
+
+def _conditional_calls(nodes: list[ast.AST]) -> set[int]:
+    """Ids of the calls that run only when a condition holds: in an ``if``/``else`` branch (the
+    ``__main__`` guard aside), a conditional expression, or an ``except`` handler."""
+    out: set[int] = set()
+    for node in nodes:
+        cls = node.__class__
+        if cls is ast.If and not _is_main_guard(node.test):  # type: ignore[attr-defined]
+            branches = node.body + node.orelse  # type: ignore[attr-defined]
+        elif cls is ast.IfExp:
+            branches = [node.body, node.orelse]  # type: ignore[attr-defined]
+        elif cls is ast.ExceptHandler:
+            branches = node.body  # type: ignore[attr-defined]
+        else:
+            continue
+        for branch in branches:
+            out.update(id(n) for n in _walk(branch) if n.__class__ is ast.Call)
+    return out
 
 
 def dotted(node: ast.AST) -> str:

@@ -46,6 +46,9 @@ COMPLETE_STATEMENTS = frozenset(
         "test_command",
     }
 )
+# statements whose body runs only when a condition holds (their "condition" field runs always)
+CONDITIONAL_BRANCHES = frozenset({"if_statement", "while_statement", "until_statement"})
+NO_CONTEXT: tuple[bool, tuple[str, ...]] = (False, ())
 DECLARATION_KINDS = {
     "export": "export",
     "local": "local",
@@ -73,6 +76,8 @@ class Assignment:
     statement: Span  # the enclosing statement: inserted lines go before it
     kind: str  # export | assign | local | declare | readonly | prefix | unset
     function: str | None = None
+    conditional: bool = False  # inside an if/case branch, a while body, or after && / ||
+    loops: tuple[str, ...] = ()  # headers of the enclosing for loops, outermost first
 
     @property
     def exported(self) -> bool:
@@ -86,6 +91,8 @@ class Command:
     statement: Span
     prefixes: list[Assignment] = field(default_factory=list)
     function: str | None = None
+    conditional: bool = False  # inside an if/case branch, a while body, or after && / ||
+    loops: tuple[str, ...] = ()  # headers of the enclosing for loops ("for((i=0;i<8;i++))"), outermost first
 
     @property
     def name(self) -> str:
@@ -233,6 +240,7 @@ class _Walker:
         self.conv = conv  # the text that was parsed: src.text[base : base + len(conv.text)], or as long as src
         self.base = base  # offset in src of conv's first character
         self.script = script
+        self._context = NO_CONTEXT
 
     def span(self, node) -> Span:
         base = self.base
@@ -259,10 +267,11 @@ class _Walker:
 
     def visit(self, root, function: str | None) -> None:
         # an explicit stack, not recursion: nesting depth is the input's choice ($( $( $( ...)
-        stack = [(root, function, None, root)]
+        stack = [(root, function, None, root, NO_CONTEXT)]
         while stack:
-            node, function, parent_type, statement = stack.pop()
+            node, function, parent_type, statement, context = stack.pop()
             self._statement = statement  # the outermost ancestor below a statement parent
+            self._context = context
             kind = node.type
             if kind == "ERROR" or node.is_missing:
                 self._error(node)
@@ -287,7 +296,32 @@ class _Walker:
             inner = kind in STATEMENT_PARENTS
             # below a node without errors, unnamed children are punctuation and keywords: nothing to visit
             children = node.children if node.has_error else node.named_children
-            stack.extend((c, function, kind, c if inner else statement) for c in reversed(children))
+            contexts = self._child_contexts(node, children, context)
+            stack.extend(
+                (c, function, kind, c if inner else statement, ctx)
+                for c, ctx in zip(reversed(children), reversed(contexts), strict=True)
+            )
+
+    def _child_contexts(self, node, children, context: tuple[bool, tuple[str, ...]]) -> list:
+        """Whether each child runs only on a condition, and the for loops around it."""
+        kind = node.type
+        if kind in CONDITIONAL_BRANCHES:
+            guard = {c.id for c in node.children_by_field_name("condition")}
+            return [context if c.id in guard else (True, context[1]) for c in children]
+        if kind in ("elif_clause", "else_clause", "case_item"):
+            return [(True, context[1])] * len(children)
+        if kind == "list":  # a && b || c: only the first runs unconditionally
+            return [context if i == 0 else (True, context[1]) for i in range(len(children))]
+        if kind in ("for_statement", "c_style_for_statement"):
+            body = node.child_by_field_name("body")
+            header = self.text(node)[: body.start_byte - node.start_byte].strip() if body is not None else ""
+            inside = (context[0], (*context[1], header))
+            return [inside if body is not None and c.id == body.id else context for c in children]
+        return [context] * len(children)
+
+    def _emit(self, event: Event) -> None:
+        event.conditional, event.loops = self._context
+        self.script.events.append(event)
 
     def _error(self, node) -> None:
         if len(self.script.issues) >= 20:
@@ -327,7 +361,7 @@ class _Walker:
             elif node.field_name_for_child(i) == "argument":
                 words.append(self._word(child))
         if words:
-            self.script.events.append(Command(words, self.span(node), statement, prefixes, function))
+            self._emit(Command(words, self.span(node), statement, prefixes, function))
 
     def _declaration(self, node, function: str | None) -> None:
         keyword = node.children[0].type if node.children else "declare"
@@ -337,11 +371,11 @@ class _Walker:
             if child.type == "variable_assignment":
                 a = self._make_assignment(child, kind, function, statement)
                 if a:
-                    self.script.events.append(a)
+                    self._emit(a)
             elif child.type == "variable_name" or (child.type == "word" and kind == "export"):
                 name = self.text(child)
                 if name.isidentifier():
-                    self.script.events.append(
+                    self._emit(
                         Assignment(
                             name,
                             None,
@@ -363,14 +397,12 @@ class _Walker:
                 if name.startswith("-"):
                     continue
                 span = self.span(child)
-                self.script.events.append(
-                    Assignment(name, None, False, span, None, self.span(node), statement, "unset", function)
-                )
+                self._emit(Assignment(name, None, False, span, None, self.span(node), statement, "unset", function))
 
     def _assignment(self, node, kind: str, function: str | None) -> None:
         a = self._make_assignment(node, kind, function, self.statement(node))
         if a:
-            self.script.events.append(a)
+            self._emit(a)
 
     def _make_assignment(self, node, kind: str, function: str | None, statement: Span) -> Assignment | None:
         name_node = node.child_by_field_name("name")

@@ -187,3 +187,25 @@ def _strings(result: PinFile, src: SourceText, base: int, code: str) -> None:
                 offset + m.end("version"),
                 (offset + m.start(), offset + m.end()),
             )
+
+
+def pins_in_words(words: list) -> list[VersionPin]:
+    """Pins in the words of a ``pip install torch==2.1.0 torch_npu==2.1.0.post10`` command."""
+    out: list[VersionPin] = []
+    for word in words:
+        value = word.value
+        if value is None:
+            continue
+        m = REQUIREMENT.fullmatch(value.strip())
+        if not m:
+            continue
+        component = PACKAGES.get(normalize(m.group("name")))
+        if component is None:
+            continue
+        span = word.span
+        start = word.text.find(m.group("version")) if word.text == value else -1
+        version_span = (
+            span.source.span(span.start + start, span.start + start + len(m.group("version"))) if start >= 0 else span
+        )
+        out.append(VersionPin(component, m.group("version"), m.group("op"), version_span, span))
+    return out
