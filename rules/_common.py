@@ -84,14 +84,20 @@ def container_env_entry(job: Job, container: Container, name: str, value: str) -
 
 
 def pytorch_launches(job: Job) -> list[tuple[Launch, LaunchCommand]]:
-    """Launch commands that start PyTorch training (a torch launcher, or python on a torch entry)."""
+    """Training launches that start PyTorch: a torch launcher, or python on a PyTorch entry (or on
+    an entry outside the repository when the manifest says the job is PyTorch)."""
     out = []
     for launch in job.launches:
         for cmd in launch.commands:
-            if cmd.is_torch_launcher or (
+            if not cmd.judged:
+                continue
+            if cmd.is_distributed or (
                 cmd.launcher == "python"
-                and cmd.entry_file is not None
-                and cmd.entry_file.imports_module("torch", "torch_npu")
+                and (
+                    cmd.entry_file.imports_module("torch", "torch_npu")
+                    if cmd.entry_file is not None
+                    else job.manifest is not None and job.context.framework == "pytorch"
+                )
             ):
                 out.append((launch, cmd))
     return out

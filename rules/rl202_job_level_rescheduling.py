@@ -4,8 +4,12 @@ from recovery_lint.diagnostics import Severity, unsafe_fix
 from recovery_lint.edits import insert_entry, replace_scalar
 from recovery_lint.jobs import Job
 from recovery_lint.rule import Case, Rule
+from recovery_lint.sources.manifest import ManifestDoc, Policy
+from recovery_lint.sources.yamlnodes import YScalar
+from recovery_lint.span import SourceText
 
 from ._common import manifest_source
+from ._podlevel import blockers, missing_taskd, not_applicable, policy_removal, restart_policies, taskd_port_edits
 
 _JOB = """\
 apiVersion: batch.volcano.sh/v1alpha1
@@ -16,14 +20,33 @@ metadata:
     ring-controller.atlas: ascend-910b  # platform
     fault-scheduling: "grace"
 spec:
+  minAvailable: 2
   tasks:
   - name: default
+    replicas: 2
     template:
       spec:
         containers:
         - name: train
           image: torch:latest
 """
+_GRACE = '    fault-scheduling: "grace"\n'
+_WITH_LABEL = _GRACE + '    pod-rescheduling: "on"\n'
+_PORT = "          ports:\n            - containerPort: 9601\n              name: taskd-port\n"
+_FIXED = _JOB.replace(_GRACE, _WITH_LABEL) + _PORT
+_RESTART_JOB = "  minAvailable: 2\n  policies:\n  - event: PodEvicted\n    action: RestartJob\n"
+_TASKD_IMAGE = (
+    "FROM torch\nRUN pip install taskd.whl && sed -i '/import os/i import taskd.python.adaptor.patch' run.py\n"
+)
+_TASKD_SCRIPT = "python manager.py &\ntorchrun --nproc_per_node 8 train.py\n"
+_CONFIGMAP = (
+    "          volumeMounts:\n          - name: ascend-910-config\n"
+    "            mountPath: /user/serverid/devindex/config\n"
+    "        volumes:\n        - name: ascend-910-config\n          configMap:\n"
+    "            name: rings-config-gpt\n"
+)
+_ACJOB = _JOB.replace("batch.volcano.sh/v1alpha1", "mindxdl.gitee.com/v1").replace("kind: Job", "kind: AscendJob")
+_PROCESS = _GRACE + '    process-recover-enable: "on"\n'
 
 
 class JobLevelRescheduling(Rule):
@@ -31,12 +54,14 @@ class JobLevelRescheduling(Rule):
     name = "job-level-rescheduling"
     phase = "rescheduling"
     severity = Severity.WARNING
-    fix_availability = "always"
+    fix_availability = "sometimes"
     summary = "Resumable job without Pod-level rescheduling: every fault deletes and reschedules all Pods"
     what = """
-A resumable training job (label `fault-scheduling` is `grace` or `force`) without the label
-`pod-rescheduling: "on"`, and without process-level recovery. The cluster scheduler then uses its
-default, Job-level rescheduling.
+A resumable training job (label `fault-scheduling` is `grace` or `force`) of several Pods without
+the label `pod-rescheduling: "on"`, and without process-level recovery (an AscendJob feature). The
+cluster scheduler then uses its default, Job-level rescheduling. Not reported where Pod-level
+rescheduling does not apply: a job of a single Pod, TensorFlow, MindSpore on Atlas 850/950
+(`ascend-npu`).
 """
     why = """
 With Job-level rescheduling a single faulty node makes the scheduler delete, recreate and
@@ -59,93 +84,118 @@ metadata:
 ```
 """
     fix = """
-Unsafe: adds `pod-rescheduling: "on"` to the job labels (or turns an `off` value to `on`).
-For PyTorch, Pod-level rescheduling also needs the TaskD patch in the image (`pip install` the
-TaskD wheel and patch `torch/distributed/run.py`) and the `taskd-port` (9601); a Volcano Job must
-also drop its `RestartJob` policies (RL203). Review before applying.
+Unsafe: adds `pod-rescheduling: "on"` to the job labels (or turns another value to `on`), adds the
+TaskD port (`containerPort: 9601`, `name: taskd-port`) to every container that lacks it, and on a
+Volcano Job removes the `policies` (every entry, as the docs say; the `PodFailed -> Ignore` of
+unconditional retry stays). The message says what the repository does not show and no manifest
+edit can add: for PyTorch, the TaskD patch in the image and the TaskD manager on rank 0. No fix
+where the docs say Pod-level rescheduling fails as the job is written (a rank table from a
+`rings-config-` ConfigMap, RL204; `force` with `hostNetwork: true`): the message says what to
+change first.
 """
     sources = (
-        "MindCluster docs: 04_configuring_fault_handling_policies (Job-level and Pod-level rescheduling)",
-        "MindCluster docs: 06_api/15_yaml_configuration (pod-rescheduling: on)",
+        "MindCluster docs: 04_resumable_training/01_solutions_principles (Pod-level rescheduling: constraints, "
+        "supported products and frameworks)",
+        "MindCluster docs: 03_configuration/02_configuring_fault_handling_policies (configuring Pod-level "
+        "rescheduling: TaskD patch, taskd-port 9601, TaskD manager; force cannot use host network)",
+        "MindCluster docs: 06_api/15_yaml_configuration (pod-rescheduling: on; Volcano Job policies)",
         "ascend-for-volcano: util/type.go SinglePodTag=pod-rescheduling, EnableFunc=on",
     )
     cases = (
         Case(
-            title="grace without pod-rescheduling",
+            title="grace without pod-rescheduling: label and TaskD port; TaskD itself is said to be missing",
             files={"job.yaml": _JOB},
             expect=("job.yaml:7",),
             unsafe=True,
-            fixed={
-                "job.yaml": _JOB.replace(
-                    '    fault-scheduling: "grace"\n',
-                    '    fault-scheduling: "grace"\n    pod-rescheduling: "on"\n',
-                )
-            },
+            fixed={"job.yaml": _FIXED},
         ),
         Case(
-            title="pod-rescheduling set to off",
+            title="pod-rescheduling set to off, the Volcano RestartJob policy removed with it",
             files={
-                "job.yaml": _JOB.replace(
-                    '    fault-scheduling: "grace"\n',
-                    '    fault-scheduling: "grace"\n    pod-rescheduling: "off"\n',
-                )
+                "job.yaml": _JOB.replace(_GRACE, _GRACE + '    pod-rescheduling: "off"\n').replace(
+                    "  minAvailable: 2\n", _RESTART_JOB
+                ),
+                "Dockerfile": _TASKD_IMAGE,
+                "train.sh": _TASKD_SCRIPT,
             },
             expect=("job.yaml:8",),
             unsafe=True,
-            fixed={
-                "job.yaml": _JOB.replace(
-                    '    fault-scheduling: "grace"\n',
-                    '    fault-scheduling: "grace"\n    pod-rescheduling: "on"\n',
-                )
-            },
+            fixed={"job.yaml": _FIXED},
+        ),
+        Case(title="Pod-level rescheduling already on", files={"job.yaml": _JOB.replace(_GRACE, _WITH_LABEL)}),
+        Case(title="not resumable at all (that is RL201)", files={"job.yaml": _JOB.replace(_GRACE, "")}),
+        Case(
+            title="a single Pod: nothing to reschedule alone",
+            files={"job.yaml": _JOB.replace("replicas: 2", "replicas: 1")},
+        ),
+        Case(title="process-level recovery on an AscendJob", files={"job.yaml": _ACJOB.replace(_GRACE, _PROCESS)}),
+        Case(
+            title="process-recover-enable on a Volcano Job does nothing: still Job-level",
+            files={"job.yaml": _JOB.replace(_GRACE, _PROCESS)},
+            expect=("job.yaml:7",),
         ),
         Case(
-            title="Pod-level rescheduling already on",
-            files={
-                "job.yaml": _JOB.replace(
-                    '    fault-scheduling: "grace"\n',
-                    '    fault-scheduling: "grace"\n    pod-rescheduling: "on"\n',
-                )
-            },
+            title="a ConfigMap rank table: the docs say Pod-level rescheduling may fail, so no fix",
+            files={"job.yaml": _JOB + _CONFIGMAP},
+            expect=("job.yaml:7",),
+            unsafe=True,
+            fixed={"job.yaml": _JOB + _CONFIGMAP},
         ),
         Case(
-            title="not resumable at all (that is RL201)",
-            files={"job.yaml": _JOB.replace('    fault-scheduling: "grace"\n', "")},
-        ),
-        Case(
-            title="process-level recovery",
-            files={
-                "job.yaml": _JOB.replace(
-                    '    fault-scheduling: "grace"\n',
-                    '    fault-scheduling: "grace"\n    process-recover-enable: "on"\n',
-                )
-            },
+            title="TensorFlow is not supported",
+            files={"job.yaml": _JOB + "          env:\n          - name: framework\n            value: TensorFlow\n"},
         ),
     )
 
     def check_job(self, job: Job):
         doc = job.manifest
-        if doc is None or not doc.is_training_job or job.context.recovery != "job" or doc.labels is None:
-            return
         src = manifest_source(job)
+        if doc is None or src is None or not doc.is_training_job or job.context.recovery != "job":
+            return
+        if doc.labels is None or not_applicable(job) is not None:
+            return
         fault = doc.label("fault-scheduling")
-        taskd = " PyTorch also needs the TaskD patch in the image." if job.context.pytorch else ""
         current = doc.label("pod-rescheduling")
         if current is not None:
-            fix = unsafe_fix('Set pod-rescheduling to "on"', replace_scalar(src, current, "on"))
-            yield self.report(
-                current.span,
-                f'pod-rescheduling is "{current.value}": every fault deletes and reschedules all Pods of the job '
-                f"(Job-level rescheduling).{taskd}",
-                fix,
-            )
+            where, said = current.span, f'pod-rescheduling is "{current.value}"'
+        else:
+            where = fault.span if fault else doc.labels.span
+            said = f'fault-scheduling "{fault.value if fault else ""}" without pod-rescheduling: "on"'
+        message = f"{said}: every fault deletes and reschedules all Pods of the job (Job-level rescheduling)"
+        stop = blockers(doc)
+        if stop:
+            yield self.report(where, f"{message}. Before Pod-level rescheduling: {'; '.join(stop)}")
             return
-        fix = unsafe_fix(
-            'Add the label pod-rescheduling: "on"', insert_entry(src, doc.labels, "pod-rescheduling", '"on"')
-        )
-        yield self.report(
-            fault.span if fault else doc.labels.span,
-            f'fault-scheduling "{fault.value if fault else ""}" without pod-rescheduling: "on": every fault '
-            f"deletes and reschedules all Pods of the job (Job-level rescheduling).{taskd}",
-            fix,
-        )
+        missing = missing_taskd(job)
+        if missing:
+            message += f". Pod-level rescheduling of PyTorch also needs {' and '.join(missing)}"
+        yield self.report(where, message, _fix(src, doc, current))
+
+
+def _fix(src: SourceText, doc: ManifestDoc, current: YScalar | None):
+    if current is not None:
+        edits = [replace_scalar(src, current, "on")]
+    else:
+        edits = [insert_entry(src, doc.labels, "pod-rescheduling", '"on"')]  # type: ignore[arg-type]
+    retry = doc.label("fault-retry-times")
+    keep_retry = retry is not None and retry.value.strip().isdigit() and int(retry.value) > 0
+    for remove, entry, _ in restart_policies(doc, keep_retry):
+        found = policy_removal(src, _owner(doc, entry), remove, entry)
+        if not found:
+            return None
+        edits += found
+    ports = taskd_port_edits(src, doc)
+    if ports is None:
+        return None
+    edits += ports
+    return unsafe_fix('Turn on Pod-level rescheduling (pod-rescheduling "on", TaskD port, no Volcano policies)', *edits)
+
+
+def _owner(doc: ManifestDoc, entry) -> list[Policy]:
+    """The policy list an entry holds (the job's own, or a task's)."""
+    if entry is doc.policies_entry:
+        return doc.policies
+    for pod in doc.pods:
+        if entry is pod.policies_entry:
+            return pod.policies
+    return []

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, unsafe_fix
-from recovery_lint.edits import remove_block_keep_comments, remove_items
 from recovery_lint.jobs import Job
 from recovery_lint.rule import Case, Rule
 from recovery_lint.sources.manifest import Policy
-from recovery_lint.sources.yamlnodes import YNode, YScalar, YSeq, content_end
+from recovery_lint.sources.yamlnodes import YScalar
 from recovery_lint.span import SourceText
 
 from ._common import manifest_source
+from ._podlevel import policy_removal, restart_policies
 
 _JOB = """\
 apiVersion: batch.volcano.sh/v1alpha1
@@ -39,6 +39,7 @@ spec:
           image: torch:latest
 """
 
+_RETRY = _JOB.replace('    pod-rescheduling: "on"\n', '    pod-rescheduling: "on"\n    fault-retry-times: "3"\n')
 _POLICIES = """\
   policies:  # job lifecycle
     # restart everything on eviction
@@ -97,11 +98,12 @@ spec: {}
 ```
 """
     fix = """
-Unsafe: removes the `RestartJob` policies, and the whole `policies` key when nothing else is left
-in it; every comment on the removed lines is kept on its own line. Other policies (such as
-`PodFailed` / `Ignore` for unconditional retry) stay. Review: without the policy a Pod that is
-evicted for another reason no longer restarts the job. No fix for a flow-style list that mixes
-`RestartJob` with other policies.
+Unsafe: removes the `policies` entries, as the docs ask for Pod-level rescheduling, and the whole
+`policies` key when nothing is left in it; every comment on the removed lines is kept on its own
+line. Only the documented companions stay: `PodFailed` / `Ignore` when `fault-retry-times` asks
+for unconditional retry, `PodFailed` / `RestartTask` with `huawei.com/recover_policy_path: pod`.
+Review: without the policy a Pod that is evicted for another reason no longer restarts the job.
+No fix for a flow-style list that keeps some of its entries.
 """
     sources = (
         "MindCluster docs: 06_api/15_yaml_configuration (vcjob policies; delete policies for Pod-level rescheduling)",
@@ -124,15 +126,15 @@ evicted for another reason no longer restarts the job. No fix for a flow-style l
         Case(
             title="only the RestartJob item goes when PodFailed / Ignore is kept for unconditional retry",
             files={
-                "job.yaml": _JOB.replace(
+                "job.yaml": _RETRY.replace(
                     "      action: RestartJob  # sample default\n",
                     "      action: RestartJob  # sample default\n    - event: PodFailed\n      action: Ignore\n",
                 )
             },
-            expect=("job.yaml:15",),
+            expect=("job.yaml:16",),
             unsafe=True,
             fixed={
-                "job.yaml": _JOB.replace(
+                "job.yaml": _RETRY.replace(
                     "    - event: PodEvicted\n      action: RestartJob  # sample default\n",
                     "      # sample default\n    - event: PodFailed\n      action: Ignore\n",
                 )
@@ -198,14 +200,18 @@ evicted for another reason no longer restarts the job. No fix for a flow-style l
         label = doc.label("pod-rescheduling")
         if label is None or label.value != "on":
             return
+        retry = doc.label("fault-retry-times")
+        keep_retry = retry is not None and retry.value.strip().isdigit() and int(retry.value) > 0
+        removable = {id(p) for remove, _, _ in restart_policies(doc, keep_retry) for p in remove}
         groups = [(doc.policies, doc.policies_entry, "spec.policies")]
         groups += [(pod.policies, pod.policies_entry, f"task {pod.role or '(unnamed)'} policies") for pod in doc.pods]
         for policies, entry, where in groups:
             offenders = [p for p in policies if _restarts_job(p)]
             if not offenders or entry is None:
                 continue
-            edits = self._removal(src, policies, offenders, entry)
-            fix = unsafe_fix(f"Remove the RestartJob policies from {where}", *edits) if edits else None
+            remove = [p for p in policies if id(p) in removable]
+            edits = policy_removal(src, policies, remove, entry)
+            fix = unsafe_fix(f"Remove {where}, as Pod-level rescheduling needs", *edits) if edits else None
             first = offenders[0]
             action = first.node.scalar("action")
             events = first.event or ", ".join(first.events) or "any event"
@@ -217,12 +223,3 @@ evicted for another reason no longer restarts the job. No fix for a flow-style l
                 fix,
                 related=[(label.span, "Pod-level rescheduling is requested here")],
             )
-
-    @staticmethod
-    def _removal(src: SourceText, policies: list[Policy], offenders: list[Policy], entry: tuple[YScalar, YNode]):
-        key, value = entry
-        if len(offenders) == len(policies) and _alone_on_line(src, key):
-            return [remove_block_keep_comments(src, key.span.start, max(content_end(value), key.span.end))]
-        if isinstance(value, YSeq) and not value.flow:
-            return remove_items(src, value, [p.node for p in offenders])
-        return []
