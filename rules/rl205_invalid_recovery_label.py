@@ -242,7 +242,7 @@ Volcano scheduler plugin or Ascend Operator accepts:
 `fault-scheduling` not `grace`/`force`/`off`, `pod-rescheduling` not `on`/`off`,
 `process-recover-enable` not `on`/`pause`/`off`, `recover-strategy` tokens outside
 `retry`, `recover`, `recover-in-place`, `elastic-training`, `dump`, `exit` (comma-separated, no
-spaces), `fault-retry-times` not an integer from 0 to 100, `subHealthyStrategy` not
+spaces), `fault-retry-times` not an integer, `subHealthyStrategy` not
 `ignore`/`graceExit`/`forceExit`/`hotSwitch`, `ring-controller.atlas` (job or pod template) not a
 known product family, an AscendJob `framework` label not `pytorch`/`mindspore`/`tensorflow`, an
 AscendJob `wait-reschedule-timeout` outside 30..270, and any of these written as a YAML number,
@@ -344,18 +344,22 @@ intended value cannot be known.
         Case(
             title="values without an automatic fix",
             files={
-                "job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "101"')
+                "job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "3 times"')
                 .replace('"retry,recover,dump,exit,elastic-training"', '"retry, recover"')
                 .replace('wait-reschedule-timeout: "270"', 'wait-reschedule-timeout: "300"')
                 .replace('pod-rescheduling: "on"', 'pod-rescheduling: "true"')
             },
             expect=("job.yaml:9", "job.yaml:10", "job.yaml:14", "job.yaml:15"),
             fixed={
-                "job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "101"')
+                "job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "3 times"')
                 .replace('"retry,recover,dump,exit,elastic-training"', '"retry, recover"')
                 .replace('wait-reschedule-timeout: "270"', 'wait-reschedule-timeout: "300"')
                 .replace('pod-rescheduling: "on"', 'pod-rescheduling: "true"')
             },
+        ),
+        Case(
+            title="any integer is taken: the official MindIE sample retries 10000 times",
+            files={"job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "10000"')},
         ),
         Case(
             title="an empty value",
@@ -477,7 +481,9 @@ def _consequence(key: str) -> str:
         "fault-scheduling": "the scheduler does not support the value and the job runs without resumable training",
         "pod-rescheduling": "any value other than on keeps Job-level rescheduling",
         "process-recover-enable": "process-level recovery is not switched the way it was meant",
-        "fault-retry-times": "the documented range is 0 to 100, and a value that is not a number counts as 0 (no unconditional retry)",
+        "fault-retry-times": "the Volcano plugin reads a value that is not a number as 0 (no unconditional retry), "
+        "and on an AscendJob without spec.runPolicy.backoffLimit Ascend Operator fails to read it and never "
+        "reconciles the job",
         "subHealthyStrategy": "sub-healthy nodes are not handled the way it was meant",
         "ring-controller.atlas": "the scheduler cannot tell which NPU product the job runs on",
         "framework": "Ascend Operator rejects the job",

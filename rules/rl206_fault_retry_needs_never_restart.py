@@ -13,6 +13,8 @@ from recovery_lint.sources.manifest import Policy
 from ._common import manifest_source
 
 ATOI = re.compile(r"^[+-]?[0-9]+$")
+# products the unconditional retry documentation does not list (it names Atlas 800T A2 / 900 A2 PoD)
+UNDOCUMENTED_PLATFORMS = ("ascend-910", "ascend-npu")
 
 
 def retry_times(text: str) -> int:
@@ -138,6 +140,15 @@ decision).
     )
     cases = (
         Case(
+            title="Atlas training series (ascend-910): unconditional retry is not documented there",
+            files={
+                "job.yaml": _ACJOB.replace(
+                    "framework: pytorch\n", "framework: pytorch\n    ring-controller.atlas: ascend-910\n"
+                )
+            },
+            expect=("job.yaml:9",),
+        ),
+        Case(
             title="an AscendJob replica with OnFailure",
             files={"job.yaml": _ACJOB},
             expect=("job.yaml:21:22",),
@@ -226,6 +237,15 @@ decision).
         label = doc.label("fault-retry-times")
         times = retry_times(label.value) if label is not None else 0
         if label is None or times <= 0:
+            return
+        platform = job.context.platform
+        if platform in UNDOCUMENTED_PLATFORMS:
+            yield self.report(
+                label.span,
+                f'fault-retry-times "{label.value}" on {platform}: the MindCluster docs describe unconditional retry '
+                "for Atlas 800T A2 and Atlas 900 A2 PoD (ascend-910b) only, so it may not take effect here",
+                severity=Severity.INFO,
+            )
             return
         related = [(label.span, f"fault-retry-times {times}")]
         for pod in doc.pods:
