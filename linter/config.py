@@ -31,6 +31,7 @@ class Config:
     versions: dict[str, str] = field(default_factory=dict)
     jobs: list[JobSpec] = field(default_factory=list)
     fail_on: str = "warning"
+    ranktable_host_root: str | None = None  # Ascend Operator's rank-table directory on the hosts, when configured
     raw: dict[str, object] = field(default_factory=dict)
 
     def fingerprint(self) -> str:
@@ -115,5 +116,6 @@ def config_from_dict(section: dict, path: Path | None) -> Config:
         versions=dict(section.get("versions", {})),
         jobs=jobs,
         fail_on=section.get("fail-on", "warning"),
+        ranktable_host_root=section.get("ranktable-host-root"),
         raw=section,
     )

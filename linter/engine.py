@@ -98,7 +98,8 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     loader = _LazyParser(lazy, request)
     pending = {c.display: c.kind for c in lazy}
     locations = {c.display: c.path.as_posix() for c in candidates}
-    project = build_project(relevant, request.config.versions, specs, pending, loader, locations)
+    settings = {"ranktable-host-root": request.config.ranktable_host_root} if request.config.ranktable_host_root else {}
+    project = build_project(relevant, request.config.versions, specs, pending, loader, locations, settings)
     if cache is not None:
         cache.flush()
     files = files + loader.parsed

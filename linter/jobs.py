@@ -178,6 +178,7 @@ class JobContext:
     recovery: str | None  # none | job | pod | process | None (unknown: no manifest)
     versions: Versions
     notes: list[tuple[Span, str]] = field(default_factory=list)  # context a rule may cite (ignored labels…)
+    settings: dict[str, str] = field(default_factory=dict)  # cluster settings from the configuration
 
     @property
     def pytorch(self) -> bool:
@@ -365,12 +366,13 @@ def build_project(
     pending: dict[str, str] | None = None,
     loader: Loader | None = None,
     locations: dict[str, str] | None = None,
+    settings: dict[str, str] | None = None,
 ) -> Project:
     """Link ``files`` into jobs. ``pending`` lists files (path -> kind) not parsed yet; ``loader``
     parses one of them when a link reaches it; ``locations`` gives each display path's absolute
     location (display paths are taken as locations when it is missing)."""
     index = FileIndex(files, pending, loader, locations)
-    linker = _Linker(index, configured_versions or {}, job_specs or [])
+    linker = _Linker(index, configured_versions or {}, job_specs or [], settings or {})
     jobs: list[Job] = []
     for f in files:
         if f.kind == "manifest" and isinstance(f.model, ManifestFile):
@@ -391,8 +393,11 @@ def build_project(
 
 
 class _Linker:
-    def __init__(self, index: FileIndex, configured: dict[str, str], specs: list[JobSpec]) -> None:
+    def __init__(
+        self, index: FileIndex, configured: dict[str, str], specs: list[JobSpec], settings: dict[str, str]
+    ) -> None:
         self.index = index
+        self.settings = settings
         self.configured = configured
         self.specs = specs
         self.reached: set[str] = set()
@@ -421,7 +426,9 @@ class _Linker:
         paths = [mf.path] + [s.source.path for launch in launches for s in launch.scripts]
         paths += [e.source.path for e in entries]
         versions = self._versions(paths, launches)
-        context = JobContext(_platform(doc), _framework(doc, launches, entries), _recovery(doc), versions)
+        context = JobContext(
+            _platform(doc), _framework(doc, launches, entries), _recovery(doc), versions, settings=dict(self.settings)
+        )
         context.notes.extend(_ignored_recovery_labels(doc))
         if doc.is_ascendjob and doc.annotation("recover-strategy") and context.pytorch:
             _inject_operator_env(launches)
@@ -537,7 +544,13 @@ class _Linker:
             for e in entries:
                 self.reached.add(e.source.path)
             paths = [s.source.path for s in launch.scripts] + [e.source.path for e in entries]
-            context = JobContext(None, _framework(None, [launch], entries), None, self._versions(paths, [launch]))
+            context = JobContext(
+                None,
+                _framework(None, [launch], entries),
+                None,
+                self._versions(paths, [launch]),
+                settings=dict(self.settings),
+            )
             job = Job(f"{f.path} (standalone)", None, None, [launch], entries, context, self._pin_files(paths), verdict)
             jobs.append(job)
         return jobs
@@ -598,7 +611,9 @@ class _Linker:
                 continue
             verdict = standalone_entry_verdict(path, model.has_main_guard, imports, training_loop(model))
             self.reached.add(path)
-            context = JobContext(None, _framework(None, [], [model]), None, self._versions([path], []))
+            context = JobContext(
+                None, _framework(None, [], [model]), None, self._versions([path], []), settings=dict(self.settings)
+            )
             jobs.append(Job(f"{path} (standalone)", None, None, [], [model], context, self._pin_files([path]), verdict))
         return jobs
 

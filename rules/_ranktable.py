@@ -31,9 +31,27 @@ def norm(path: str) -> str:
     return posixpath.normpath(re.sub(r"/+", "/", path.strip()))
 
 
-def host_dir(doc: ManifestDoc) -> str | None:
-    """Where the operator writes this job's rank table."""
-    return f"{ROOT}/{doc.namespace}.{doc.job_name}" if doc.job_name else None
+def host_root(job: Job) -> tuple[str, bool]:
+    """The host directory Ascend Operator writes rank tables under, and whether it is configured
+    (else the operator's default is assumed: the directory is a setting of its deployment)."""
+    configured = job.context.settings.get("ranktable-host-root")
+    return (norm(configured), True) if configured else (ROOT, False)
+
+
+def host_dir(job: Job) -> str | None:
+    """Where the operator writes this job's rank table on the hosts; None when the namespace is not
+    in the manifest."""
+    doc = job.manifest
+    name = job_dir_name(doc) if doc is not None else None
+    return f"{host_root(job)[0]}/{name}" if name else None
+
+
+def job_dir_name(doc: ManifestDoc) -> str | None:
+    """``<namespace>.<job name>``, or None when the namespace is not in the manifest (``kubectl -n``
+    decides it) or the job has no name."""
+    if not doc.job_name or not doc.namespace_declared:
+        return None
+    return f"{doc.namespace}.{doc.job_name}"
 
 
 def table_file(mount_path: str) -> str:
@@ -118,8 +136,8 @@ def replica_count(doc: ManifestDoc) -> int:
 
 
 # -- edits -------------------------------------------------------------------------------------
-def volume_edit(src: SourceText, doc: ManifestDoc, pod: PodSpec) -> Edit | None:
-    path = host_dir(doc)
+def volume_edit(src: SourceText, job: Job, pod: PodSpec) -> Edit | None:
+    path = host_dir(job)
     if path is None:
         return None
     fields = [("name", VOLUME), ("hostPath", [("path", path), ("type", "Directory")])]

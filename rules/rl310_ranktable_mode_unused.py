@@ -242,7 +242,7 @@ do not start, and the torch_npu in the image must be newer than 6.0.RC3.
     def _fix(self, job: Job):
         doc = job.manifest
         src = manifest_source(job)
-        if doc is None or src is None or host_dir(doc) is None:
+        if doc is None or src is None or host_dir(job) is None:
             return None
         value = table_file(DEFAULT_MOUNT)
         commands = pytorch_launches(job)
@@ -258,10 +258,10 @@ do not start, and the torch_npu in the image must be newer than 6.0.RC3.
                             edits += insert_env_before(job, owner, cmd, ENV, value) or [None]
                 elif launch is not None:
                     edits.append(container_env_entry(job, container, ENV, value))
-            edits.append(volume_edit(src, doc, pod))
+            edits.append(volume_edit(src, job, pod))
         if any(e is None for e in edits):
             return None
         return unsafe_fix(
-            f"Add the ranktable volume ({host_dir(doc)}), mount it at {DEFAULT_MOUNT} and export {ENV}={value}",
+            f"Add the ranktable volume ({host_dir(job)}), mount it at {DEFAULT_MOUNT} and export {ENV}={value}",
             *unique(edits),
         )

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 
 from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
 from recovery_lint.jobs import EnvValue, Job
@@ -62,6 +63,7 @@ apiVersion: mindxdl.gitee.com/v1
 kind: AscendJob
 metadata:
   name: bert
+  namespace: default
   labels:
     framework: pytorch
 spec:
@@ -170,7 +172,7 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
         Case(
             title="the ranktable volume is mounted by no container: mounted where the script reads it",
             files={"job.yaml": _job(volume=_RT_VOLUME), "train.sh": _script(f"{_SAMPLE_FORM}/hccl.json")},
-            expect=("job.yaml:24:19", "job.yaml:43:19"),
+            expect=("job.yaml:25:19", "job.yaml:44:19"),
             unsafe=True,
             fixed={"job.yaml": _job(_RT_MOUNT.format(path=_SAMPLE_FORM), _RT_VOLUME)},
         ),
@@ -221,6 +223,21 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
             title="RANK_TABLE_FILE built from a variable",
             files={"job.yaml": _job(), "train.sh": _script("${RANK_TABLE_DIR}/hccl.json")},
         ),
+        Case(
+            title="a table the container writes itself needs no volume",
+            files={
+                "job.yaml": _job(),
+                "train.sh": "#!/bin/bash\nexport RANK_TABLE_FILE=/job/rt/hccl.json\n"
+                "python gen_rank_table.py --out ${RANK_TABLE_FILE}\ntorchrun --nnodes=2 train.py\n",
+            },
+        ),
+        Case(
+            title="never a volume over /tmp: reported without a fix",
+            files={"job.yaml": _job(), "train.sh": _script("/tmp/hccl.json")},
+            expect=("train.sh:2",),
+            unsafe=True,
+            fixed={"train.sh": _script("/tmp/hccl.json")},
+        ),
         Case(title="no rank table at all (that is RL310)", files={"job.yaml": _job(), "train.sh": _script("")}),
     )
 
@@ -244,7 +261,7 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
                 launch = launch_of(job, container)
                 value = table_env(launch) if launch is not None else None
                 path = static_path(value)
-                if value is None or path is None or value.span is None:
+                if value is None or path is None or value.span is None or written_by_job(job, path):
                     continue
                 if mounts_of(container, VOLUME) or any(
                     m.mount_path is not None and covers(m.mount_path.value, path) for m in container.mounts
@@ -287,6 +304,12 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
             f"{ENV}={path} points into {directory}, where no volume is mounted in container {where}: "
             f"{without_table(job)}"
         )
+        if directory in SYSTEM_DIRECTORIES:
+            message += (
+                f". No fix: a volume mounted over {directory} would hide the container's own files there; mount the "
+                f"'{VOLUME}' volume at a directory of its own and point {ENV} into it"
+            )
+            return self.report(value.span, message)
         return self.report(value.span, message, self._mount_fix(job, directory, places))
 
     def _mount_fix(self, job: Job, directory: str, places: list[tuple[PodSpec, Container]]):
@@ -305,12 +328,35 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
         added_volume = False
         for pod in pods:
             if ranktable_volume(pod) is None:
-                edits.append(volume_edit(src, doc, pod))
+                edits.append(volume_edit(src, job, pod))
                 added_volume = True
         if any(e is None for e in edits):
             return None
         what = " (and add the volume)" if added_volume else ""
         return unsafe_fix(f"Mount the ranktable volume at {directory}{what}", *unique(edits))
+
+
+# directories a volume must never be mounted over: they hold the image's own files
+SYSTEM_DIRECTORIES = frozenset(
+    {"/", "/tmp", "/var", "/var/tmp", "/usr", "/etc", "/home", "/root", "/opt", "/bin", "/lib", "/run", "/dev"}
+)
+# a command that writes a file: a redirection, tee/cp/mv/ln, or a Python program given the path
+_WRITES = re.compile(r">|\btee\b|\bcp\b|\bmv\b|\bln\b|\bpython[0-9.]*\b|\.py\b")
+
+
+def written_by_job(job: Job, path: str) -> bool:
+    """Whether one of the job's scripts writes the rank table itself (a container that generates its
+    own table needs no volume): a line other than the assignment that names the path, or the
+    variable, in a command that writes a file."""
+    names = (path, f"${ENV}", f"${{{ENV}}}")
+    for script in job.scripts:
+        for line in script.source.text.splitlines():
+            code = line.split("#", 1)[0]
+            if not any(n in code for n in names) or re.match(rf"\s*(export\s+)?{ENV}=", code):
+                continue
+            if _WRITES.search(code):
+                return True
+    return False
 
 
 def _mount_path_for(job: Job, container: Container) -> str:

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+import posixpath
+
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
 from recovery_lint.rule import Case, Rule
 
 from ._common import manifest_source
-from ._ranktable import PATH_KINDS, VOLUME, host_dir, norm, ranktable_volume, without_table
+from ._ranktable import PATH_KINDS, VOLUME, host_root, job_dir_name, norm, ranktable_volume, without_table
 
 _JOB = """\
 apiVersion: mindxdl.gitee.com/v1
@@ -50,23 +52,27 @@ class RankTableHostPathMismatch(Rule):
     name = "ranktable-hostpath-mismatch"
     phase = "comm-init"
     severity = Severity.ERROR
-    fix_availability = "always"
+    fix_availability = "sometimes"
     summary = "The ranktable volume's path is not where Ascend Operator writes this job's rank table"
     what = """
-An AscendJob volume named `ranktable` whose `hostPath` or `nfs` path is not
-`/user/mindx-dl/ranktable/<namespace>.<job name>`, the namespace being `default` when the manifest
-sets none. Trailing and repeated slashes are ignored.
+An AscendJob volume named `ranktable` whose `hostPath` or `nfs` path is not the directory where
+Ascend Operator writes this job's rank table: `<root>/<namespace>.<job name>`. `<root>` is a setting
+of the operator's deployment (`/user/mindx-dl/ranktable` by default; set `ranktable-host-root` in
+the configuration when yours differs). Without it configured, only the `<namespace>.<job name>`
+part is judged. A manifest without `metadata.namespace` gets its namespace from `kubectl -n`, so
+only the job-name part is judged then. Trailing and repeated slashes are ignored.
 """
     why = """
 Ascend Operator writes each job's rank table to `<namespace>.<job name>/hccl.json` under its shared
-directory `/user/mindx-dl/ranktable`. A volume pointing elsewhere gives the container no table, or
-the stale table of another job: torch_npu then silently negotiates the HCCL links (the slow setup
-the rank table should save on every restart), or fails at communication time with a wrong table.
+directory. A volume pointing elsewhere gives the container no table, or the stale table of another
+job: torch_npu then silently negotiates the HCCL links (the slow setup the rank table should save
+on every restart), or fails at communication time with a wrong table.
 """
     example = """
 ```yaml
 metadata:
-  name: bert                     # namespace default
+  name: bert
+  namespace: nlp
 ...
           - name: ranktable
             hostPath:
@@ -74,57 +80,82 @@ metadata:
 ```
 Use instead:
 ```yaml
-              path: /user/mindx-dl/ranktable/default.bert
+              path: /user/mindx-dl/ranktable/nlp.bert
 ```
 """
     fix = """
-Rewrites the path to `/user/mindx-dl/ranktable/<namespace>.<job name>`, keeping its quoting. Safe
-for a `hostPath` volume. Unsafe for an `nfs` volume, whose export may be laid out differently on the
-server than the directory the operator sees; check the server path before applying.
+Rewrites the path to `<root>/<namespace>.<job name>`, keeping its quoting. Safe only when nothing
+is assumed: a `hostPath` volume, the namespace in the manifest and `ranktable-host-root`
+configured. Unsafe when the operator's default directory is assumed, and for an `nfs` volume, whose
+export may be laid out differently on the server than the directory the operator sees. No fix when
+the manifest sets no namespace.
 """
     sources = (
         "ascend-operator: pkg/ranktable/utils/util.go and common.go (rankTableRootDir, <namespace>.<name>)",
+        "MindCluster docs: 05_developer_guide, Ascend Operator installation (the rank-table directory mounted "
+        "into the operator is part of its deployment)",
         "MindCluster docs: 05_configuring_training_recovery, Table 4 (hostPath of the ranktable volume)",
         "mindcluster-deploy samples: pytorch_multinodes_acjob_910b_with_ranktable.yaml",
     )
     cases = (
         Case(
-            title="the namespace part is missing: safe fix",
-            files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"))},
-            expect=("job.yaml:21:21",),
-            fixed={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/default.bert"))},
+            title="the namespace part is missing, the host root configured: safe fix",
+            files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"), "nlp")},
+            config={"ranktable-host-root": "/user/mindx-dl/ranktable"},
+            expect=("job.yaml:22:21",),
+            fixed={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/nlp.bert"), "nlp")},
         ),
         Case(
-            title="a quoted path of another job in a namespace",
+            title="another job's directory, the default host root assumed: unsafe fix",
             files={"job.yaml": _job(_HOST.format(path='"/user/mindx-dl/ranktable/nlp.bert-old"'), "nlp")},
             expect=("job.yaml:22:21",),
+            unsafe=True,
             fixed={"job.yaml": _job(_HOST.format(path='"/user/mindx-dl/ranktable/nlp.bert"'), "nlp")},
         ),
         Case(
-            title="an nfs volume: unsafe fix",
-            files={"job.yaml": _job(_NFS.format(path="/data/ranktable/default.bert"))},
-            expect=("job.yaml:22:21",),
-            unsafe=True,
-            fixed={"job.yaml": _job(_NFS.format(path="/user/mindx-dl/ranktable/default.bert"))},
+            title="the default fix is not applied without --unsafe-fixes",
+            files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"), "nlp")},
+            expect=("job.yaml:22",),
+            fixed={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"), "nlp")},
         ),
         Case(
-            title="the nfs fix is not applied without --unsafe-fixes",
-            files={"job.yaml": _job(_NFS.format(path="/data/ranktable/default.bert"))},
+            title="an nfs volume: unsafe even with the root configured",
+            files={"job.yaml": _job(_NFS.format(path="/data/ranktable/nlp.bert"), "nlp")},
+            config={"ranktable-host-root": "/user/mindx-dl/ranktable"},
+            expect=("job.yaml:23:21",),
+            unsafe=True,
+            fixed={"job.yaml": _job(_NFS.format(path="/user/mindx-dl/ranktable/nlp.bert"), "nlp")},
+        ),
+        Case(
+            title="a configured root that is not the default",
+            files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/nlp.bert"), "nlp")},
+            config={"ranktable-host-root": "/data/rt/"},
             expect=("job.yaml:22",),
-            fixed={"job.yaml": _job(_NFS.format(path="/data/ranktable/default.bert"))},
+            fixed={"job.yaml": _job(_HOST.format(path="/data/rt/nlp.bert"), "nlp")},
+        ),
+        Case(
+            title="the right directory under a root that is not configured: not judged",
+            files={"job.yaml": _job(_HOST.format(path="/data/rt/nlp.bert"), "nlp")},
+        ),
+        Case(
+            title="no namespace in the manifest: the job-name part is judged, without a fix",
+            files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"))},
+            expect=("job.yaml:21",),
+            unsafe=True,
+            fixed={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"))},
+        ),
+        Case(
+            title="no namespace in the manifest: any namespace with this job's name",
+            files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/team-a.bert"))},
         ),
         Case(
             title="the right path, with a trailing slash",
-            files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/default.bert/"))},
-        ),
-        Case(
-            title="the right path in a namespace",
-            files={"job.yaml": _job(_NFS.format(path="/user/mindx-dl/ranktable/nlp.bert"), "nlp")},
+            files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/default.bert/"), "default")},
         ),
         Case(
             title="a volume with another name (that is RL315 when it serves the rank table)",
             files={
-                "job.yaml": _job(_HOST.format(path="/data/other")).replace(
+                "job.yaml": _job(_HOST.format(path="/data/other"), "nlp").replace(
                     "          - name: ranktable\n            hostPath",
                     "          - name: scratch\n            hostPath",
                 )
@@ -133,7 +164,7 @@ server than the directory the operator sees; check the server path before applyi
         Case(
             title="a Volcano Job: the operator writes no rank table file for it",
             files={
-                "job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"))
+                "job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"), "nlp")
                 .replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1")
                 .replace("kind: AscendJob", "kind: Job")
             },
@@ -142,25 +173,39 @@ server than the directory the operator sees; check the server path before applyi
 
     def check_job(self, job: Job):
         doc = job.manifest
-        if doc is None or not doc.is_ascendjob:
-            return
-        expected = host_dir(doc)
         src = manifest_source(job)
-        if expected is None or src is None:
+        if doc is None or src is None or not doc.is_ascendjob or not doc.job_name:
             return
+        root, configured = host_root(job)
+        name = job_dir_name(doc)
         for pod in doc.pods:
             volume = ranktable_volume(pod)
             if volume is None or volume.kind not in PATH_KINDS or volume.path is None:
                 continue
-            written = volume.path.value
-            if norm(written) == expected:
+            written = norm(volume.path.value)
+            last = posixpath.basename(written)
+            if name is None:
+                # the namespace comes from `kubectl -n`: only the job-name part can be judged
+                if last.endswith(f".{doc.job_name}"):
+                    continue
+                yield self.report(
+                    volume.path.span,
+                    f"The '{VOLUME}' volume's {volume.kind} path is {volume.path.value}, but Ascend Operator "
+                    f"writes this job's rank table to <namespace>.{doc.job_name}/hccl.json under its directory: "
+                    f"the container sees no table, or a stale one. The manifest sets no namespace (kubectl -n "
+                    "decides it), so no fix is offered",
+                )
                 continue
-            edit = replace_scalar(src, volume.path, expected)
-            make = safe_fix if volume.kind == "hostPath" else unsafe_fix
-            fix = make(f"Set the {VOLUME} volume path to {expected}", edit)
+            expected = f"{root}/{name}"
+            if written == expected or (not configured and last == name):
+                continue  # without a configured root only the <namespace>.<name> part is known
+            assumed = "" if configured else f" (assuming the operator's default directory {root})"
             message = (
-                f"The '{VOLUME}' volume's {volume.kind} path is {written}, but Ascend Operator writes this "
-                f"job's rank table to {expected}/hccl.json: the container sees no table, or a stale one "
-                f"(when none: {without_table(job)})"
+                f"The '{VOLUME}' volume's {volume.kind} path is {volume.path.value}, but Ascend Operator writes "
+                f"this job's rank table to {expected}/hccl.json{assumed}: the container sees no table, or a stale "
+                f"one (when none: {without_table(job)})"
             )
+            safe = configured and volume.kind == "hostPath"
+            make = safe_fix if safe else unsafe_fix
+            fix = make(f"Set the {VOLUME} volume path to {expected}", replace_scalar(src, volume.path, expected))
             yield self.report(volume.path.span, message, fix)

@@ -105,7 +105,7 @@ class ManifestDoc:
     api_version: str
     kind: str
     name: YScalar | None
-    namespace: str
+    namespace: str  # "default" when the manifest sets none (see namespace_declared)
     metadata: YMap | None
     labels: YMap | None
     annotations: YMap | None
@@ -114,6 +114,7 @@ class ManifestDoc:
     policies_node: YSeq | None
     policies_entry: tuple[YScalar, YNode] | None
     span: Span
+    namespace_declared: bool = True  # False: the namespace comes from `kubectl -n` (or is default)
 
     @property
     def job_name(self) -> str:
@@ -291,6 +292,7 @@ def build_doc(path: str, index: int, root: YMap, api: str, kind: str) -> Manifes
         policies_node=policies_node,
         policies_entry=spec.entry("policies") if spec else None,
         span=root.span,
+        namespace_declared=bool(metadata and metadata.text("namespace")),
     )
 
 
