@@ -607,9 +607,10 @@ class _Linker:
                 continue
             model = parsed.model
             imports = frozenset(i.module.split(".")[0] for i in model.imports)
-            if "torch_npu" not in imports:
+            if not imports & NPU_STACKS:
                 continue
-            verdict = standalone_entry_verdict(path, model.has_main_guard, imports, training_loop(model))
+            runnable = model.has_main_guard or model.top_level_call
+            verdict = standalone_entry_verdict(path, runnable, imports, training_loop(model))
             self.reached.add(path)
             context = JobContext(
                 None, _framework(None, [], [model]), None, self._versions([path], []), settings=dict(self.settings)
@@ -707,6 +708,7 @@ class _Linker:
 
 
 STANDALONE_NAMES = frozenset({"train", "pretrain", "posttrain", "finetune", "sft", "main"})
+NPU_STACKS = frozenset({"torch_npu", "mindspeed", "mindspeed_llm"})  # imports that say the code runs on NPUs
 
 
 class _Run:

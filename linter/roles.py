@@ -254,7 +254,7 @@ def python_path_verdict(path: str) -> Verdict | None:
     return _negative_name(tokens(stem), f"the name {name}")
 
 
-def standalone_entry_verdict(path: str, main_guard: bool, imports: frozenset[str], trains: str | None) -> Verdict:
+def standalone_entry_verdict(path: str, runnable: bool, imports: frozenset[str], trains: str | None) -> Verdict:
     """A Python file no launch reaches: training only when it is a runnable entry with a training
     name and a training loop (it is then started by something this repository does not show)."""
     if "mindspore" in imports:
@@ -262,8 +262,8 @@ def standalone_entry_verdict(path: str, main_guard: bool, imports: frozenset[str
     found = python_path_verdict(path)
     if found is not None:
         return found
-    if not main_guard:
-        return Verdict("library", 'no `if __name__ == "__main__":` block (a module other code imports)')
+    if not runnable:
+        return Verdict("library", "nothing runs when it is executed (a module other code imports)")
     if not tokens(_stem(path)) & (TRAIN_WORDS | {"main"}):
         return Verdict("unknown", "no launch script runs it and its name does not say training")
     if trains is None:

@@ -1,9 +1,14 @@
 """What the checkpoint rules (RL401-RL403) share: does a job use MindIO ACP, and how to switch to it.
 
-The job's Python files are its entries (for a standalone Python file, the file itself). A job uses
-MindIO ACP when one of them imports ``mindio_acp``; a MindSpeed-LLM job (one imports
-``mindspeed_llm``) also needs ``MINDIO_AUTO_PATCH_MEGATRON=true`` in its launch environment, which
-makes the ``mindio_acp`` import patch Megatron's checkpoint functions.
+The job's Python files are its training entries. A job uses MindIO ACP when one of them imports
+``mindio_acp``; a MindSpeed-LLM job (one imports ``mindspeed_llm``) also needs
+``MINDIO_AUTO_PATCH_MEGATRON=true`` in its launch environment, which makes the ``mindio_acp``
+import patch Megatron's checkpoint functions. Advice about MindSpeed-LLM belongs to the entry file:
+one finding there, whatever number of launch scripts run it, with one fix for all of them.
+
+The fixes only write calls the MindIO ACP API accepts: ``mindio_acp.save(obj, path)`` takes a
+path string (not a file object or buffer), ``mindio_acp.load(path, open_way, map_location)`` a
+path string and ``map_location`` of ``None`` or ``'cpu'`` only.
 """
 
 from __future__ import annotations
@@ -12,9 +17,10 @@ from dataclasses import dataclass, field
 
 from recovery_lint.diagnostics import Edit, Fix, unsafe_fix
 from recovery_lint.edits import edit, insert_line_after
-from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
+from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand, Project
 from recovery_lint.knowledge import mindio_support
-from recovery_lint.sources.python import PyCall, PyImport, PythonFile
+from recovery_lint.sources.python import DYNAMIC, PyArg, PyCall, PyImport, PythonFile
+from recovery_lint.span import Span
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
 
@@ -24,6 +30,11 @@ MINDSPEED = "mindspeed_llm"
 AUTO_PATCH = "MINDIO_AUTO_PATCH_MEGATRON"
 AUTO_PATCH_ON = ("1", "true")  # what mindio_acp accepts, after strip() and lower()
 IMPORT_LINE = f"import {ACP}"
+LOAD_MAP_LOCATIONS = (None, "cpu")  # mindio_acp.load accepts nothing else
+# what a saved object that is not training state looks like (arguments, features, caches, results)
+NOT_STATE_WORDS = ("args", "feature", "cache", "result", "metric", "vocab", "token", "embedding", "config", "log")
+PATH_NAME_ENDINGS = ("path", "filename", "fname", "_name", "_dir")
+STATE_WORDS = ("state", "ckpt", "checkpoint", "model", "optim", "epoch", "step", "iteration", "weights", "net")
 
 
 @dataclass
@@ -84,70 +95,199 @@ def training_files(job: Job) -> list[PythonFile]:
 
 
 def checkpoint_calls(job: Job, function: str) -> list[tuple[PythonFile, PyCall]]:
-    """Calls of ``torch.<function>`` (through any alias) in the job's PyTorch files."""
-    return [(f, c) for f in training_files(job) for c in f.calls if c.qualname == f"torch.{function}"]
+    """Calls of ``torch.<function>`` (through any alias) in the job's PyTorch files that read or write
+    a checkpoint: not a buffer in memory, and for a save, an object that looks like training state."""
+    out = []
+    for f in training_files(job):
+        for c in f.calls:
+            if c.qualname != f"torch.{function}" or not c.positional:
+                continue
+            target = c.positional[-1] if function == "save" and len(c.positional) > 1 else c.positional[0]
+            if "BytesIO" in target.source or "buffer" in target.source.lower() or target.source in f.buffer_names:
+                continue
+            if function == "save" and not saves_training_state(c.positional[0]):
+                continue
+            out.append((f, c))
+    return out
+
+
+def saves_training_state(obj: PyArg) -> bool:
+    """Whether a saved object looks like training state (a model or optimizer state dict, a dict of
+    them, a checkpoint variable) rather than arguments, features or results."""
+    text = obj.source.lower()
+    if "state_dict" in text:
+        return True
+    if any(word in text for word in NOT_STATE_WORDS) and not text.startswith("{"):
+        return False
+    return any(word in text for word in STATE_WORDS)
+
+
+def path_string(file: PythonFile, arg: PyArg) -> bool:
+    """Whether an argument is known to be a path string (what mindio_acp takes), not a file object."""
+    if isinstance(arg.value, str):
+        return True
+    source = arg.source.strip()
+    if source.startswith(("f'", 'f"', "os.path.join(", "osp.join(", "str(")) or ".format(" in source:
+        return True
+    if not source.isidentifier():
+        return False
+    # a variable assigned only strings, or named as paths are (a file object is `f`, `fp`, `buffer`)
+    return source in file.str_names or source.lower().endswith(PATH_NAME_ENDINGS)
 
 
 def import_edit(file: PythonFile, after: PyImport | None = None) -> Edit | bool | None:
-    """The edit adding ``import mindio_acp``; True when nothing is needed, None when no place is found."""
+    """The edit adding ``import mindio_acp``; True when nothing is needed, None when no place is found.
+
+    ``after`` places it (MindSpeed-LLM wants it after its adaptor import); otherwise it goes where an
+    import sorter keeps it: in the block of module-level imports holding torch, in name order."""
     if file.top_import(ACP) is not None:
         return True
-    anchor = after or file.top_import("torch") or file.first_top_import("torch") or file.first_top_import("torch_npu")
+    if after is not None:
+        return insert_line_after(file.source, after.span, IMPORT_LINE) if after.top_level else None
+    anchor = file.top_import("torch") or file.first_top_import("torch") or file.first_top_import("torch_npu")
     if anchor is None or not anchor.top_level:
         return None
-    return insert_line_after(file.source, anchor.span, IMPORT_LINE)
+    block = _import_block(file, anchor)
+    # sorters put `import x` lines before `from x import y` lines, each group in name order
+    plain = [imp for imp in block if file.source.text.startswith("import", imp.span.start)]
+    later = [imp for imp in plain if imp.module.split(".")[0].lower() > ACP] or ([] if plain else block[:1])
+    if later:
+        start = later[0].span.start
+        line_start = file.source.line_start(file.source.line_of(start))
+        if file.source.text[line_start:start].strip():
+            return None  # not at the start of its line (a `;` statement): no clean place
+        newline = "\r\n" if file.source.text[start:].split("\n", 1)[0].endswith("\r") else "\n"
+        return edit(file.source, line_start, line_start, f"{IMPORT_LINE}{newline}")
+    return insert_line_after(file.source, plain[-1].span, IMPORT_LINE)
 
 
-def call_fix(file: PythonFile, call: PyCall, function: str, fits: bool) -> Fix | None:
-    """``torch.save(`` -> ``mindio_acp.save(`` (arguments kept) plus the import, as one unsafe fix."""
+def _import_block(file: PythonFile, anchor: PyImport) -> list[PyImport]:
+    """The run of module-level import statements, on consecutive lines, that holds ``anchor``."""
+    tops = sorted({id(i): i for i in file.imports if i.top_level}.values(), key=lambda i: i.span.start)
+    index = next(k for k, i in enumerate(tops) if i is anchor)
+    first = last = index
+    while first > 0 and tops[first - 1].span.end_line >= tops[first].span.line - 1:
+        first -= 1
+    while last + 1 < len(tops) and tops[last + 1].span.line <= tops[last].span.end_line + 1:
+        last += 1
+    return tops[first : last + 1]
+
+
+def call_fix(file: PythonFile, call: PyCall, function: str) -> tuple[Fix | None, str]:
+    """``torch.save(`` -> ``mindio_acp.save(`` (arguments kept) plus the import, as one unsafe fix;
+    (None, why) when the call could not be written for MindIO ACP's API."""
     text = file.source.text
-    if (
-        not fits
-        or "**" in text[call.func_span.end : call.span.end]
-        or any(a.source.startswith("*") for a in call.positional)
-    ):
-        return None
+    if "**" in text[call.func_span.end : call.span.end] or any(a.source.startswith("*") for a in call.positional):
+        return None, "its arguments are unpacked"
+    why = _api_mismatch(file, call, function)
+    if why:
+        return None, why
     added = import_edit(file)
     if added is None:
-        return None
+        return None, "no place for the import was found"
     edits = [edit(file.source, call.func_span.start, call.func_span.end, f"{ACP}.{function}")]
     if isinstance(added, Edit):
         edits.append(added)
-    return unsafe_fix(f"Use {ACP}.{function} (MindIO ACP)", *edits)
+    return unsafe_fix(f"Use {ACP}.{function} (MindIO ACP)", *edits), ""
 
 
-def mindspeed_fix(job: Job, state: AcpState) -> Fix | None:
-    """Import mindio_acp after the MindSpeed-LLM import and export MINDIO_AUTO_PATCH_MEGATRON=true."""
-    if state.mindspeed is None or state.launches == 0:
+def _api_mismatch(file: PythonFile, call: PyCall, function: str) -> str:
+    if function == "save":
+        if len(call.positional) != 2 or call.keywords:
+            return "mindio_acp.save(obj, path) takes the object and the path only"
+        if not path_string(file, call.positional[1]):
+            return f"mindio_acp.save takes a path string, and {call.positional[1].source} is not known to be one"
+        return ""
+    if len(call.positional) != 1 or set(call.keywords) - {"map_location"}:
+        return "mindio_acp.load(path, map_location) takes no other argument"
+    if not path_string(file, call.positional[0]):
+        return f"mindio_acp.load takes a path string, and {call.positional[0].source} is not known to be one"
+    location = call.keywords.get("map_location")
+    if location is not None and (location.value is DYNAMIC or location.value not in LOAD_MAP_LOCATIONS):
+        return f"mindio_acp.load accepts map_location None or 'cpu' only, not {location.source}"
+    return ""
+
+
+# -- MindSpeed-LLM: one finding per entry file ---------------------------------------------------
+@dataclass
+class MindSpeedGroup:
+    """The jobs that run one MindSpeed-LLM entry without MindIO ACP."""
+
+    file: PythonFile
+    jobs: list[tuple[Job, AcpState]] = field(default_factory=list)
+
+    @property
+    def acp_import(self) -> PyImport | None:
+        found = imports_of(self.file, ACP)
+        return found[0] if found else None
+
+    @property
+    def anchor(self) -> Span:
+        imp = self.acp_import or imports_of(self.file, MINDSPEED)[0]
+        return imp.span
+
+
+def mindspeed_groups(project: Project) -> list[MindSpeedGroup]:
+    groups: dict[int, MindSpeedGroup] = {}
+    for job in project.jobs:
+        if skip_reason(job):
+            continue
+        state = acp_state(job)
+        if state.mindspeed is None or state.in_use:
+            continue
+        file = state.mindspeed[0]
+        groups.setdefault(id(file), MindSpeedGroup(file)).jobs.append((job, state))
+    return list(groups.values())
+
+
+def mindspeed_message(group: MindSpeedGroup) -> str:
+    launches = sum(state.launches for _, state in group.jobs)
+    if group.acp_import is not None:
+        missing = (
+            f"no launch script reaching this file sets {AUTO_PATCH}=true"
+            if launches == 0
+            else f"{_launches(launches)} of it do not set {AUTO_PATCH}=true"
+        )
+        return f"{ACP} is imported but {missing}, so Megatron's checkpoint functions are not patched"
+    runs = f" ({_launches(launches)})" if launches > 1 else ""
+    return f"this MindSpeed-LLM training{runs} does not use MindIO ACP (no `import {ACP}` with {AUTO_PATCH}=true)"
+
+
+def _launches(n: int) -> str:
+    return f"{n} launch{'es' if n != 1 else ''}"
+
+
+def mindspeed_related(group: MindSpeedGroup) -> list[tuple[Span, str]]:
+    out = []
+    for _, state in group.jobs:
+        for _, cmd, _ in state.unpatched:
+            out.append((cmd.command.span, f"launched here without {AUTO_PATCH}=true"))
+    return out
+
+
+def mindspeed_note(group: MindSpeedGroup) -> str:
+    notes = {version_note(job) for job, _ in group.jobs}
+    return sorted(notes)[-1] if notes else ""
+
+
+def mindspeed_fix(group: MindSpeedGroup) -> Fix | None:
+    """``import mindio_acp`` after the MindSpeed-LLM import, and ``MINDIO_AUTO_PATCH_MEGATRON=true``
+    before every launch of the entry: one fix, so the fix loop applies it whole."""
+    if not any(state.launches for _, state in group.jobs):
         return None
     edits: list[Edit] = []
-    if not state.acp_imports:
-        file, imp = state.mindspeed
-        added = import_edit(file, imp)
+    if group.acp_import is None:
+        added = import_edit(group.file, imports_of(group.file, MINDSPEED)[0])
         if added is None:
             return None
         if isinstance(added, Edit):
             edits.append(added)
-    for launch, cmd, value in state.unpatched:
-        found = set_env_value(job, value, "true") if value is not None else None
-        if value is None:
-            found = insert_env_before(job, launch, cmd, AUTO_PATCH, "true")
-        if not found:
-            return None
-        edits += [e for e in found if e not in edits]
+    for job, state in group.jobs:
+        for launch, cmd, value in state.unpatched:
+            found = set_env_value(job, value, "true") if value is not None else None
+            if value is None:
+                found = insert_env_before(job, launch, cmd, AUTO_PATCH, "true")
+            if not found:
+                return None
+            edits += [e for e in found if e not in edits]
     return unsafe_fix(f"Import {ACP} and export {AUTO_PATCH}=true", *edits) if edits else None
-
-
-def mindspeed_finding(job: Job, state: AcpState) -> tuple[object, str]:
-    """Where to report a MindSpeed-LLM job that does not use MindIO ACP, and what is missing."""
-    if state.acp_imports:
-        where = state.acp_imports[0][1].span
-        if state.launches == 0:
-            missing = f"no launch script reaching this file sets {AUTO_PATCH}=true"
-        else:
-            missing = f"the launch environment does not set {AUTO_PATCH}=true"
-        return where, f"{ACP} is imported but {missing}, so Megatron's checkpoint functions are not patched"
-    assert state.mindspeed is not None
-    return state.mindspeed[1].span, (
-        f"this MindSpeed-LLM training does not use MindIO ACP (no `import {ACP}` with {AUTO_PATCH}=true)"
-    )

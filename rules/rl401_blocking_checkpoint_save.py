@@ -1,14 +1,22 @@
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
-from recovery_lint.jobs import Job
+from recovery_lint.jobs import Project
 from recovery_lint.rule import Case, Rule
 
 from ._examples import PYTORCH_VCJOB as _VCJOB
-from ._mindio import acp_state, call_fix, checkpoint_calls, mindspeed_finding, mindspeed_fix, skip_reason, version_note
-
-# mindio_acp.save(obj, path, open_way="memfs"): torch.save(obj, f) maps onto it only as two positionals
-SAVE_KEYWORDS: frozenset[str] = frozenset()
+from ._mindio import (
+    acp_state,
+    call_fix,
+    checkpoint_calls,
+    mindspeed_fix,
+    mindspeed_groups,
+    mindspeed_message,
+    mindspeed_note,
+    mindspeed_related,
+    skip_reason,
+    version_note,
+)
 
 _TRAIN = """\
 import os
@@ -26,10 +34,16 @@ if __name__ == "__main__":
     save_checkpoint(torch.nn.Linear(4, 4).npu(), 0, "/ckpt")
 """
 
-_TRAIN_FIXED = _TRAIN.replace("import torch\n", "import torch\nimport mindio_acp\n", 1).replace(
+_TRAIN_FIXED = _TRAIN.replace("import torch\n", "import mindio_acp\nimport torch\n", 1).replace(
     "    torch.save(", "    mindio_acp.save("
 )
 
+_LAUNCH = "torchrun --nproc_per_node 8 train.py\n"
+_PROCESS_ACJOB = (
+    _VCJOB.replace("batch.volcano.sh/v1alpha1", "mindxdl.gitee.com/v1")
+    .replace("kind: Job", "kind: AscendJob")
+    .replace('"grace"\n', '"grace"\n    framework: pytorch\n    process-recover-enable: "on"\n')
+)
 _MINDSPEED = """\
 import torch
 from mindspeed_llm import megatron_adaptor
@@ -104,8 +118,8 @@ before every launch command (a container `env` entry when there is no script).
     )
     cases = (
         Case(
-            title="standalone training file, versions unknown",
-            files={"train.py": _TRAIN},
+            title="a training entry a launch script runs, versions unknown: import placed where a sorter keeps it",
+            files={"train.sh": _LAUNCH, "train.py": _TRAIN},
             expect=("train.py:9:5",),
             unsafe=True,
             fixed={"train.py": _TRAIN_FIXED},
@@ -113,14 +127,16 @@ before every launch command (a container `env` entry when there is no script).
         Case(
             title="two saves through an alias, CRLF: one import for both fixes",
             files={
+                "train.sh": "torchrun --nproc_per_node 8 train.py\n",
                 "train.py": "import torch as th\r\nimport torch_npu\r\n\r\n\r\ndef save(m, opt):\r\n"
-                '    th.save(m, "/ckpt/model.pt")\r\n    th.save(opt, "/ckpt/optim.pt")\r\n'
+                '    th.save(m.state_dict(), "/ckpt/model.pt")\r\n    th.save(opt.state_dict(), "/ckpt/optim.pt")\r\n',
             },
             expect=("train.py:6", "train.py:7"),
             unsafe=True,
             fixed={
-                "train.py": "import torch as th\r\nimport mindio_acp\r\nimport torch_npu\r\n\r\n\r\ndef save(m, opt):\r\n"
-                '    mindio_acp.save(m, "/ckpt/model.pt")\r\n    mindio_acp.save(opt, "/ckpt/optim.pt")\r\n'
+                "train.py": "import mindio_acp\r\nimport torch as th\r\nimport torch_npu\r\n\r\n\r\ndef save(m, opt):\r\n"
+                '    mindio_acp.save(m.state_dict(), "/ckpt/model.pt")\r\n'
+                '    mindio_acp.save(opt.state_dict(), "/ckpt/optim.pt")\r\n'
             },
         ),
         Case(
@@ -132,10 +148,40 @@ before every launch command (a container `env` entry when there is no script).
         ),
         Case(
             title="arguments mindio_acp.save does not take: reported without a fix",
-            files={"train.py": "import torch\n\ntorch.save(obj, f, _use_new_zipfile_serialization=False)\n"},
+            files={
+                "train.sh": _LAUNCH,
+                "train.py": "import torch\n\ntorch.save(model.state_dict(), path, _use_new_zipfile_serialization=False)\n",
+            },
             expect=("train.py:3",),
             unsafe=True,
-            fixed={"train.py": "import torch\n\ntorch.save(obj, f, _use_new_zipfile_serialization=False)\n"},
+            fixed={
+                "train.py": "import torch\n\ntorch.save(model.state_dict(), path, _use_new_zipfile_serialization=False)\n"
+            },
+        ),
+        Case(
+            title="a file object is not the path string mindio_acp.save takes: reported without a fix",
+            files={
+                "train.sh": _LAUNCH,
+                "train.py": "import torch\n\nwith open(name, 'wb') as f:\n    torch.save(model.state_dict(), f)\n",
+            },
+            expect=("train.py:4",),
+            unsafe=True,
+            fixed={"train.py": "import torch\n\nwith open(name, 'wb') as f:\n    torch.save(model.state_dict(), f)\n"},
+        ),
+        Case(
+            title="arguments, features and in-memory buffers are not checkpoints",
+            files={
+                "train.sh": _LAUNCH,
+                "train.py": "import io\nimport torch\n\ntorch.save(args, 'args.bin')\ntorch.save(features, cached_features_file)\n"
+                "buf = io.BytesIO()\ntorch.save(model.state_dict(), buf)\n",
+            },
+        ),
+        Case(
+            title="a unit test is not training",
+            files={
+                "tests/test_ckpt.py": "import unittest\nimport torch\nimport torch_npu\n\n\nclass T(unittest.TestCase):\n"
+                "    def test_save(self):\n        torch.save(model.state_dict(), '/tmp/x.pt')\n"
+            },
         ),
         Case(
             title="MindSpeed-LLM without MindIO ACP: import it and turn on the Megatron patch",
@@ -155,7 +201,29 @@ before every launch command (a container `env` entry when there is no script).
             },
         ),
         Case(
-            title="MindSpeed-LLM importing mindio_acp with the patch off",
+            title="one MindSpeed-LLM entry, three launch scripts: one finding, one fix for all of them",
+            files={
+                "pretrain_gpt.py": _MINDSPEED,
+                **{
+                    f"examples/run{k}.sh": "torchrun --nnodes 2 --nproc_per_node 8 pretrain_gpt.py\n" for k in (1, 2, 3)
+                },
+            },
+            expect=("pretrain_gpt.py:2",),
+            unsafe=True,
+            fixed={
+                "pretrain_gpt.py": _MINDSPEED.replace(
+                    "from mindspeed_llm import megatron_adaptor\n",
+                    "from mindspeed_llm import megatron_adaptor\nimport mindio_acp\n",
+                ),
+                **{
+                    f"examples/run{k}.sh": "export MINDIO_AUTO_PATCH_MEGATRON=true\n"
+                    "torchrun --nnodes 2 --nproc_per_node 8 pretrain_gpt.py\n"
+                    for k in (1, 2, 3)
+                },
+            },
+        ),
+        Case(
+            title="MindSpeed-LLM importing mindio_acp with the patch off: a value set explicitly",
             files={
                 "job.yaml": _VCJOB,
                 "train.sh": "export MINDIO_AUTO_PATCH_MEGATRON=false\ntorchrun pretrain_gpt.py\n",
@@ -177,24 +245,23 @@ before every launch command (a container `env` entry when there is no script).
             },
         ),
         Case(
-            title="a project that imports mindio_acp uses MindIO ACP",
-            files={"train.py": _TRAIN.replace("import torch\n", "import torch\nimport mindio_acp\n", 1)},
-        ),
-        Case(
-            title="process-level recovery uses MindIO TFT, which ACP does not combine with",
+            title="an entry that imports mindio_acp uses MindIO ACP",
             files={
-                "job.yaml": _VCJOB.replace('"grace"\n', '"grace"\n    process-recover-enable: "on"\n'),
-                "train.sh": "torchrun train.py\n",
-                "train.py": _TRAIN,
+                "train.sh": _LAUNCH,
+                "train.py": _TRAIN.replace("import torch\n", "import torch\nimport mindio_acp\n", 1),
             },
         ),
         Case(
+            title="process-level recovery (an AscendJob) uses MindIO TFT, which ACP does not combine with",
+            files={"job.yaml": _PROCESS_ACJOB, "train.sh": "torchrun train.py\n", "train.py": _TRAIN},
+        ),
+        Case(
             title="MindIO known to be older than 6.0.RC2",
-            files={"train.py": _TRAIN, "requirements.txt": "torch==2.1.0\nmindio-acp==6.0.RC1\n"},
+            files={"train.sh": _LAUNCH, "train.py": _TRAIN, "requirements.txt": "torch==2.1.0\nmindio-acp==6.0.RC1\n"},
         ),
         Case(
             title="not PyTorch code: numpy.save is not a torch checkpoint",
-            files={"prep.py": "import numpy as np\n\nnp.save('/data/x.npy', [1, 2])\n"},
+            files={"train.sh": _LAUNCH, "train.py": "import numpy as np\n\nnp.save('/data/x.npy', [1, 2])\n"},
         ),
         Case(
             title="a MindSpore job gets no PyTorch advice",
@@ -205,28 +272,30 @@ before every launch command (a container `env` entry when there is no script).
         ),
     )
 
-    def check_job(self, job: Job):
-        if skip_reason(job):
-            return
-        state = acp_state(job)
-        if state.in_use:
-            return
-        note = version_note(job)
-        if state.mindspeed is not None:
-            span, what = mindspeed_finding(job, state)
+    def check_project(self, project: Project):
+        for group in mindspeed_groups(project):
             yield self.report(
-                span,
-                f"{what}: Megatron saves checkpoints with torch.save, which blocks training until they are on "
-                f"storage, so checkpoints are rare and a fault rolls back further.{note}",
-                mindspeed_fix(job, state),
+                group.anchor,
+                f"{mindspeed_message(group)}: Megatron saves checkpoints with torch.save, which blocks training "
+                f"until they are on storage, so checkpoints are rare and a fault rolls back further."
+                f"{mindspeed_note(group)}",
+                mindspeed_fix(group),
+                related=mindspeed_related(group),
             )
-            return
-        for file, call in checkpoint_calls(job, "save"):
-            fits = len(call.positional) == 2 and set(call.keywords) <= SAVE_KEYWORDS
-            yield self.report(
-                call.span,
-                f"{call.written}(...) blocks training until the checkpoint is on storage, so checkpoints are rare "
-                "and a fault rolls back further; MindIO ACP's mindio_acp.save writes to memory and persists in "
-                f"the background.{note}",
-                call_fix(file, call, "save", fits),
-            )
+        for job in project.jobs:
+            if skip_reason(job):
+                continue
+            state = acp_state(job)
+            if state.in_use or state.mindspeed is not None:
+                continue
+            note = version_note(job)
+            for file, call in checkpoint_calls(job, "save"):
+                fix, why = call_fix(file, call, "save")
+                tail = f" No fix: {why}." if why else ""
+                yield self.report(
+                    call.span,
+                    f"{call.written}(...) blocks training until the checkpoint is on storage, so checkpoints are "
+                    "rare and a fault rolls back further; MindIO ACP's mindio_acp.save writes to memory and "
+                    f"persists in the background.{note}{tail}",
+                    fix,
+                )

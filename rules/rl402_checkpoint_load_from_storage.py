@@ -1,13 +1,21 @@
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
-from recovery_lint.jobs import Job
+from recovery_lint.jobs import Project
 from recovery_lint.rule import Case, Rule
 
-from ._mindio import acp_state, call_fix, checkpoint_calls, mindspeed_finding, mindspeed_fix, skip_reason, version_note
-
-# mindio_acp.load(path, open_way="memfs", map_location=None): only the path may be positional
-LOAD_KEYWORDS = frozenset({"map_location"})
+from ._mindio import (
+    acp_state,
+    call_fix,
+    checkpoint_calls,
+    mindspeed_fix,
+    mindspeed_groups,
+    mindspeed_message,
+    mindspeed_note,
+    mindspeed_related,
+    skip_reason,
+    version_note,
+)
 
 _RESUME = """\
 import torch
@@ -20,7 +28,7 @@ def resume(model, path):
     return state["step"]
 """
 
-_RESUME_FIXED = _RESUME.replace("import torch\n", "import torch\nimport mindio_acp\n", 1).replace(
+_RESUME_FIXED = _RESUME.replace("import torch\n", "import mindio_acp\nimport torch\n", 1).replace(
     "torch.load(", "mindio_acp.load("
 )
 
@@ -118,8 +126,11 @@ RL401: `import mindio_acp` after the `mindspeed_llm` import and
             fixed={"train.py": _RESUME_FIXED},
         ),
         Case(
-            title="from-import of load, standalone file",
-            files={"resume.py": "from torch import load\nimport torch_npu\n\nstate = load('/ckpt/last.pt')\n"},
+            title="from-import of load, in the entry a launch script runs",
+            files={
+                "run.sh": "torchrun --nproc_per_node 8 resume.py\n",
+                "resume.py": "from torch import load\nimport torch_npu\n\nstate = load('/ckpt/last.pt')\n",
+            },
             expect=("resume.py:4:9",),
             unsafe=True,
             fixed={
@@ -129,10 +140,23 @@ RL401: `import mindio_acp` after the `mindspeed_llm` import and
         ),
         Case(
             title="weights_only has no MindIO ACP equivalent: reported without a fix",
-            files={"resume.py": "import torch\n\nstate = torch.load('/ckpt/last.pt', weights_only=True)\n"},
+            files={
+                "run.sh": "torchrun --nproc_per_node 8 resume.py\n",
+                "resume.py": "import torch\n\nstate = torch.load('/ckpt/last.pt', weights_only=True)\n",
+            },
             expect=("resume.py:3",),
             unsafe=True,
             fixed={"resume.py": "import torch\n\nstate = torch.load('/ckpt/last.pt', weights_only=True)\n"},
+        ),
+        Case(
+            title="a map_location mindio_acp.load does not accept: reported without a fix",
+            files={
+                "run.sh": "torchrun --nproc_per_node 8 resume.py\n",
+                "resume.py": "import torch\n\nstate = torch.load(ckpt_path, map_location=torch.device('npu'))\n",
+            },
+            expect=("resume.py:3",),
+            unsafe=True,
+            fixed={"resume.py": "import torch\n\nstate = torch.load(ckpt_path, map_location=torch.device('npu'))\n"},
         ),
         Case(
             title="MindSpeed-LLM without MindIO ACP, no launch script: no fix",
@@ -178,27 +202,28 @@ RL401: `import mindio_acp` after the `mindspeed_llm` import and
         ),
     )
 
-    def check_job(self, job: Job):
-        if skip_reason(job):
-            return
-        state = acp_state(job)
-        if state.in_use:
-            return
-        note = version_note(job)
-        if state.mindspeed is not None:
-            span, what = mindspeed_finding(job, state)
+    def check_project(self, project: Project):
+        for group in mindspeed_groups(project):
             yield self.report(
-                span,
-                f"{what}: after a fault Megatron loads the checkpoint back from storage with torch.load instead of "
-                f"restoring it from memory.{note}",
-                mindspeed_fix(job, state),
+                group.anchor,
+                f"{mindspeed_message(group)}: after a fault Megatron loads the checkpoint back from storage with "
+                f"torch.load instead of restoring it from memory.{mindspeed_note(group)}",
+                mindspeed_fix(group),
+                related=mindspeed_related(group),
             )
-            return
-        for file, call in checkpoint_calls(job, "load"):
-            fits = len(call.positional) == 1 and set(call.keywords) <= LOAD_KEYWORDS
-            yield self.report(
-                call.span,
-                f"{call.written}(...) reads the checkpoint back from storage after every fault; MindIO ACP's "
-                f"mindio_acp.load restores the checkpoints it saved from memory.{note}",
-                call_fix(file, call, "load", fits),
-            )
+        for job in project.jobs:
+            if skip_reason(job):
+                continue
+            state = acp_state(job)
+            if state.in_use or state.mindspeed is not None:
+                continue
+            note = version_note(job)
+            for file, call in checkpoint_calls(job, "load"):
+                fix, why = call_fix(file, call, "load")
+                tail = f" No fix: {why}." if why else ""
+                yield self.report(
+                    call.span,
+                    f"{call.written}(...) reads the checkpoint back from storage after every fault; MindIO ACP's "
+                    f"mindio_acp.load restores the checkpoints it saved from memory.{note}{tail}",
+                    fix,
+                )

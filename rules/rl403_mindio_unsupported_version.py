@@ -8,6 +8,7 @@ from recovery_lint.rule import Case, Rule
 from ._examples import PYTORCH_VCJOB as _VCJOB
 from ._mindio import ACP, imports_of
 
+_LAUNCH = "torchrun --nproc_per_node 8 train.py\n"
 _TRAIN = """\
 import torch
 import torch_npu
@@ -53,7 +54,7 @@ Use MindIO 6.0.RC2 or later with MindCluster 6.0.RC2 or later.
     cases = (
         Case(
             title="MindIO pinned older than 6.0.RC2",
-            files={"train.py": _TRAIN, "requirements.txt": "torch==2.1.0\nmindio-acp==6.0.RC1\n"},
+            files={"train.sh": _LAUNCH, "train.py": _TRAIN, "requirements.txt": "torch==2.1.0\nmindio-acp==6.0.RC1\n"},
             expect=("train.py:3:1",),
         ),
         Case(
@@ -68,9 +69,13 @@ Use MindIO 6.0.RC2 or later with MindCluster 6.0.RC2 or later.
         ),
         Case(
             title="versions recent enough",
-            files={"train.py": _TRAIN, "requirements.txt": "mindio-acp==6.0.RC2\ntaskd==7.0.RC1\n"},
+            files={
+                "train.sh": _LAUNCH,
+                "train.py": _TRAIN,
+                "requirements.txt": "mindio-acp==6.0.RC2\ntaskd==7.0.RC1\n",
+            },
         ),
-        Case(title="versions unknown: not reported", files={"train.py": _TRAIN}),
+        Case(title="versions unknown: not reported", files={"train.sh": _LAUNCH, "train.py": _TRAIN}),
         Case(
             title="old MindIO but MindIO ACP not used",
             files={"train.py": "import torch\n", "requirements.txt": "mindio-acp==6.0.RC1\n"},

@@ -17,6 +17,7 @@ CASES = [
 @pytest.mark.parametrize(("rule", "case"), CASES)
 def test_rule_case(rule, case, tmp_path):
     outcome = run_case(rule, case, tmp_path)
+    assert not outcome.errors, outcome.errors
     unmatched = [e for e in case.expect if not any(position_matches(e, a) for a in outcome.positions)]
     unexpected = [a for a in outcome.positions if not any(position_matches(e, a) for e in case.expect)]
     assert not unmatched and not unexpected, (

@@ -61,6 +61,9 @@ class PythonFile:
     env_sets: list[PyEnvSet] = field(default_factory=list)
     issues: list[PythonIssue] = field(default_factory=list)
     has_main_guard: bool = False
+    top_level_call: bool = False  # a call statement at module level: the file runs something when executed
+    str_names: frozenset[str] = frozenset()  # names every assignment of which builds a str (a path)
+    buffer_names: frozenset[str] = frozenset()  # names assigned an in-memory buffer (io.BytesIO())
 
     def imports_module(self, *prefixes: str) -> bool:
         return any(i.module == p or i.module.startswith(p + ".") for i in self.imports for p in prefixes)
@@ -137,6 +140,9 @@ class _Collector:
         self.plain = self.src.ascii and not self.bom_bytes
         self.line_starts = self.lines.line_starts
         top = {id(stmt) for stmt in tree.body}
+        self.result.top_level_call = any(
+            isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) for stmt in tree.body
+        )
         nodes = _walk(tree)
         # imports first (in any scope) so that calls resolve through every alias
         for node in nodes:
@@ -147,12 +153,32 @@ class _Collector:
                 self.result.has_main_guard = True
         self.result.imports.sort(key=lambda i: i.span.start)
         guarded = _conditional_calls(nodes)
+        strings: set[str] = set()
+        others: set[str] = set()
+        buffers: set[str] = set()
         for node in nodes:
             cls = node.__class__
             if cls is ast.Call:
                 self._call(node, id(node) in guarded)  # type: ignore[arg-type]
             elif cls is ast.Assign:
                 self._environ_assign(node)  # type: ignore[arg-type]
+                for target in node.targets:  # type: ignore[attr-defined]
+                    if isinstance(target, ast.Name):
+                        value = node.value  # type: ignore[attr-defined]
+                        (strings if builds_str(value, self.aliases) else others).add(target.id)
+                        if isinstance(value, ast.Call) and dotted(value.func).endswith(("BytesIO", "StringIO")):
+                            buffers.add(target.id)
+                    else:
+                        others.update(n.id for n in _walk(target) if isinstance(n, ast.Name))
+            elif cls in (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr):
+                target = getattr(node, "target", None) or getattr(node, "items", None)
+                for n in _walk(target) if isinstance(target, ast.AST) else []:
+                    if isinstance(n, ast.Name):
+                        others.add(n.id)
+            elif cls in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+                others.update(a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg))  # type: ignore[attr-defined]
+        self.result.str_names = frozenset(strings - others)
+        self.result.buffer_names = frozenset(buffers)
         self.result.calls.sort(key=lambda c: c.span.start)
 
     def _import(self, node: ast.Import | ast.ImportFrom, top_level: bool) -> None:
@@ -243,6 +269,33 @@ def _walk(tree: ast.AST) -> list[ast.AST]:
             elif isinstance(value, node_type):
                 append(value)
     return nodes
+
+
+_PATH_JOINS = frozenset({"os.path.join", "posixpath.join", "os.path.abspath", "os.path.realpath", "str"})
+
+
+def builds_str(node: ast.AST, aliases: dict[str, str]) -> bool:
+    """Whether an expression always builds a str: a string literal or f-string, ``os.path.join(...)``,
+    ``"…".format(...)``, ``str(...)``, or ``+``/``%`` with a string literal."""
+    cls = node.__class__
+    if cls is ast.Constant:
+        return isinstance(node.value, str)  # type: ignore[attr-defined]
+    if cls is ast.JoinedStr:
+        return True
+    if cls is ast.BinOp:
+        left, right = node.left, node.right  # type: ignore[attr-defined]
+        return isinstance(node.op, (ast.Add, ast.Mod)) and (  # type: ignore[attr-defined]
+            builds_str(left, aliases) or (isinstance(node.op, ast.Add) and builds_str(right, aliases))  # type: ignore[attr-defined]
+        )
+    if cls is ast.Call:
+        func = node.func  # type: ignore[attr-defined]
+        written = dotted(func)
+        head, _, rest = written.partition(".")
+        resolved = f"{aliases.get(head, head)}.{rest}" if rest else aliases.get(head, head)
+        if resolved in _PATH_JOINS:
+            return True
+        return isinstance(func, ast.Attribute) and func.attr == "format" and builds_str(func.value, aliases)
+    return False
 
 
 def _conditional_calls(nodes: list[ast.AST]) -> set[int]:
