@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from recovery_lint.diagnostics import Severity, safe_fix
+from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import edit, insert_line_after
 from recovery_lint.engine import judged_in, linked_files
 from recovery_lint.jobs import Job, Project
@@ -50,6 +50,12 @@ spec:
 """
 
 _A2JOB = _ACJOB.replace("ascend-910\n", "ascend-910b\n")
+_LAUNCH = "torchrun --nproc_per_node 8 train.py\n"
+_CANN_8 = "FROM ubuntu:22.04\nRUN ./Ascend-cann-toolkit_8.0.0_linux-aarch64.run --install\n"
+_TRAIN_FIXED = _TRAIN.replace(
+    "import torch_npu  # noqa: F401\n",
+    "import torch_npu  # noqa: F401\ntorch.npu.set_compile_mode(jit_compile=False)\n",
+)
 
 
 class OperatorJitCompile(Rule):
@@ -60,21 +66,22 @@ class OperatorJitCompile(Rule):
     fix_availability = "sometimes"
     summary = "Operators are compiled online at every start; use binary operators (jit_compile=False)"
     what = """
-A PyTorch training entry (a Python file the job launches that imports `torch_npu`; for a
-standalone Python file, one with an `if __name__ == "__main__":` block) that either
+A PyTorch training entry (a Python file a training launch runs, that imports `torch_npu`) that
+either
 
 - calls `torch.npu.set_compile_mode(jit_compile=True)` (or `torch_npu.npu.set_compile_mode`)
-  while the launch environment that runs it does not set `ASCEND_CACHE_PATH` (the operator
-  compile cache), or
+  unconditionally while the launch environment that runs it does not set `ASCEND_CACHE_PATH`
+  (the operator compile cache), or
 - never calls `set_compile_mode` and runs on a job whose platform (`ring-controller.atlas`) is
-  `ascend-910` (Atlas training series, where `jit_compile` defaults to `True`) or unknown. On
-  `ascend-910b` (Atlas A2/A3) and `ascend-npu` binary operators are already the default, and a
-  job that sets `ASCEND_CACHE_PATH` uses the compile cache instead, so neither is reported.
+  `ascend-910` (Atlas training series, where `jit_compile` defaults to `True`), or unknown (then
+  at info level, saying what was assumed). On `ascend-910b` (Atlas A2/A3) and `ascend-npu` binary
+  operators are already the default, and a job that sets `ASCEND_CACHE_PATH` uses the compile
+  cache instead, so neither is reported.
 
-Standalone Python files have no platform and no launch environment: the Atlas training series
-default is assumed and the message says so. Not reported when CANN is known to be older than
-8.0.RC2, which both the operator binary and the compile cache need, nor for MindSpore and
-TensorFlow jobs. A `jit_compile` given as a variable cannot be judged and is left alone.
+A call behind a condition (`if args.jit_compile: ...`) is the user's opt-in and is left alone, as
+is a `jit_compile` given as a variable. Not reported when CANN is known to be older than 8.0.RC2,
+which both the operator binary and the compile cache need, nor for unit tests, library modules,
+MindSpore and TensorFlow jobs.
 """
     why = """
 In online-compile mode torch_npu compiles every operator the model uses when the process starts.
@@ -97,12 +104,14 @@ torch.npu.set_compile_mode(jit_compile=False)
 ```
 """
     fix = """
-Safe. An explicit `jit_compile=True` is rewritten to `False`. A missing call is inserted on the
-line after the module-level `import torch_npu`, in the file's line endings, as
-`torch.npu.set_compile_mode(jit_compile=False)` when `torch` is imported before that line, else
-as `torch_npu.npu.set_compile_mode(jit_compile=False)`. No fix when the file has no module-level
-torch_npu import to anchor the line to, and none when any launch of the file, in any job,
-sets `ASCEND_CACHE_PATH` (the new mode would conflict with that job's compile cache, RL502).
+A missing call is inserted on the line after the module-level `import torch_npu`, in the file's
+line endings, as `torch.npu.set_compile_mode(jit_compile=False)` when `torch` is imported before
+that line, else as `torch_npu.npu.set_compile_mode(jit_compile=False)`. Safe only when nothing is
+assumed (the job is known to run on `ascend-910` and CANN is known to be 8.0.RC2 or later);
+unsafe otherwise. An explicit `jit_compile=True` is the user's choice: the fix rewriting it to
+`False` is unsafe. No fix when the file has no module-level torch_npu import to anchor the line
+to, and none when any launch of the file, in any job, sets `ASCEND_CACHE_PATH` (the new mode
+would conflict with that job's compile cache, RL502).
 """
     sources = (
         "Ascend/op-plugin docs: (beta) torch_npu-npu-set_compile_mode (jit_compile default True on Atlas training "
@@ -113,22 +122,25 @@ sets `ASCEND_CACHE_PATH` (the new mode would conflict with that job's compile ca
     )
     cases = (
         Case(
-            title="standalone entry: platform unknown, Atlas training series assumed",
-            files={"train.py": _TRAIN},
+            title="an entry a launch script runs, platform unknown: info, Atlas training series assumed",
+            files={"train.sh": _LAUNCH, "train.py": _TRAIN},
             expect=("train.py:4:1",),
-            fixed={
-                "train.py": _TRAIN.replace(
-                    "import torch_npu  # noqa: F401\n",
-                    "import torch_npu  # noqa: F401\ntorch.npu.set_compile_mode(jit_compile=False)\n",
-                )
-            },
+            unsafe=True,
+            fixed={"train.py": _TRAIN_FIXED},
         ),
         Case(
-            title="ascend-910 job, torch imported after torch_npu, CRLF",
+            title="the assumed fix is not applied without --unsafe-fixes",
+            files={"train.sh": _LAUNCH, "train.py": _TRAIN},
+            expect=("train.py:4:1",),
+            fixed={"train.py": _TRAIN},
+        ),
+        Case(
+            title="ascend-910 job with CANN 8.0.0: safe; torch imported after torch_npu, CRLF",
             files={
                 "job.yaml": _ACJOB,
                 "train.sh": "torchrun train.py\n",
                 "train.py": "import torch_npu\r\nimport torch\r\n\r\ntorch.ones(1).npu()\r\n",
+                "Dockerfile": _CANN_8,
             },
             expect=("train.py:1",),
             fixed={
@@ -137,15 +149,25 @@ sets `ASCEND_CACHE_PATH` (the new mode would conflict with that job's compile ca
             },
         ),
         Case(
-            title="explicit online compile without the compile cache, even on A2",
+            title="explicit online compile without the compile cache, even on A2: the user's value, unsafe fix",
             files={
                 "job.yaml": _A2JOB,
                 "train.sh": "export ASCEND_MAX_OP_CACHE_SIZE=-1\ntorchrun train.py\n",
                 "train.py": "import torch\nimport torch_npu\n\ntorch.npu.set_compile_mode(jit_compile=True)  # keep\n",
             },
             expect=("train.py:4:1",),
+            unsafe=True,
             fixed={
                 "train.py": "import torch\nimport torch_npu\n\ntorch.npu.set_compile_mode(jit_compile=False)  # keep\n"
+            },
+        ),
+        Case(
+            title="an opt-in flag: a call behind a condition is the user's choice",
+            files={
+                "job.yaml": _ACJOB,
+                "train.sh": "torchrun train.py\n",
+                "train.py": "import torch\nimport torch_npu\n\nif args.jit_compile:\n"
+                "    torch.npu.set_compile_mode(jit_compile=True)\n",
             },
         ),
         Case(
@@ -156,6 +178,7 @@ sets `ASCEND_CACHE_PATH` (the new mode would conflict with that job's compile ca
                 ),
                 "train.sh": "torchrun train.py\n",
                 "train.py": "import torch_npu\n\nprint(torch_npu.__version__)\n",
+                "Dockerfile": _CANN_8,
             },
             expect=("train.py:1",),
             fixed={
@@ -173,10 +196,10 @@ sets `ASCEND_CACHE_PATH` (the new mode would conflict with that job's compile ca
                 ),
                 "debug/job.yaml": _ACJOB.replace("name: resnet", "name: resnet-debug"),
                 "train.sh": "torchrun train.py\n",
-                "run_local.sh": "torchrun --nproc_per_node 1 train.py\n",
                 "train.py": _TRAIN,
             },
             expect=("train.py:4",),
+            unsafe=True,
             fixed={"train.py": _TRAIN},
         ),
         Case(
@@ -203,24 +226,35 @@ sets `ASCEND_CACHE_PATH` (the new mode would conflict with that job's compile ca
         Case(
             title="binary operators already selected",
             files={
+                "train.sh": _LAUNCH,
                 "train.py": _TRAIN.replace(
                     "import torch_npu  # noqa: F401\n",
                     "import torch_npu  # noqa: F401\nfrom torch_npu.npu import set_compile_mode\n\n"
                     "set_compile_mode(jit_compile=False)\n",
-                )
+                ),
             },
         ),
         Case(
             title="a mode from a variable cannot be judged",
-            files={"train.py": "import os\nimport torch_npu\n\ntorch_npu.npu.set_compile_mode(jit_compile=JIT)\n"},
+            files={
+                "train.sh": _LAUNCH,
+                "train.py": "import os\nimport torch_npu\n\ntorch_npu.npu.set_compile_mode(jit_compile=JIT)\n",
+            },
         ),
         Case(
-            title="a library module is not an entry",
-            files={"model.py": "import torch\nimport torch_npu\n\n\ndef build():\n    return torch.nn.Linear(2, 2)\n"},
+            title="a library module and a unit test are not entries",
+            files={
+                "train.sh": _LAUNCH,
+                "train.py": "import model\n",
+                "model.py": "import torch\nimport torch_npu\n\n\ndef build():\n    return torch.nn.Linear(2, 2)\n",
+                "tests/test_model.py": "import unittest\nimport torch_npu\n\nif __name__ == '__main__':\n"
+                "    unittest.main()\n",
+            },
         ),
         Case(
             title="CANN known to be older than 8.0.RC2",
             files={
+                "train.sh": _LAUNCH,
                 "train.py": _TRAIN,
                 "Dockerfile": "FROM ubuntu:22.04\nRUN ./Ascend-cann-toolkit_7.0.0_linux-aarch64.run --install\n",
             },
@@ -257,14 +291,13 @@ sets `ASCEND_CACHE_PATH` (the new mode would conflict with that job's compile ca
         if cann is False:
             return
         cann_note = "" if cann else f" Assumed available: {cann_reason}"
-        standalone = job.manifest is None and not job.launches
         for file in job.entries:
             if not file.imports_module("torch_npu"):
                 continue
             cache = cache_setting(job, file)
             calls = compile_mode_calls(file)
             for call, arg in calls:
-                if arg is None or arg.value is not True or cache.everywhere:
+                if call.conditional or arg is None or arg.value is not True or cache.everywhere:
                     continue
                 where = (
                     "no launch script reaches this file, so no operator compile cache is configured"
@@ -272,8 +305,8 @@ sets `ASCEND_CACHE_PATH` (the new mode would conflict with that job's compile ca
                     else f"{CACHE} is not set in the launch environment, so there is no operator compile cache"
                 )
                 fix = (
-                    safe_fix(
-                        "Use binary operators (jit_compile=False)",
+                    unsafe_fix(
+                        "Use binary operators (jit_compile=False) instead of the online compile set here",
                         edit(file.source, arg.span.start, arg.span.end, "False"),
                     )
                     if arg.source == "True" and id(file) not in cached
@@ -287,18 +320,18 @@ sets `ASCEND_CACHE_PATH` (the new mode would conflict with that job's compile ca
                 )
             if calls or cache.everywhere:
                 continue
-            if standalone and not file.has_main_guard:
-                continue
             default = jit_compile_default(job.context.platform)
             if default is False:
                 continue
             anchor = file.top_import("torch_npu") or file.first_top_import("torch_npu")
             span = anchor.span if anchor is not None else file.imports[0].span
+            known = default is True and cann is True
             yield self.report(
                 span,
                 f"this training entry never calls {CALL}: {_platform_note(job, default)}, so every operator is "
                 f"compiled online when the process starts, again after every fault.{cann_note}",
-                _insert_fix(file, anchor) if id(file) not in cached else None,
+                _insert_fix(file, anchor, safe=known) if id(file) not in cached else None,
+                severity=None if default else Severity.INFO,
             )
 
 
@@ -310,11 +343,11 @@ def _platform_note(job: Job, default: bool | None) -> str:
     if platform:
         return f"platform {platform!r} is not one this tool knows; {assumed}"
     if job.manifest is None:
-        return f"platform unknown (no manifest reaches this file); {assumed}"
+        return f"platform unknown (no manifest runs this file); {assumed}"
     return f"the job has no ring-controller.atlas label; {assumed}"
 
 
-def _insert_fix(file: PythonFile, anchor: PyImport | None):
+def _insert_fix(file: PythonFile, anchor: PyImport | None, safe: bool):
     if anchor is None or not anchor.top_level:
         return None
     torch = file.top_import("torch")
@@ -324,4 +357,5 @@ def _insert_fix(file: PythonFile, anchor: PyImport | None):
         text = f"torch_npu.npu.{CALL}"
     else:
         return None
-    return safe_fix(f"Call {text} after the torch_npu import", insert_line_after(file.source, anchor.span, text))
+    make = safe_fix if safe else unsafe_fix
+    return make(f"Call {text} after the torch_npu import", insert_line_after(file.source, anchor.span, text))

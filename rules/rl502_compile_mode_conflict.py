@@ -92,8 +92,11 @@ or call `set_compile_mode(jit_compile=True)` to use the cache.
             expect=("train.py:4",),
         ),
         Case(
-            title="set in the standalone file itself",
-            files={"train.py": "import os\n" + _TRAIN + 'os.environ["ASCEND_CACHE_PATH"] = "/shared/op_cache"\n'},
+            title="set in the entry itself",
+            files={
+                "train.sh": "torchrun --nproc_per_node 8 train.py\n",
+                "train.py": "import os\n" + _TRAIN + 'os.environ["ASCEND_CACHE_PATH"] = "/shared/op_cache"\n',
+            },
             expect=("train.py:5",),
         ),
         Case(
@@ -106,7 +109,7 @@ or call `set_compile_mode(jit_compile=True)` to use the cache.
         ),
         Case(
             title="binary operators alone",
-            files={"train.py": _TRAIN},
+            files={"train.sh": "torchrun --nproc_per_node 8 train.py\n", "train.py": _TRAIN},
         ),
         Case(
             title="CANN known to be older than 8.0.RC2",
