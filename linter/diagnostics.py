@@ -53,6 +53,9 @@ class Fix:
     message: str
     edits: tuple[Edit, ...]
     applicability: Applicability = Applicability.SAFE
+    overrides: str = ""  # the user's explicit setting the fix changes ("HCCL_ASYNC_ERROR_HANDLING=0")
+    conditional: bool = False  # the setting it changes applies only when a condition holds
+    caution: str = ""  # why the fix is unsafe, when the safe-fix policy made it so
 
     @property
     def paths(self) -> set[str]:
@@ -66,8 +69,9 @@ class Fix:
         }
 
 
-def safe_fix(message: str, *edits: Edit) -> Fix:
-    return Fix(message, tuple(edits), Applicability.SAFE)
+def safe_fix(message: str, *edits: Edit, overrides: str = "", conditional: bool = False) -> Fix:
+    """A fix the rule considers safe; the safe-fix policy (``fixpolicy``) may still make it unsafe."""
+    return Fix(message, tuple(edits), Applicability.SAFE, overrides, conditional)
 
 
 def unsafe_fix(message: str, *edits: Edit) -> Fix:

@@ -15,6 +15,7 @@ from pathlib import Path
 from .config import Config
 from .diagnostics import Diagnostic
 from .discover import Candidate, ExcludeSet, discover
+from .fixpolicy import enforce
 from .jobs import Job, JobSpec, Project, build_project
 from .parse import ParsedFile, read_and_parse
 from .rule import Rule
@@ -434,15 +435,21 @@ def _run_forked(tasks: list, project: Project, workers: int) -> tuple[list[Diagn
 def _hooks(rule: Rule, project: Project):
     cls = type(rule)
     if cls.check_project is not Rule.check_project:
-        yield "the project", lambda: list(rule.check_project(project))
+        every = {path for job in project.jobs for path in job.files}
+        yield "the project", lambda: [enforce(d, every) for d in rule.check_project(project)]
     if cls.check_file is not Rule.check_file:
         for parsed in project.files:
-            yield parsed.path, (lambda p=parsed: list(rule.check_file(p)))
+            yield parsed.path, (lambda p=parsed: [enforce(d, None) for d in rule.check_file(p)])
     if cls.check_job is not Rule.check_job:
         linked = linked_files(project)
         for job in project.jobs:
             ident = job.id if job.manifest else None
-            yield job.id, (lambda j=job, i=ident: [d.with_job(i) for d in rule.check_job(j) if judged_in(j, d, linked)])
+            yield job.id, (lambda j=job, i=ident: _job_findings(rule, j, i, linked))
+
+
+def _job_findings(rule: Rule, job: Job, ident: str | None, linked: set[str]) -> list[Diagnostic]:
+    paths = set(job.files)
+    return [enforce(d.with_job(ident), paths) for d in rule.check_job(job) if judged_in(job, d, linked)]
 
 
 def linked_files(project: Project) -> set[str]:

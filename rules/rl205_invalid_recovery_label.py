@@ -302,6 +302,7 @@ intended value cannot be known.
             title="a value that differs only by case",
             files={"job.yaml": _JOB.replace('fault-scheduling: "grace"', 'fault-scheduling: "Grace"')},
             expect=("job.yaml:8:23",),
+            unsafe=True,
             fixed={"job.yaml": _JOB},
         ),
         Case(
@@ -328,6 +329,7 @@ intended value cannot be known.
                 )
             },
             expect=("job.yaml:6:16", "job.yaml:12:25"),
+            unsafe=True,
             fixed={"job.yaml": _JOB.replace('subHealthyStrategy: "ignore"', "subHealthyStrategy: graceExit")},
         ),
         Case(
@@ -339,6 +341,7 @@ intended value cannot be known.
                 )
             },
             expect=("job.yaml:23:36",),
+            unsafe=True,
             fixed={"job.yaml": _JOB},
         ),
         Case(
@@ -466,7 +469,11 @@ intended value cannot be known.
         canonical = rule.canonical(value.value) if editable else None
         fix = None
         if canonical is not None and rule.accepts(canonical):
-            fix = safe_fix(f"Write {canonical}", replace_scalar(src, value, canonical))
+            fix = safe_fix(
+                f"Write {canonical}",
+                replace_scalar(src, value, canonical),
+                overrides=f'{key.value} "{value.value}"',
+            )
         hint = f" (did you mean {canonical}?)" if fix else ""
         return self.report(
             span,

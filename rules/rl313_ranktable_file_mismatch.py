@@ -105,15 +105,17 @@ containers sharing one script mount the volume at different paths.
     )
     cases = (
         Case(
-            title="the guide's file name with the samples' mount path: safe fix",
+            title="the guide's file name with the samples' mount path: the value set explicitly, an unsafe fix",
             files={"job.yaml": _job(_SAMPLE_FORM), "train.sh": _script(f"{_DOC_FORM}/hccl.json")},
             expect=("train.sh:3:8",),
+            unsafe=True,
             fixed={"train.sh": _script(f"{_SAMPLE_FORM}/hccl.json")},
         ),
         Case(
             title="a container env value with another file name",
             files={"job.yaml": _job(_DOC_FORM, _CONTAINER_ENV.format(value=f"{_DOC_FORM}/rank_table.json"))},
             expect=("job.yaml:17:15", "job.yaml:35:15"),
+            unsafe=True,
             fixed={"job.yaml": _job(_DOC_FORM, _CONTAINER_ENV.format(value=f"{_DOC_FORM}/hccl.json"))},
         ),
         Case(
@@ -225,7 +227,16 @@ containers sharing one script mount the volume at different paths.
             message += f", so the table is {target}" if agreed else " in the containers that run this"
             message += "; torch_npu silently falls back to negotiating the HCCL links when the file is missing"
             edits = set_env_value(job, found.value, target) if agreed else None
-            fix = safe_fix(f"Set {ENV} to {target}", *edits) if edits else None
+            fix = (
+                safe_fix(
+                    f"Set {ENV} to {target}",
+                    *edits,
+                    overrides=f"{ENV}={found.value.value}",
+                    conditional=found.value.conditional,
+                )
+                if edits
+                else None
+            )
             return self.report(found.span, message, fix)
         launch, cmd = found.command
         message = (

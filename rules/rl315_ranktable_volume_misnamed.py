@@ -92,18 +92,21 @@ to it. No fix when the Pod has several such volumes.
             title="a volume under the operator's directory named rank-table: volume and mounts renamed",
             files={"job.yaml": _job("rank-table"), "train.sh": _SCRIPT},
             expect=("job.yaml:18:19", "job.yaml:32:19"),
+            unsafe=True,
             fixed={"job.yaml": _job("ranktable")},
         ),
         Case(
             title="a volume mounted at the RANK_TABLE_FILE directory",
             files={"job.yaml": _job("hccl-config", "/mnt/shared/default.t5"), "train.sh": _SCRIPT},
             expect=("job.yaml:18", "job.yaml:32"),
+            unsafe=True,
             fixed={"job.yaml": _job("ranktable", "/mnt/shared/default.t5")},
         ),
         Case(
             title="the operator's rule holds for a MindSpore job too",
             files={"job.yaml": _job("rank-table").replace("metadata:\n  name: t5\n", _MINDSPORE_META)},
             expect=("job.yaml:20", "job.yaml:34"),
+            unsafe=True,
             fixed={"job.yaml": _job("ranktable").replace("metadata:\n  name: t5\n", _MINDSPORE_META)},
         ),
         Case(
@@ -144,7 +147,9 @@ to it. No fix when the Pod has several such volumes.
                 if len(serving) == 1:
                     edits = [replace_scalar(src, volume.name, VOLUME)]
                     edits += [replace_scalar(src, m.name, VOLUME) for c in pod.containers for m in mounts_of(c, old)]
-                    fix = safe_fix(f"Rename the volume '{old}' to '{VOLUME}'", *edits)
+                    fix = safe_fix(
+                        f"Rename the volume '{old}' to '{VOLUME}'", *edits, overrides=f"the volume name '{old}'"
+                    )
                 why = f"its path is under {ROOT}/" if serves_by_path(volume) else f"it is mounted where {ENV} points"
                 message = (
                     f"The volume '{old}' serves the rank table ({why}), but Ascend Operator only writes the "

@@ -79,6 +79,7 @@ torch-npu==2.1.0.post10
             files={
                 "Dockerfile": "FROM x\nRUN pip install torch_npu-2.1.0.post10-cp39-cp39-linux_aarch64.whl\n",
                 "requirements.txt": "torch==2.2.0\n",
+                "train.sh": "torchrun --nproc_per_node 8 train.py\n",
                 "train.py": "import torch\nimport torch_npu\n",
             },
             expect=("Dockerfile:2:27",),

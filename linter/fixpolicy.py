@@ -1,0 +1,49 @@
+"""The safe-fix policy, in one place.
+
+A fix is applied without review (``--fix``, the pre-commit fix hook) only when it cannot change a
+working job. So a fix a rule offers as safe becomes unsafe, with the reason added to the finding,
+when it
+
+- changes a value the user set explicitly (the rule says which, ``Fix.overrides``): the value may
+  be deliberate, and only the user can tell;
+- changes a setting that applies only behind a condition (``Fix.conditional``): the other branch
+  may be the one the cluster runs;
+- edits a file outside the job's launch path (its manifest, the scripts its containers run, its
+  training entries): that file may serve other jobs or nothing at all.
+
+Rules describe what their fix touches; this module alone decides what that means for its safety.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import replace
+
+from .diagnostics import Applicability, Diagnostic
+
+
+def reasons(diagnostic: Diagnostic, launch_paths: Collection[str] | None) -> list[str]:
+    """Why the policy forbids applying this diagnostic's fix without review; empty when it allows it."""
+    fix = diagnostic.fix
+    if fix is None or fix.applicability is not Applicability.SAFE:
+        return []
+    out = []
+    if fix.overrides:
+        out.append(f"it changes {fix.overrides}, set explicitly")
+    if fix.conditional:
+        out.append("the setting applies only when a condition holds")
+    if launch_paths is not None:
+        outside = sorted(p for p in fix.paths if p not in launch_paths)
+        if outside:
+            out.append(f"it edits {', '.join(outside)}, outside the job's launch path")
+    return out
+
+
+def enforce(diagnostic: Diagnostic, launch_paths: Collection[str] | None) -> Diagnostic:
+    """The diagnostic with its fix made unsafe when the policy requires it, and the reason said."""
+    why = reasons(diagnostic, launch_paths)
+    if not why:
+        return diagnostic
+    caution = "; ".join(why)
+    fix = replace(diagnostic.fix, applicability=Applicability.UNSAFE, caution=caution)  # type: ignore[arg-type]
+    return replace(diagnostic, fix=fix, message=f"{diagnostic.message} (The fix is unsafe: {caution}.)")
