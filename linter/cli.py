@@ -222,9 +222,9 @@ def _check_command(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(f"recovery-lint: warning: {warning}", file=sys.stderr)
     if args.show_jobs:
-        from .report.jobs import render_jobs
+        from .report.jobs import render_jobs, render_jobs_json
 
-        out.write(render_jobs(result.project))
+        out.write(render_jobs_json(result.project) if out.format == "json" else render_jobs(result.project))
         return EXIT_CLEAN
     out.report(result.diagnostics, result, fixed=0)
     if args.statistics:

@@ -95,6 +95,8 @@ class Diagnostic:
     related: tuple[Related, ...] = ()
     job: str | None = None  # identity of the linked manifest document, e.g. "jobs/a.yaml#1 Job/ns/name"
     snippet: str = field(default="", compare=False)  # normalized source text under the span
+    # other files the finding depends on: a finding in a script that follows from its job's manifest
+    context: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def path(self) -> str:

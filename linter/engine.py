@@ -9,7 +9,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .config import Config
@@ -115,23 +115,81 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     everything = list(diagnostics)
     if cache is not None and run_key is not None and use_run_cache:
         cache.put_run(run_key, (everything, errors, suppressed))
-    if request.report_only is not None:
-        diagnostics = [d for d in diagnostics if d.path in request.report_only]
+    diagnostics = reported(diagnostics, request)
     return LintResult(diagnostics, files, project, abs_paths, warnings, errors, suppressed, everything)
 
 
-def _split_candidates(candidates: list[Candidate], request: LintRequest) -> tuple[list[Candidate], list[Candidate]]:
-    """Files parsed up front (manifests, scripts, version pins, and every file named on the command
-    line or given as text) and Python files parsed only when a launch or a manifest reaches them."""
+def reported(diagnostics: list[Diagnostic], request: LintRequest) -> list[Diagnostic]:
+    """The findings a run shows: those in the paths given; and in file mode also the findings of a
+    named manifest's job in its other files (they follow from the manifest: a commit of the
+    manifest alone can break them)."""
+    shown = request.report_only
+    if shown is None:
+        return diagnostics
     named = request.named
-    eager: list[Candidate] = []
-    lazy: list[Candidate] = []
-    for c in candidates:
-        if c.kind == "python" and c.display not in named and c.display not in request.overrides:
-            lazy.append(c)
-        else:
-            eager.append(c)
-    return eager, lazy
+    return [d for d in diagnostics if d.path in shown or (named and any(c in named for c in d.context))]
+
+
+def _split_candidates(candidates: list[Candidate], request: LintRequest) -> tuple[list[Candidate], list[Candidate]]:
+    """The files parsed up front, and the files parsed only when a link reaches them.
+
+    A run over folders parses every manifest, script and version declaration up front, and Python
+    files when a launch or a manifest reaches them. A run over named files (pre-commit, an editor)
+    parses the named files and the manifests and scripts that can reach them (those whose text
+    names them, transitively); everything else only when a link asks for it."""
+    named = request.named | set(request.overrides)
+    if not named:
+        eager = [c for c in candidates if c.kind != "python"]
+        return eager, [c for c in candidates if c.kind == "python"]
+    reaching = _reaching(candidates, named)
+    eager = [c for c in candidates if c.display in named or c.display in reaching]
+    return eager, [c for c in candidates if c.display not in named and c.display not in reaching]
+
+
+LAUNCHING_KINDS = frozenset({"manifest", "shell", "maybe-shell"})
+REACH_DEPTH = 4  # manifest -> script -> sourced script -> entry: a longer chain is not linked either
+
+
+def _reaching(candidates: list[Candidate], named: set[str]) -> set[str]:
+    """Manifests and scripts that can run one of the named files: their text names it (by its file
+    name), or names a script that does. A named version file reaches every job below its folder."""
+    launchers = [c for c in candidates if c.kind in LAUNCHING_KINDS and c.display not in named]
+    found: set[str] = set()
+    pin_folders = [c.path.parent for c in candidates if c.display in named and c.kind in PIN_KINDS]
+    for c in launchers:
+        if any(folder in c.path.parents for folder in pin_folders):
+            found.add(c.display)
+    texts: dict[str, bytes] = {}
+    wanted = {os.path.basename(n).encode() for n in named} | {
+        c.path.name.encode() for c in launchers if c.display in found
+    }
+    for _ in range(REACH_DEPTH):
+        more: set[bytes] = set()
+        for c in launchers:
+            if c.display in found:
+                continue
+            data = texts.get(c.display)
+            if data is None:
+                data = texts[c.display] = _head(c.path)
+            if any(name in data for name in wanted):
+                found.add(c.display)
+                more.add(c.path.name.encode())
+        if not more:
+            break
+        wanted = more
+    return found
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(MAX_SCAN_BYTES)
+    except OSError:
+        return b""
+
+
+MAX_SCAN_BYTES = 1 << 20
+PIN_KINDS = frozenset({"requirements", "pyproject", "dockerfile"})
 
 
 class _LazyParser:
@@ -225,9 +283,7 @@ def _cached_result(
     errors: list[str],
     suppressed: int,
 ) -> LintResult:
-    diagnostics = list(everything)
-    if request.report_only is not None:
-        diagnostics = [d for d in diagnostics if d.path in request.report_only]
+    diagnostics = reported(list(everything), request)
     abs_paths = {c.display: c.path for c in candidates}
     return _CachedResult(
         request, diagnostics, None, None, abs_paths, warnings, list(errors), suppressed, list(everything)
@@ -449,7 +505,10 @@ def _hooks(rule: Rule, project: Project):
 
 def _job_findings(rule: Rule, job: Job, ident: str | None, linked: set[str]) -> list[Diagnostic]:
     paths = set(job.files)
-    return [enforce(d.with_job(ident), paths) for d in rule.check_job(job) if judged_in(job, d, linked)]
+    context = (job.manifest.path,) if job.manifest is not None else ()
+    return [
+        enforce(replace(d, job=ident, context=context), paths) for d in rule.check_job(job) if judged_in(job, d, linked)
+    ]
 
 
 def linked_files(project: Project) -> set[str]:

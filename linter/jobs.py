@@ -57,6 +57,7 @@ PROCESS_RECOVERY_STRATEGIES = {"retry", "recover", "recover-in-place", "elastic-
 # folders beside a job's folders (or the repository root) that declare the versions of the whole tree
 DECLARATION_FOLDERS = ("docker", "dockerfiles", "ci", "build", "env", "install", "requirements", "image", "images")
 MAX_DEPTH = 8
+PIN_KINDS = frozenset({"requirements", "pyproject", "dockerfile"})
 
 
 # -- the model ---------------------------------------------------------------------------------
@@ -274,10 +275,17 @@ class FileIndex:
     def exists(self, path: str) -> bool:
         return path in self.by_path or path in self.pending
 
+    def kinds(self) -> dict[str, str]:
+        """Every file's kind, parsed or not."""
+        out = {p: f.kind for p, f in self.by_path.items()}
+        out.update(self.pending)
+        return out
+
     def get(self, path: str, kind: str | None = None) -> ParsedFile | None:
         found = self.by_path.get(path)
         if found is None and path in self.pending and self.loader is not None:
-            if kind is not None and self.pending[path] != kind:
+            pending = self.pending[path]
+            if kind is not None and pending != kind and not (pending == "maybe-shell" and kind == "shell"):
                 return None
             del self.pending[path]
             found = self.loader(path)
@@ -402,10 +410,11 @@ class _Linker:
         self.specs = specs
         self.reached: set[str] = set()
         self.launched_from: dict[str, str] = {}  # entry path -> the launch that reached it first
-        self.pins_by_dir: dict[str, list[ParsedFile]] = {}
-        for f in index.by_path.values():
-            if isinstance(f.model, PinFile):
-                self.pins_by_dir.setdefault(posixpath.dirname(f.path), []).append(f)
+        # version declaration files by absolute folder (display paths, parsed when a job asks)
+        self.pins_by_dir: dict[str, list[str]] = {}
+        for path, kind in index.kinds().items():
+            if kind in PIN_KINDS:
+                self.pins_by_dir.setdefault(index.folder_of(path), []).append(path)
         self.script_verdicts: dict[str, Verdict] = {}
 
     # jobs from manifests
@@ -595,7 +604,7 @@ class _Linker:
         """Python files no launch reaches that are plainly training entries (a training name, a
         ``__main__`` block, a training loop): started by something the repository does not show."""
         jobs: list[Job] = []
-        for path, kind in sorted(self.index.pending.items()):
+        for path, kind in sorted(self.index.kinds().items()):
             if kind != "python" or path in self.reached:
                 continue
             if not tokens(posixpath.splitext(posixpath.basename(path))[0]) & STANDALONE_NAMES:
@@ -657,17 +666,25 @@ class _Linker:
         seen: set[str] = set()
         out: list[tuple[int, PinFile]] = []
         for path in paths:
-            for folder in _ancestors(posixpath.dirname(path)):
+            for folder in _ancestors(self.index.folder_of(path)):
                 if folder in seen:
                     continue
                 seen.add(folder)
                 depth = _depth(folder)
-                for f in self.pins_by_dir.get(folder, ()):
-                    out.append((depth * 2 + 1, f.model))
+                for pin in self._pins_in(folder):
+                    out.append((depth * 2 + 1, pin))
                 for name in DECLARATION_FOLDERS:
-                    beside = f"{folder}/{name}" if folder and folder != "/" else name
-                    for f in self.pins_by_dir.get(beside, ()):
-                        out.append((depth * 2, f.model))
+                    beside = posixpath.join(folder, name) if folder else name
+                    for pin in self._pins_in(beside):
+                        out.append((depth * 2, pin))
+        return out
+
+    def _pins_in(self, folder: str) -> list[PinFile]:
+        out = []
+        for path in self.pins_by_dir.get(folder, ()):
+            parsed = self.index.get(path)
+            if parsed is not None and isinstance(parsed.model, PinFile):
+                out.append(parsed.model)
         return out
 
     def _pin_files(self, paths: list[str]) -> list[PinFile]:
