@@ -142,10 +142,11 @@ _POSIX_CLASSES = {
 }
 
 
-def wildmatch_regex(pattern: str, pathname: bool) -> str | None:
+def wildmatch_regex(pattern: str, pathname: bool, group: str = "g") -> str | None:
     """The regex of git's wildmatch() for one pattern, or None for a pattern that never matches
     (git aborts on an unclosed bracket or a trailing backslash). With ``pathname`` (WM_PATHNAME),
-    wildcards stop at '/', and ``**`` between slashes crosses them."""
+    wildcards stop at '/', and ``**`` between slashes crosses them. ``group`` prefixes the names of
+    the regex's own groups."""
     out: list[str] = []
     i, n = 0, len(pattern)
     while i < n:
@@ -168,6 +169,31 @@ def wildmatch_regex(pattern: str, pathname: bool) -> str | None:
         else:
             out.append(re.escape(ch))
             i += 1
+    return _without_backtracking(out, "[^/]*" if pathname else ".*", group)
+
+
+def _without_backtracking(tokens: list[str], star: str, group: str) -> str:
+    """Join the tokens, matching each run of fixed-width tokens that sits between two stars at its
+    leftmost place, once: a lookahead finds it and a backreference consumes it, so the regex engine
+    never tries the other places (a line like ``*a*a*a*a*a*a*a*b`` would take seconds per name).
+    The leftmost place is enough when the star after the run can take whatever a later place would
+    have left over: true for '*' that stops at '/' when the run holds no '/', and for '*' of a name."""
+    variable = (star, ".*", "(?:.*/)?", "/")
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        end = i + 1
+        if tokens[i] == star:
+            while end < len(tokens) and tokens[end] not in variable:
+                end += 1
+            if end > i + 1 and end < len(tokens) and tokens[end] == star:
+                name = f"{group}_{i}"
+                out.append(f"(?=(?P<{name}>{star}?{''.join(tokens[i + 1 : end])}))(?P={name})")
+                i = end
+                continue
+            end = i + 1
+        out.append(tokens[i])
+        i = end
     return "".join(out)
 
 
@@ -268,30 +294,28 @@ class IgnoreFile:
         None when no line matches ``rel`` (the path below the file's folder)."""
         best = -1
         for basename, subject in ((True, name), (False, rel)):
-            regex, order = self._compiled[(basename, is_dir)]
+            regex = self._compiled[(basename, is_dir)]
             if regex is None:
                 continue
             match = regex.fullmatch(subject)
-            if match and match.lastindex is not None:
-                best = max(best, order[match.lastindex - 1])
+            if match and match.lastgroup is not None:  # the group of the alternative that matched
+                best = max(best, int(match.lastgroup[1:]))
         return None if best < 0 else not self.patterns[best].negated
 
 
-def _combined(patterns: list[IgnorePattern], basename: bool, is_dir: bool) -> tuple[re.Pattern[str] | None, list[int]]:
-    alternatives, order = [], []
+def _combined(patterns: list[IgnorePattern], basename: bool, is_dir: bool) -> re.Pattern[str] | None:
+    """One regex whose alternatives are the patterns, last line first; alternative ``p<n>`` is line n."""
+    alternatives = []
     for index in reversed(range(len(patterns))):
         pattern = patterns[index]
         if pattern.basename != basename or (pattern.dir_only and not is_dir):
             continue
         # git strips one leading '/' (the anchor) from a path pattern before matching
         text = pattern.text if basename else pattern.text.removeprefix("/")
-        body = wildmatch_regex(text, pathname=not basename)
+        body = wildmatch_regex(text, pathname=not basename, group=f"g{index}")
         if body is not None:
-            alternatives.append(f"({body})")
-            order.append(index)
-    if not alternatives:
-        return None, order
-    return re.compile("|".join(alternatives), re.DOTALL), order
+            alternatives.append(f"(?P<p{index}>{body})")
+    return re.compile("|".join(alternatives), re.DOTALL) if alternatives else None
 
 
 def _read_regular(path: Path) -> str | None:

@@ -153,6 +153,12 @@ CASES = [
     "requirements.*",
     "x.py\\",
     "**/doc/**/x.py",
+    "*o*o*.py",
+    "f*o*.py",
+    "*b*/*.py",
+    "**/*b*/c.py",
+    "a/*b*/*.py",
+    "*.*",
 ]
 
 
@@ -384,6 +390,16 @@ def test_ignore_lines_are_parsed_as_git_parses_them():
     ]
 
 
+def test_a_line_of_many_stars_does_not_make_matching_exponential():
+    ignore_file = IgnoreFile(parse_ignore_lines("*a*a*a*a*a*a*a*a*a*a*b\nx/*a*a*a*a*a*a*a*a*a*a*b\n"))
+    name = "a" * 60
+    start = time.perf_counter()
+    assert ignore_file.verdict(name, name, False) is None
+    assert ignore_file.verdict(f"x/{name}", name, False) is None
+    assert ignore_file.verdict(f"x/{name}b", f"{name}b", False) is True
+    assert time.perf_counter() - start < 1  # backtracking over every split took minutes
+
+
 def test_a_symlinked_or_special_gitignore_is_not_read(tmp_path):
     write(tmp_path, {"real/.gitignore": "a.py\n", "tree/a.py": "", "tree/b.py": ""})
     (tmp_path / "tree" / ".gitignore").symlink_to(tmp_path / "real" / ".gitignore")
@@ -397,7 +413,7 @@ def test_a_symlinked_or_special_gitignore_is_not_read(tmp_path):
 # Random trees and random ignore files, checked against git.
 
 NAMES = st.sampled_from(["a", "b", "ab", "a.py", "b.py", "c.sh", "x.yaml"])
-PIECES = st.sampled_from(["a", "b", "*", "?", "**", "a*", "*.py", "[ab]", "[!a]*", "x.yaml", "c.sh"])
+PIECES = st.sampled_from(["a", "b", "*", "?", "**", "a*", "*.py", "[ab]", "[!a]*", "x.yaml", "c.sh", "*a*", "*b*a*"])
 
 
 @st.composite
