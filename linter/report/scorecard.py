@@ -201,7 +201,7 @@ def _detection(job: Job) -> tuple[str, str]:
 
         torch, torch_npu = ctx.versions.get("torch"), ctx.versions.get("torch-npu")
         if watchdog_default(torch, torch_npu) == 1:  # the default follows the torch_npu release
-            shown = f"torch_npu {torch_npu}" if torch_npu else f"torch {torch}"
+            shown = " and ".join(f"{name} {v}" for name, v in (("torch", torch), ("torch_npu", torch_npu)) if v)
             return "optimized", f"watchdog on by default with {shown}"
     return "unknown", "watchdog setting not visible"
 
