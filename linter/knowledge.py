@@ -41,7 +41,9 @@ Release lookup, for rules:
     differ). ``watchdog_value(text)`` is the integer
     torch_npu reads from a value (C ``strtol``: ``"true"`` reads as 0).
 ``release_table() -> tuple[Release, ...]``
-    Every release, in the order of the data file.
+    Every release, in the order of the data file. ``Release.reads_hccl_async_error_handling`` says
+    whether a release has the watchdog at all; ``Release.release_version`` is the release name
+    parsed (release names are ordered; package numbers are not).
 
 Older helpers, kept for the current rules (reimplemented on the release table):
 ``parallel_store_support``, ``ranktable_support`` (True/False/None with a reason; a release that has
@@ -607,13 +609,12 @@ def watchdog_value(text: str) -> int:
     taken, the digits that follow are read, and a value without leading digits reads as 0 (so
     ``true`` turns the watchdog off). Out-of-range values saturate as strtol does.
     """
-    match = re.match(r"[ \t\n\v\f\r]*([+-]?\d+)", text, re.ASCII)
+    match = re.match(r"[ \t\n\v\f\r]*([+-]?)(\d+)", text, re.ASCII)
     if match is None:
         return 0
-    number = (
-        int(match[1][:40]) if len(match[1].lstrip("+-")) <= 39 else (-1 if match[1].startswith("-") else 1) * 10**40
-    )
-    return max(_INT64[0], min(_INT64[1], number))
+    sign = -1 if match[1] == "-" else 1
+    digits = match[2].lstrip("0")[:20] or "0"  # 20 digits are past the range already: no huge int()
+    return max(_INT64[0], min(_INT64[1], sign * int(digits)))
 
 
 @dataclass(frozen=True)

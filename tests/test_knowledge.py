@@ -583,6 +583,8 @@ def test_unknown_feature_is_a_caller_error() -> None:
         ("", 0),
         ("0x1", 0),
         ("9" * 30, 2**63 - 1),
+        ("-" + "9" * 5000, -(2**63)),
+        ("0" * 30 + "1", 1),
     ],
 )
 def test_watchdog_value_reads_like_strtol(text: str, value: int) -> None:
