@@ -63,9 +63,12 @@ def _csrc_mentions(tag: str, pattern: str) -> list[str]:
 
 
 def _package(tag: str) -> str | None:
+    """The last ``VERSION = …`` of setup.py: a literal, or the contents of version.txt it reads."""
     setup = _show(tag, "setup.py") or ""
-    if match := re.search(r"^VERSION\s*=\s*['\"]([^'\"]+)['\"]", setup, re.MULTILINE):
-        return match[1]
+    assignments = re.findall(r"^\s*VERSION\s*=\s*(.+)$", setup, re.MULTILINE)
+    literal = re.fullmatch(r"['\"]([^'\"]+)['\"]", assignments[-1].strip()) if assignments else None
+    if literal:
+        return literal[1]
     text = _show(tag, "version.txt")
     return text.strip() if text else None
 
