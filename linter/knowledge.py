@@ -1,8 +1,56 @@
-"""Version knowledge: Ascend release names, the torch_npu release table and documented requirements.
+"""Version knowledge: Ascend release names, what each torch_npu release does, documented requirements.
 
-The facts live in ``recovery_lint.schemas/knowledge.json`` (each with its source); this module only
-parses version strings and answers questions against that data. The JSON is read once, on first use,
-and ``packaging`` is imported lazily so that importing this module stays cheap.
+The facts live in ``recovery_lint.schemas``, each with its source: ``torch_npu_releases.json`` holds
+every final torch_npu release tag of Ascend/pytorch with what its code does (package version,
+watchdog default and accepted values, ``torch_npu_run``, ``RANK_TABLE_FILE`` …) and the mapping
+table of the repository's COMPATIBILITY.en.md; ``knowledge.json`` holds the ranges the MindCluster
+docs support and documented defaults. This module parses version strings and answers questions
+against that data. The files are read once, on first use, and ``packaging`` is imported lazily, so
+importing this module stays cheap.
+
+A torch_npu package is looked up by its exact version, never placed by ordering post numbers: they
+are not ordered by release (``2.1.0.post4`` is release 5.0.1.2, ``2.1.0.post15`` of 7.0.0.1 comes
+after ``2.1.0.post13`` of 7.1.0). A version the table does not have is unknown.
+
+Release lookup, for rules:
+
+``Release``
+    One release build (frozen): ``tag``, ``release`` (``"6.0.rc3"``), ``torch`` (``"2.1.0"``),
+    ``package`` (``"2.1.0.post8"``), ``watchdog_default`` (int, or None when the release does not
+    read ``HCCL_ASYNC_ERROR_HANDLING``), ``watchdog_values`` (the values its start-up check accepts;
+    None = any integer, no check; ``()`` = not read), ``reads_torch_hccl_async_error_handling``,
+    ``ships_torch_npu_run``, ``reads_rank_table_file``, ``reads_resume_mode_enable``; also ``cann``
+    (from the compatibility table; None for maintenance releases), ``source`` and ``note``.
+``npu_facts(torch: str | None, torch_npu: str | None) -> NpuFacts`` (cached)
+    ``releases``: the releases consistent with the declared versions (an exact torch_npu package
+    gives one, build suffixes ``+git…``/``.git…``/``+cxx11-abi`` stripped first; a release name such
+    as ``6.0.RC3`` gives that release's builds, narrowed by torch; torch alone gives every build for
+    its X.Y.Z base; neither gives all). ``basis``: a clause saying what was looked up and assumed.
+    ``conflict``: a sentence where sources disagree, else None. ``no_npu``: torch_npu cannot be
+    present (a CUDA/ROCm/XPU torch build) or no torch_npu for that torch reads the watchdog (torch
+    below 1.11, 2.0.1). ``answer(field_name)``: the value every candidate shares, else None.
+``feature_support(feature: str, facts: NpuFacts) -> Support``
+    ``feature`` is ``"torch_npu_run"``, ``"rank_table"`` or ``"watchdog"``. ``Support.status``:
+    ``"available"`` (every candidate has it and the docs support it), ``"undocumented"`` (every
+    candidate has it, the docs support it only from a later release: a note, not an error),
+    ``"missing"`` (no candidate has it: it cannot work), ``"unknown"``. ``Support.reason``: a sentence
+    naming the release(s), the documented range and any conflict.
+``watchdog_facts(facts: NpuFacts) -> WatchdogFacts``
+    ``read``, ``default``, ``on_by_default``, ``values``, ``checked``, ``reads_torch_name`` and
+    ``accepts(text)``: what the candidates do with ``HCCL_ASYNC_ERROR_HANDLING`` (None where they
+    differ). ``watchdog_value(text)`` is the integer
+    torch_npu reads from a value (C ``strtol``: ``"true"`` reads as 0).
+``release_table() -> tuple[Release, ...]``
+    Every release, in the order of the data file. ``Release.reads_hccl_async_error_handling`` says
+    whether a release has the watchdog at all; ``Release.release_version`` is the release name
+    parsed (release names are ordered; package numbers are not).
+
+Older helpers, kept for the current rules (reimplemented on the release table):
+``parallel_store_support``, ``ranktable_support`` (True/False/None with a reason; a release that has
+the feature outside the documented range gives None), ``watchdog_default(torch, torch_npu=None)``,
+``parse_torch_npu_version``, ``torch_npu_for_torch_mismatch``, ``version_problem``,
+``hccl_link_optimization``, ``compile_mode_support``, ``mindio_support``, ``documented_default``,
+``jit_compile_default``, ``knowledge_source``.
 """
 
 from __future__ import annotations
@@ -17,20 +65,29 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AscendVersion",
+    "NpuFacts",
+    "Release",
+    "Support",
     "TorchNpuVersion",
+    "WatchdogFacts",
     "compile_mode_support",
     "documented_default",
+    "feature_support",
     "hccl_link_optimization",
     "jit_compile_default",
     "knowledge_source",
     "mindio_support",
+    "npu_facts",
     "parallel_store_support",
     "parse_ascend_version",
     "parse_torch_npu_version",
     "ranktable_support",
+    "release_table",
     "torch_npu_for_torch_mismatch",
     "version_problem",
     "watchdog_default",
+    "watchdog_facts",
+    "watchdog_value",
 ]
 
 # ---------------------------------------------------------------------------------------------------
@@ -138,51 +195,34 @@ def _parse_ascend_version(text: str) -> AscendVersion | None:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Data file
+# Data files
 
 
 @functools.cache
 def _data() -> dict[str, Any]:
+    """knowledge.json: documented requirements and defaults."""
+    return _read_json("knowledge.json")
+
+
+@functools.cache
+def _release_data() -> dict[str, Any]:
+    """torch_npu_releases.json: what each release tag does, and the compatibility table."""
+    return _read_json("torch_npu_releases.json")
+
+
+def _read_json(name: str) -> dict[str, Any]:
     import json
     from importlib.resources import files
 
-    return json.loads(files("recovery_lint.schemas").joinpath("knowledge.json").read_text(encoding="utf-8"))
+    return json.loads(files("recovery_lint.schemas").joinpath(name).read_text(encoding="utf-8"))
 
 
 def _ascend(text: str) -> AscendVersion:
-    """Parse a release name from the data file, where a bad spelling is a packaging bug."""
+    """Parse a release name from the data files, where a bad spelling is a packaging bug."""
     version = parse_ascend_version(text)
     if version is None:
-        raise ValueError(f"knowledge.json holds an unreadable release name {text!r}")
+        raise ValueError(f"the knowledge data holds an unreadable release name {text!r}")
     return version
-
-
-@dataclass(frozen=True)
-class _Row:
-    package: Version
-    torch: str
-    release: AscendVersion
-    cann: AscendVersion
-
-
-@functools.cache
-def _rows() -> tuple[_Row, ...]:
-    from packaging.version import Version
-
-    return tuple(
-        _Row(Version(row["package"]), row["torch"], _ascend(row["release"]), _ascend(row["cann"]))
-        for row in _data()["torch_npu_table"]["rows"]
-    )
-
-
-@functools.cache
-def _release_lines() -> tuple[AscendVersion, ...]:
-    return tuple(_ascend(line) for line in _data()["torch_npu_release_lines"]["lines"])
-
-
-@functools.cache
-def _cann_by_release() -> dict[AscendVersion, AscendVersion]:
-    return {row.release: row.cann for row in _rows()}
 
 
 def _requirement(name: str) -> dict[str, Any]:
@@ -190,7 +230,9 @@ def _requirement(name: str) -> dict[str, Any]:
 
 
 def knowledge_source(name: str) -> str | None:
-    """The source reference of a requirement (``parallel_store`` …) or documented default, if known."""
+    """The source of a requirement (``parallel_store`` …), a documented default, or ``torch_npu_releases``."""
+    if name == "torch_npu_releases":
+        return _release_data()["source"]
     entry = _data()["requirements"].get(name) or _data()["defaults"].get(name)
     return None if entry is None else entry["source"]
 
@@ -198,7 +240,7 @@ def knowledge_source(name: str) -> str | None:
 def documented_default(name: str) -> int | float | str | bool | None:
     """The documented scalar default of ``name`` (e.g. ``HCCL_EXEC_TIMEOUT`` → 1836).
 
-    None when unknown or when the default depends on context (use :func:`watchdog_default` and
+    None when unknown or when the default depends on context (use :func:`watchdog_facts` and
     :func:`jit_compile_default` for those).
     """
     entry = _data()["defaults"].get(name)
@@ -206,7 +248,7 @@ def documented_default(name: str) -> int | float | str | bool | None:
 
 
 # ---------------------------------------------------------------------------------------------------
-# torch and torch_npu package versions
+# PEP 440 versions (torch, torch_npu packages)
 
 
 def _pep440(text: str) -> Version | None:
@@ -234,13 +276,526 @@ def _torch_base(text: str | None) -> str | None:
     return None if version is None else _base(version)
 
 
+def _strip_build_tag(text: str) -> str:
+    # Source builds append +git<sha7>, or .git<sha7> for x86 cxx11-ABI builds, which is not PEP 440.
+    public, _, _local = text.strip().partition("+")
+    return re.sub(r"\.git[0-9a-f]{4,40}$", "", public, flags=re.IGNORECASE)
+
+
+def _looks_like_release(version: AscendVersion) -> bool:
+    # torch_npu package versions start with the torch version (1.x, 2.x); release names are 3.0 onwards.
+    return version.is_rc or version.pre is not None or version.major >= 3
+
+
+def _non_npu_build(torch: str | None) -> str | None:
+    """The kind of torch build (``CUDA`` …) when its local label says torch_npu cannot run on it."""
+    version = None if torch is None else _pep440(torch)
+    if version is None or version.local is None:
+        return None
+    for build in _data()["torch_builds"]["without_npu"]:
+        if re.match(rf"{re.escape(build['prefix'])}(\d|\.|$)", version.local):
+            return build["kind"]
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# The release table
+
+
+@dataclass(frozen=True)
+class Release:
+    """One torch_npu release build, as its tag in Ascend/pytorch has it (see the module docstring)."""
+
+    tag: str
+    release: str
+    torch: str
+    package: str
+    watchdog_default: int | None
+    watchdog_values: tuple[int, ...] | None
+    reads_torch_hccl_async_error_handling: bool
+    ships_torch_npu_run: bool
+    reads_rank_table_file: bool
+    reads_resume_mode_enable: bool
+    cann: str | None = None
+    source: str = field(default="", compare=False, repr=False)
+    note: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def reads_hccl_async_error_handling(self) -> bool:
+        """Whether the release reads ``HCCL_ASYNC_ERROR_HANDLING`` (has the HCCL watchdog) at all."""
+        return self.watchdog_default is not None
+
+    @property
+    def release_version(self) -> AscendVersion:
+        """The release name parsed; release names are ordered, package numbers are not."""
+        return _ascend(self.release)
+
+
+@functools.cache
+def release_table() -> tuple[Release, ...]:
+    """Every final torch_npu release build, in the order of the data file."""
+    return tuple(_release_from_row(row) for row in _release_data()["releases"])
+
+
+def _release_from_row(row: dict[str, Any]) -> Release:
+    values = row["watchdog_values"]
+    return Release(
+        tag=row["tag"],
+        release=row["release"],
+        torch=row["torch"],
+        package=row["package"],
+        watchdog_default=row["watchdog_default"],
+        watchdog_values=None if values is None else tuple(values),
+        reads_torch_hccl_async_error_handling=row["reads_torch_hccl_async_error_handling"],
+        ships_torch_npu_run=row["ships_torch_npu_run"],
+        reads_rank_table_file=row["reads_rank_table_file"],
+        reads_resume_mode_enable=row["reads_resume_mode_enable"],
+        cann=_cann_by_release().get(_ascend(row["release"])),
+        source=row["source"],
+        note=row.get("note"),
+    )
+
+
+@functools.cache
+def _cann_by_release() -> dict[AscendVersion, str]:
+    return {_ascend(row["release"]): row["cann"] for row in _release_data()["compatibility_table"]["rows"]}
+
+
+@functools.cache
+def _by_package() -> dict[Version, Release]:
+    from packaging.version import Version
+
+    return {Version(release.package): release for release in release_table()}
+
+
+@functools.lru_cache(maxsize=256)
+def _builds_for_torch(base: str) -> tuple[Release, ...]:
+    return tuple(release for release in release_table() if release.torch == base)
+
+
+@functools.lru_cache(maxsize=256)
+def _compat_releases(package: Version) -> tuple[str, ...]:
+    """The releases the compatibility table lists ``package`` under."""
+    from packaging.version import Version
+
+    rows = _release_data()["compatibility_table"]["rows"]
+    return tuple(row["release"] for row in rows if _pep440(row["package"]) == Version(package.public))
+
+
+@functools.cache
+def _oldest_watchdog_torch() -> Version:
+    """The oldest torch base any torch_npu release that reads HCCL_ASYNC_ERROR_HANDLING is built for."""
+    from packaging.version import Version
+
+    return min(Version(r.torch) for r in release_table() if r.reads_hccl_async_error_handling)
+
+
+@functools.cache
+def _newest_torch() -> Version:
+    from packaging.version import Version
+
+    return max(Version(release.torch) for release in release_table())
+
+
+def _line(version: AscendVersion) -> AscendVersion:
+    """The release line of a maintenance release (6.0.rc1.1 → 6.0.rc1), the granularity of the docs."""
+    return AscendVersion(version.major, version.minor, version.rc, version.micro, None, version.pre)
+
+
+def _release_names(releases: tuple[Release, ...] | list[Release]) -> list[str]:
+    """Distinct release names, oldest first."""
+    names: dict[AscendVersion, str] = {}
+    for release in releases:
+        names.setdefault(release.release_version, release.release)
+    return [names[key] for key in sorted(names)]
+
+
+def _span(releases: tuple[Release, ...] | list[Release]) -> str:
+    names = _release_names(releases)
+    return f"release {names[0]}" if len(names) == 1 else f"releases {names[0]} to {names[-1]}"
+
+
+def _and_list(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Looking up declared versions
+
+
+@dataclass(frozen=True)
+class NpuFacts:
+    """The torch_npu releases a job's declared versions allow, and how they were found."""
+
+    releases: tuple[Release, ...]
+    basis: str
+    conflict: str | None = None
+    no_npu: bool = False
+
+    def answer(self, field_name: str) -> Any:
+        """The value of ``field_name`` shared by every candidate release; None when they differ or none."""
+        values = [getattr(release, field_name) for release in self.releases]
+        if values and all(value == values[0] for value in values):
+            return values[0]
+        return None
+
+
+def _declared(text: str | None) -> str | None:
+    return text.strip() if isinstance(text, str) and text.strip() else None
+
+
+@functools.lru_cache(maxsize=1024)
+def npu_facts(torch: str | None, torch_npu: str | None) -> NpuFacts:
+    """The candidate releases for a declared torch and torch_npu version (either may be None)."""
+    torch, torch_npu = _declared(torch), _declared(torch_npu)
+    kind = _non_npu_build(torch)
+    if kind is not None:
+        return _facts_for_non_npu_torch(torch or "", torch_npu, kind)
+    if torch_npu is None:
+        return _facts_for_torch(torch, None)
+    facts = _facts_for_torch_npu(torch, torch_npu)
+    return facts or _facts_for_torch(torch, torch_npu)
+
+
+def _facts_for_non_npu_torch(torch: str, torch_npu: str | None, kind: str) -> NpuFacts:
+    basis = f"torch {torch} is a {kind} build, which torch_npu does not run on"
+    conflict = None
+    if torch_npu is not None:
+        conflict = f"torch_npu {torch_npu} is declared beside torch {torch}, a {kind} build torch_npu does not run on."
+    return NpuFacts((), basis, conflict, no_npu=True)
+
+
+def _facts_for_torch_npu(torch: str | None, torch_npu: str) -> NpuFacts | None:
+    """Facts from the torch_npu version; None when it is unreadable."""
+    name = parse_ascend_version(torch_npu)
+    if name is not None and _looks_like_release(name):
+        return _facts_for_release_name(torch, torch_npu, name)
+    from packaging.version import Version
+
+    stripped = _strip_build_tag(torch_npu)
+    package = _pep440(stripped)
+    if package is None:
+        return None
+    release = _by_package().get(Version(package.public))
+    if release is None:
+        return _facts_for_unknown_package(torch, torch_npu, package)
+    basis = f"torch_npu {torch_npu} is release {release.release}"
+    if stripped != torch_npu:
+        basis = f"torch_npu {torch_npu} is a build of {release.package}, release {release.release}"
+    conflicts = [_compat_conflict(release), _torch_conflict(torch, release)]
+    return NpuFacts((release,), basis, " ".join(c for c in conflicts if c) or None)
+
+
+def _compat_conflict(release: Release) -> str | None:
+    """Where COMPATIBILITY.en.md puts the package under another release than the tag that builds it."""
+    others = [name for name in _compat_releases(_pep440(release.package)) if _ascend(name) != release.release_version]
+    if not others:
+        return None
+    text = (
+        f"The compatibility table of Ascend/pytorch (COMPATIBILITY.en.md) lists torch_npu {release.package} "
+        f"under release {_and_list(others)}, but tag {release.tag} builds it"
+    )
+    built = [r for r in _builds_for_torch(release.torch) if r.release in others]
+    if built:
+        text += f" ({_and_list([f'{r.tag} builds {r.package}' for r in built])})"
+    return f"{text}; the tag is taken."
+
+
+def _torch_conflict(torch: str | None, release: Release) -> str | None:
+    base = _torch_base(torch)
+    if base is None or base == release.torch:
+        return None
+    return f"torch_npu {release.package} is built for torch {release.torch}, but torch {torch} is declared."
+
+
+def _facts_for_release_name(torch: str | None, torch_npu: str, name: AscendVersion) -> NpuFacts:
+    builds = tuple(release for release in release_table() if release.release_version == name)
+    if not builds:
+        return NpuFacts((), f"torch_npu {torch_npu} is not a known release")
+    base = _torch_base(torch)
+    torches = _and_list([release.torch for release in builds])
+    if base is None:
+        if len(builds) == 1:
+            basis = f"torch_npu release {torch_npu} is package {builds[0].package} (for torch {builds[0].torch})"
+        else:
+            basis = f"torch_npu release {torch_npu} has builds for torch {torches}"
+        return NpuFacts(builds, basis)
+    narrowed = tuple(release for release in builds if release.torch == base)
+    if narrowed:
+        return NpuFacts(narrowed, f"torch_npu release {torch_npu} for torch {base} is package {narrowed[0].package}")
+    conflict = f"Release {torch_npu} has builds for torch {torches} only, but torch {torch} is declared."
+    return NpuFacts((), f"torch_npu release {torch_npu} has no build for torch {base}", conflict)
+
+
+def _facts_for_unknown_package(torch: str | None, torch_npu: str, package: Version) -> NpuFacts:
+    basis = f"torch_npu {torch_npu} is not a known release (no final release tag of Ascend/pytorch builds it)"
+    listed = _compat_releases(package)
+    if listed:
+        basis += f"; the compatibility table lists it under release {_and_list(list(listed))}"
+    absence = _watchdog_absence(_torch_base(torch) or _base(package))
+    if absence is not None:
+        basis += f"; {absence}"
+    return NpuFacts((), basis, no_npu=absence is not None)
+
+
+def _facts_for_torch(torch: str | None, unreadable_npu: str | None) -> NpuFacts:
+    """Facts from the torch version alone: torch_npu is not declared, or ``unreadable_npu`` is unreadable."""
+    npu = "torch_npu is not" if unreadable_npu is None else f"torch_npu {unreadable_npu!r} is unreadable"
+    base = _torch_base(torch)
+    if base is None:
+        releases = release_table()
+        if torch is None and unreadable_npu is None:
+            lead = "neither torch nor torch_npu is declared"
+        elif torch is None:
+            lead = f"{npu} and torch is not declared"
+        elif unreadable_npu is None:
+            lead = f"torch {torch!r} is unreadable and torch_npu is not declared"
+        else:
+            lead = f"torch {torch!r} and torch_npu {unreadable_npu!r} are unreadable"
+        return NpuFacts(releases, f"{lead}: {_possible(releases)}")
+    lead = f"torch {torch} is declared but {npu}"
+    builds = _builds_for_torch(base)
+    absence = _watchdog_absence(base)
+    if absence is not None:
+        return NpuFacts(builds, f"{lead}, and {absence}", no_npu=True)
+    if builds:
+        return NpuFacts(builds, f"{lead}: {_possible(builds)}")
+    return NpuFacts((), f"{lead}, and {_no_build_for(base)}")
+
+
+def _possible(releases: tuple[Release, ...]) -> str:
+    if len(releases) == 1:
+        return f"release {releases[0].release} (package {releases[0].package}) is the only one possible"
+    return f"{_span(releases)} are possible"
+
+
+def _no_build_for(base: str) -> str:
+    from packaging.version import Version
+
+    newest = _newest_torch()
+    if Version(base) > newest:
+        return f"torch {base} is newer than every torch in the release table (the newest is {newest})"
+    return f"no torch_npu release in the release table is built for torch {base}"
+
+
+def _watchdog_absence(base: str) -> str | None:
+    """Why no torch_npu for torch ``base`` has the HCCL watchdog; None when some build may have it."""
+    from packaging.version import Version
+
+    builds = _builds_for_torch(base)
+    if builds:
+        if any(release.reads_hccl_async_error_handling for release in builds):
+            return None
+        return f"no torch_npu release for torch {base} ({_span(builds)}) reads HCCL_ASYNC_ERROR_HANDLING"
+    oldest = _oldest_watchdog_torch()
+    if Version(base) < oldest:
+        return (
+            f"no torch_npu release is built for torch {base}; only builds for torch {oldest} "
+            "and later read HCCL_ASYNC_ERROR_HANDLING"
+        )
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# The HCCL watchdog (HCCL_ASYNC_ERROR_HANDLING)
+
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def watchdog_value(text: str) -> int:
+    """The integer torch_npu reads from a value of HCCL_ASYNC_ERROR_HANDLING.
+
+    torch_npu parses it with C ``strtol(value, nullptr, 10)``: leading white space and a sign are
+    taken, the digits that follow are read, and a value without leading digits reads as 0 (so
+    ``true`` turns the watchdog off). Out-of-range values saturate as strtol does.
+    """
+    match = re.match(r"[ \t\n\v\f\r]*([+-]?)(\d+)", text, re.ASCII)
+    if match is None:
+        return 0
+    sign = -1 if match[1] == "-" else 1
+    digits = match[2].lstrip("0")[:20] or "0"  # 20 digits are past the range already: no huge int()
+    return max(_INT64[0], min(_INT64[1], sign * int(digits)))
+
+
+@dataclass(frozen=True)
+class WatchdogFacts:
+    """What the candidate releases do with HCCL_ASYNC_ERROR_HANDLING; None where they differ or are unknown."""
+
+    read: bool | None  # HCCL_ASYNC_ERROR_HANDLING is read at all
+    default: int | None  # the value used when it is unset
+    on_by_default: bool | None  # False also where it is not read: the watchdog is then off unless set
+    values: tuple[int, ...] | None  # the values the start-up check accepts, when ``checked``
+    checked: bool | None  # values outside ``values`` stop the process at start-up
+    reads_torch_name: bool | None  # TORCH_HCCL_ASYNC_ERROR_HANDLING is read
+    basis: str
+    releases: tuple[Release, ...] = field(default=(), repr=False)
+    no_npu: bool = False
+
+    def accepts(self, text: str) -> bool | None:
+        """Whether ``HCCL_ASYNC_ERROR_HANDLING=text`` lets every candidate start.
+
+        False when every candidate stops at start-up on it ("should be 0 or 1"); True when none does
+        (a release that does not read the variable ignores it); None when they differ or are unknown.
+        """
+        if not self.releases:
+            return True if self.no_npu else None
+        verdicts = {_starts_with(release, text) for release in self.releases}
+        return verdicts.pop() if len(verdicts) == 1 else None
+
+
+def _starts_with(release: Release, text: str) -> bool:
+    if not release.reads_hccl_async_error_handling or release.watchdog_values is None:
+        return True
+    return watchdog_value(text) in release.watchdog_values
+
+
+def watchdog_facts(facts: NpuFacts) -> WatchdogFacts:
+    """The watchdog behaviour shared by the candidate releases of ``facts``."""
+    releases = facts.releases
+    if not releases and facts.no_npu:
+        return WatchdogFacts(False, None, False, None, False, False, facts.basis, no_npu=True)
+    checked = _shared([_checks_values(release) for release in releases])
+    return WatchdogFacts(
+        read=facts.answer("reads_hccl_async_error_handling"),
+        default=facts.answer("watchdog_default"),
+        on_by_default=_shared([release.watchdog_default == 1 for release in releases]),
+        values=facts.answer("watchdog_values") if checked else None,
+        checked=checked,
+        reads_torch_name=facts.answer("reads_torch_hccl_async_error_handling"),
+        basis=facts.basis,
+        releases=releases,
+        no_npu=facts.no_npu,
+    )
+
+
+def _checks_values(release: Release) -> bool:
+    return release.reads_hccl_async_error_handling and release.watchdog_values is not None
+
+
+def _shared(values: list[bool]) -> bool | None:
+    return values[0] if values and all(value == values[0] for value in values) else None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Features a release has, and the range the docs support
+
+
+@dataclass(frozen=True)
+class Support:
+    """Whether a feature is there for a job's versions: ``status`` (see the module docstring) and why."""
+
+    status: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Feature:
+    attribute: str  # the Release field that says whether a build has it
+    requirement: str  # the knowledge.json requirement with the documented range
+    name: str
+    has: str
+    lacks: str
+
+
+_FEATURES = {
+    "torch_npu_run": _Feature(
+        "ships_torch_npu_run",
+        "parallel_store",
+        "torch_npu_run (Parallel Store)",
+        "ships torch_npu_run",
+        "does not ship torch_npu_run",
+    ),
+    "rank_table": _Feature(
+        "reads_rank_table_file",
+        "ranktable",
+        "RankTable link setup",
+        "reads RANK_TABLE_FILE",
+        "does not read RANK_TABLE_FILE",
+    ),
+    "watchdog": _Feature(
+        "reads_hccl_async_error_handling",
+        "watchdog",
+        "the HCCL watchdog",
+        "reads HCCL_ASYNC_ERROR_HANDLING",
+        "does not read HCCL_ASYNC_ERROR_HANDLING",
+    ),
+}
+
+
+def _documented(feature: _Feature, release: Release) -> bool:
+    """Whether the MindCluster docs support the feature with this release (strictly newer than a line)."""
+    for rule in _requirement(feature.requirement)["torch_npu_newer_than"]:
+        if rule["torch"] is None or _torch_matches(release.torch, rule["torch"]):
+            return _line(release.release_version) > _ascend(rule["release"])
+    return False
+
+
+def feature_support(feature: str, facts: NpuFacts) -> Support:
+    """Whether ``feature`` (``torch_npu_run``, ``rank_table``, ``watchdog``) is there for ``facts``."""
+    spec = _FEATURES.get(feature)
+    if spec is None:
+        raise ValueError(f"unknown feature {feature!r}; expected one of {', '.join(_FEATURES)}")
+    status, reason = _support(spec, facts)
+    if facts.conflict:
+        reason = f"{reason} {facts.conflict}"
+    return Support(status, reason)
+
+
+def _support(spec: _Feature, facts: NpuFacts) -> tuple[str, str]:
+    releases = facts.releases
+    documented = _requirement(spec.requirement)["documented_range"]
+    if not releases:
+        if facts.no_npu:
+            return "missing", f"{facts.basis}, so {spec.name} is not available."
+        return "unknown", f"{facts.basis}, so it is unknown whether {spec.name} is available."
+    having = [release for release in releases if getattr(release, spec.attribute)]
+    single = len(releases) == 1
+    if not having:
+        which = f", which {spec.lacks}" if single else f"; none of them {spec.has}"
+        return "missing", f"{facts.basis}{which}, so {spec.name} cannot work{_first_with(spec, releases)}."
+    if len(having) < len(releases):
+        return "unknown", (
+            f"{facts.basis}; {spec.name} is in only {len(having)} of these {len(releases)} release builds"
+            f"{_first_with(spec, releases)}, so it is unknown whether the job has it."
+        )
+    which = f", which {spec.has}" if single else f"; every one {spec.has}"
+    outside = [release for release in releases if not _documented(spec, release)]
+    if not outside:
+        return "available", f"{facts.basis}{which}; the MindCluster docs support {spec.name} for {documented}."
+    names = _release_names(outside)
+    note = "" if single else f" ({_and_list(names)} {'is' if len(names) == 1 else 'are'} not)"
+    return "undocumented", (
+        f"{facts.basis}{which}, but the MindCluster docs support {spec.name} only for {documented}{note}."
+    )
+
+
+def _first_with(spec: _Feature, releases: tuple[Release, ...]) -> str:
+    """For each torch base of ``releases``, the oldest release that has the feature, as a clause."""
+    bases = list(dict.fromkeys(release.torch for release in releases))
+    if len(bases) > 3:  # a clause per torch base would drown the message
+        return ""
+    clauses = []
+    for base in bases:
+        having = [r for r in _builds_for_torch(base) if getattr(r, spec.attribute)]
+        if having:
+            first = min(having, key=lambda r: r.release_version)
+            clauses.append(f"for torch {base} the first release that {spec.has} is {first.release}")
+        else:
+            clauses.append(f"no torch_npu release for torch {base} {spec.has}")
+    return f" ({'; '.join(clauses)})"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Older helpers on the release table (the current rules call these)
+
+
 @dataclass(frozen=True)
 class TorchNpuVersion:
     """A torch_npu version: a package version (``2.1.0.post10``) or a release name (``6.0.RC3``).
 
-    ``release`` is the torch_npu release line from the table; when the package is newer than every
-    known build for its torch base it is the newest known line and ``release_inferred`` is True
-    (read it as "at least"). ``cann`` is the CANN version that release line was published with.
+    ``release`` is the release of the tag that builds the package (None when no release tag does);
+    ``cann`` the CANN version the compatibility table gives for that release. ``release_inferred``
+    is always False: a release is never inferred from the position of a package number.
     """
 
     raw: str
@@ -249,17 +804,6 @@ class TorchNpuVersion:
     release_inferred: bool = False
     cann: AscendVersion | None = None
     package: Version | None = field(default=None, repr=False)
-
-
-def _strip_build_tag(text: str) -> str:
-    # Source builds append +git<sha7>, or .git<sha7> for x86 cxx11-ABI builds, which is not PEP 440.
-    public, _, _local = text.strip().partition("+")
-    return re.sub(r"\.git[0-9a-f]{4,40}$", "", public, flags=re.IGNORECASE)
-
-
-def _looks_like_release(version: AscendVersion) -> bool:
-    # torch_npu package versions start with the torch version (1.x, 2.x); release lines are 3.0 onwards.
-    return version.is_rc or version.pre is not None or version.major >= 3
 
 
 def parse_torch_npu_version(text: str) -> TorchNpuVersion | None:
@@ -273,101 +817,21 @@ def parse_torch_npu_version(text: str) -> TorchNpuVersion | None:
 def _parse_torch_npu_version(text: str) -> TorchNpuVersion | None:
     release = parse_ascend_version(text)
     if release is not None and _looks_like_release(release):
-        return TorchNpuVersion(text, None, release, cann=_cann_by_release().get(release))
+        return TorchNpuVersion(text, None, release, cann=_cann_of(release))
     from packaging.version import Version
 
     package = _pep440(_strip_build_tag(text))
     if package is None:
         return None
     public = Version(package.public)
-    release, inferred = _release_for_package(public)
+    build = _by_package().get(public)
+    release = None if build is None else build.release_version
+    return TorchNpuVersion(text, _base(public), release, False, _cann_of(release), public)
+
+
+def _cann_of(release: AscendVersion | None) -> AscendVersion | None:
     cann = None if release is None else _cann_by_release().get(release)
-    return TorchNpuVersion(text, _base(public), release, inferred, cann, public)
-
-
-def _rows_for_base(base: str) -> list[_Row]:
-    return list(_sorted_rows_for_base(base))
-
-
-@functools.lru_cache(maxsize=256)
-def _sorted_rows_for_base(base: str) -> tuple[_Row, ...]:
-    return tuple(sorted((row for row in _rows() if row.torch == base), key=lambda row: row.package))
-
-
-@functools.cache
-def _newest_torch_base() -> Version:
-    from packaging.version import Version
-
-    return max(Version(row.torch) for row in _rows())
-
-
-@functools.lru_cache(maxsize=1024)
-def _release_for_package(package: Version) -> tuple[AscendVersion | None, bool]:
-    """Exact table release, or (newest line for that base, True) when the package is newer than all."""
-    from packaging.version import Version
-
-    base = _base(package)
-    rows = _rows_for_base(base)
-    for row in rows:
-        if row.package == package:
-            return row.release, False
-    if rows and package > rows[-1].package:
-        return max(row.release for row in rows), True
-    if not rows and Version(base) > _newest_torch_base():
-        # A torch base newer than any in the table can only ship with the newest line or a later one.
-        return _release_lines()[-1], True
-    return None, False
-
-
-def _release_bounds(npu: TorchNpuVersion) -> tuple[AscendVersion | None, AscendVersion | None]:
-    """Inclusive (lowest, highest) release line the torch_npu version can belong to; None = open."""
-    if npu.release is not None:
-        return npu.release, None if npu.release_inferred else npu.release
-    if npu.package is None:
-        return None, None
-    rows = _rows_for_base(npu.torch or "")
-    older = [row.release for row in rows if row.package < npu.package]
-    newer = [row.release for row in rows if row.package > npu.package]
-    high = min(newer) if newer else None
-    if older:
-        return max(older), high
-    # Older than every known build of its base: published before the first line that has one,
-    # so after the line preceding it.
-    lines = _release_lines()
-    if high is not None and high in lines and lines.index(high) > 0:
-        return lines[lines.index(high) - 1], high
-    return None, high
-
-
-def _newer_than(npu: TorchNpuVersion, floor: AscendVersion) -> bool | None:
-    low, high = _release_bounds(npu)
-    if low is not None and low > floor:
-        return True
-    if high is not None and high <= floor:
-        return False
-    return None
-
-
-def _describe(npu: TorchNpuVersion) -> str:
-    """How the torch_npu version was placed on a release line, for reason sentences."""
-    if npu.torch is None:
-        return f"torch_npu is release {npu.release}"
-    if npu.release is not None and npu.release_inferred:
-        return (
-            f"torch_npu {npu.raw} is newer than every known torch {npu.torch} build, "
-            f"so it is assumed to be release {npu.release} or later"
-        )
-    if npu.release is not None:
-        return f"torch_npu {npu.raw} is release {npu.release}"
-    low, high = _release_bounds(npu)
-    unknown = f"torch_npu {npu.raw} is not in the release table"
-    if low is None and high is None:
-        return unknown
-    if low is None:
-        return f"{unknown} and is assumed to be release {high} or earlier"
-    if high is None:
-        return f"{unknown} and is assumed to be release {low} or later"
-    return f"{unknown} and is assumed to be from release {low} to {high}"
+    return None if cann is None else _ascend(cann)
 
 
 def torch_npu_for_torch_mismatch(torch: str, torch_npu: str) -> str | None:
@@ -379,10 +843,6 @@ def torch_npu_for_torch_mismatch(torch: str, torch_npu: str) -> str | None:
     return None if npu.torch == base else npu.torch
 
 
-# ---------------------------------------------------------------------------------------------------
-# Requirements
-
-
 @functools.lru_cache(maxsize=1024)
 def _torch_matches(base: str, specifier: str) -> bool:
     from packaging.specifiers import SpecifierSet
@@ -390,51 +850,35 @@ def _torch_matches(base: str, specifier: str) -> bool:
     return SpecifierSet(specifier).contains(base, prereleases=True)
 
 
-def _parallel_store_floor(base: str) -> AscendVersion | None:
-    """The release torch_npu must be newer than for Parallel Store with torch ``base``; None = unsupported."""
-    for rule in _requirement("parallel_store")["torch_npu_newer_than"]:
-        if _torch_matches(base, rule["torch"]):
-            return _ascend(rule["release"])
-    return None
+_VERDICT = {"available": True, "missing": False}
 
 
 def parallel_store_support(torch: str | None, torch_npu: str | None) -> tuple[bool | None, str]:
-    """Whether torch_npu_run's Parallel Store is available: (True/False/None for unknown, reason)."""
-    npu = None if torch_npu is None else parse_torch_npu_version(torch_npu)
-    base = _torch_base(torch)
-    assumed = ""
-    if base is None and torch is None and npu is not None and npu.torch is not None:
-        # Without a declared torch, the torch_npu package names the torch it was built for.
-        base, assumed = npu.torch, f" (assumed from torch_npu {npu.raw})"
-    need = "Parallel Store (torch_npu_run) needs torch 1.11.0 or >= 2.1.0"
-    if base is None:
-        what = "not declared" if torch is None else f"unreadable ({torch!r})"
-        return None, f"{need}, and the torch version is {what}."
-    floor = _parallel_store_floor(base)
-    if floor is None:
-        return False, f"{need}; torch {base} is not supported."
-    need = f"Parallel Store (torch_npu_run) with torch {base}{assumed} needs a torch_npu release newer than"
-    need += f" {floor}"
-    return _release_verdict(need, npu, torch_npu, floor)
+    """Whether torch_npu_run's Parallel Store is there: True, False (it cannot work) or None, and why.
 
-
-def _release_verdict(
-    need: str, npu: TorchNpuVersion | None, raw: str | None, floor: AscendVersion
-) -> tuple[bool | None, str]:
-    if npu is None:
-        what = "not declared" if raw is None else f"unreadable ({raw!r})"
-        return None, f"{need}, and the torch_npu version is {what}."
-    verdict = _newer_than(npu, floor)
-    tail = {True: "", False: ", which is not newer", None: ", so it cannot be told"}[verdict]
-    return verdict, f"{need}; {_describe(npu)}{tail}."
+    None also when the release ships it outside the documented range (the reason says so).
+    """
+    support = feature_support("torch_npu_run", npu_facts(torch, torch_npu))
+    return _VERDICT.get(support.status), support.reason
 
 
 def ranktable_support(torch_npu: str | None) -> tuple[bool | None, str]:
-    """Whether RankTable link setup is available for PyTorch with this torch_npu."""
-    floor = _ascend(_requirement("ranktable")["torch_npu_newer_than"])
-    need = f"RankTable link setup needs a torch_npu release newer than {floor}"
-    npu = None if torch_npu is None else parse_torch_npu_version(torch_npu)
-    return _release_verdict(need, npu, torch_npu, floor)
+    """Whether RankTable link setup is there for PyTorch with this torch_npu (as :func:`parallel_store_support`)."""
+    support = feature_support("rank_table", npu_facts(None, torch_npu))
+    return _VERDICT.get(support.status), support.reason
+
+
+def watchdog_default(torch: str | None, torch_npu: str | None = None) -> int | None:
+    """Default of HCCL_ASYNC_ERROR_HANDLING for the declared versions; None when unknown or not read.
+
+    It follows the torch_npu release (5.0.x builds for torch 2.1.0 default to 0), so torch alone
+    rarely decides it.
+    """
+    return watchdog_facts(npu_facts(torch, torch_npu)).default
+
+
+# ---------------------------------------------------------------------------------------------------
+# CANN, MindIO and MindCluster requirements
 
 
 def _at_least(label: str, text: str | None, floor: AscendVersion) -> tuple[bool | None, str]:
@@ -476,21 +920,6 @@ def mindio_support(mindio: str | None, mindcluster: str | None) -> tuple[bool | 
     if unknown:
         return None, f"{need}; {' and '.join(unknown)}."
     return True, f"{need}; both are recent enough."
-
-
-# ---------------------------------------------------------------------------------------------------
-# Documented defaults
-
-
-def watchdog_default(torch: str | None) -> int | None:
-    """Default of HCCL_ASYNC_ERROR_HANDLING for a torch version: 0 (1.11.x), 1 (>= 2.1.0), else None."""
-    base = _torch_base(torch)
-    if base is None:
-        return None
-    for rule in _data()["defaults"]["HCCL_ASYNC_ERROR_HANDLING"]["by_torch"]:
-        if _torch_matches(base, rule["torch"]):
-            return int(rule["value"])
-    return None
 
 
 def jit_compile_default(platform: str | None) -> bool | None:

@@ -193,7 +193,7 @@ def test_config_select_versions_and_per_file_ignores(tmp_path):
         tmp_path,
         {
             "pyproject.toml": "[tool.recovery-lint]\nper-file-ignores = {'legacy/*' = ['RL301']}\n"
-            "[tool.recovery-lint.versions]\ntorch = '2.1.0'\n",
+            "[tool.recovery-lint.versions]\ntorch = '2.1.0'\ntorch-npu = '2.1.0.post10'\n",
             "legacy/run.sh": "torchrun a.py\n",
             "new/run.sh": "torchrun b.py\n",
         },
@@ -201,7 +201,7 @@ def test_config_select_versions_and_per_file_ignores(tmp_path):
     out = run_cli(".", "--output-format", "concise", cwd=tmp_path).stdout
     assert "legacy/run.sh" not in out
     assert "new/run.sh:1:1: RL301" in out
-    assert "RL101" not in out  # torch 2.1 from config: the watchdog defaults on
+    assert "RL101" not in out  # torch_npu 2.1.0.post10 (6.0.0) from config: the watchdog defaults on
     isolated = run_cli(".", "--isolated", "--output-format", "concise", cwd=tmp_path).stdout
     assert "legacy/run.sh:1:1: RL301" in isolated and "RL101" in isolated
 

@@ -199,9 +199,10 @@ def _detection(job: Job) -> tuple[str, str]:
     if all(v is None for v in values):
         from ..knowledge import watchdog_default
 
-        torch = ctx.versions.get("torch")
-        if watchdog_default(torch) == 1:
-            return "optimized", f"watchdog on by default with torch {torch}"
+        torch, torch_npu = ctx.versions.get("torch"), ctx.versions.get("torch-npu")
+        if watchdog_default(torch, torch_npu) == 1:  # the default follows the torch_npu release
+            shown = " and ".join(f"{name} {v}" for name, v in (("torch", torch), ("torch_npu", torch_npu)) if v)
+            return "optimized", f"watchdog on by default with {shown}"
     return "unknown", "watchdog setting not visible"
 
 
