@@ -151,8 +151,12 @@ REACH_DEPTH = 4  # manifest -> script -> sourced script -> entry: a longer chain
 
 
 def _reaching(candidates: list[Candidate], named: set[str]) -> set[str]:
-    """Manifests and scripts that can run one of the named files: their text names it (by its file
-    name), or names a script that does. A named version file reaches every job below its folder."""
+    """Manifests and scripts that can run one of the named files, and those that can run them.
+
+    A reference resolves against the referring file's folder and its ancestors (``jobs.FileIndex``),
+    so a file in folder F can reach T only by naming T's path relative to the deepest folder the
+    two share: that text is searched for in each manifest and script. A named version file reaches
+    every manifest and script below its folder."""
     launchers = [c for c in candidates if c.kind in LAUNCHING_KINDS and c.display not in named]
     found: set[str] = set()
     pin_folders = [c.path.parent for c in candidates if c.display in named and c.kind in PIN_KINDS]
@@ -160,24 +164,28 @@ def _reaching(candidates: list[Candidate], named: set[str]) -> set[str]:
         if any(folder in c.path.parents for folder in pin_folders):
             found.add(c.display)
     texts: dict[str, bytes] = {}
-    wanted = {os.path.basename(n).encode() for n in named} | {
-        c.path.name.encode() for c in launchers if c.display in found
-    }
+    targets = [c.path for c in candidates if c.display in named or c.display in found]
     for _ in range(REACH_DEPTH):
-        more: set[bytes] = set()
+        more: list[Path] = []
         for c in launchers:
             if c.display in found:
                 continue
             data = texts.get(c.display)
             if data is None:
                 data = texts[c.display] = _head(c.path)
-            if any(name in data for name in wanted):
+            if any(t.name.encode() in data and _needle(c.path, t) in data for t in targets):
                 found.add(c.display)
-                more.add(c.path.name.encode())
+                more.append(c.path)
         if not more:
             break
-        wanted = more
+        targets = more
     return found
+
+
+def _needle(referrer: Path, target: Path) -> bytes:
+    """What a file must contain to name ``target``: its path below the deepest shared folder."""
+    shared = os.path.commonpath([referrer.parent, target.parent])
+    return os.path.relpath(target, shared).encode()
 
 
 def _head(path: Path) -> bytes:
@@ -199,6 +207,7 @@ class _LazyParser:
         self.candidates = {c.display: c for c in candidates}
         self.request = request
         self.parsed: list[ParsedFile] = []
+        self.named = bool(request.named or request.overrides)
 
     def __call__(self, display: str) -> ParsedFile:
         c = self.candidates[display]
@@ -219,6 +228,14 @@ class _LazyParser:
                     cache.add_file(key, pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
         self.parsed.append(parsed)
         return parsed
+
+    def contains(self, display: str, needles: tuple[bytes, ...]) -> bool:
+        """Whether a file's first megabyte holds one of ``needles``; a file named on the command line
+        or given as text only counts when parsed (a run over named files looks at nothing else)."""
+        if self.named:
+            return False
+        data = _head(self.candidates[display].path)
+        return any(n in data for n in needles)
 
 
 def stat_signature(candidates: list[Candidate], overrides: dict[str, str]) -> list[tuple[object, ...]] | None:

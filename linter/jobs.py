@@ -275,6 +275,14 @@ class FileIndex:
     def exists(self, path: str) -> bool:
         return path in self.by_path or path in self.pending
 
+    def may_contain(self, path: str, needles: tuple[bytes, ...]) -> bool:
+        """Whether a file not parsed yet can hold one of ``needles`` (a byte scan, cheaper than a
+        parse); True for a parsed file, or when there is no way to scan."""
+        scan = getattr(self.loader, "contains", None)
+        if path not in self.pending or scan is None:
+            return True
+        return scan(path, needles)
+
     def kinds(self) -> dict[str, str]:
         """Every file's kind, parsed or not."""
         out = {p: f.kind for p, f in self.by_path.items()}
@@ -609,7 +617,7 @@ class _Linker:
                 continue
             if not tokens(posixpath.splitext(posixpath.basename(path))[0]) & STANDALONE_NAMES:
                 continue
-            if self._secondary(path):
+            if self._secondary(path) or not self.index.may_contain(path, NPU_STACK_BYTES):
                 continue
             parsed = self.index.get(path, "python")
             if parsed is None or not isinstance(parsed.model, PythonFile):
@@ -726,6 +734,7 @@ class _Linker:
 
 STANDALONE_NAMES = frozenset({"train", "pretrain", "posttrain", "finetune", "sft", "main"})
 NPU_STACKS = frozenset({"torch_npu", "mindspeed", "mindspeed_llm"})  # imports that say the code runs on NPUs
+NPU_STACK_BYTES = (b"torch_npu", b"mindspeed")
 
 
 class _Run:
@@ -829,8 +838,8 @@ class _Run:
             inner = expand(line, values) or line
             split = [Word(p, p, cmd.span) for p in inner.split()]
             if split and split[0].text != "eval":
-                self.command(Command(split, cmd.span, cmd.statement, [], cmd.function, cmd.conditional, cmd.loops),
-                             script, env, depth, in_manifest)  # fmt: skip
+                inner_cmd = Command(split, cmd.span, cmd.statement, [], cmd.function, cmd.conditional, cmd.loops)
+                self.command(inner_cmd, script, env, depth, in_manifest)
             return
         launcher = classify_launcher(words, values)
         if launcher is None:

@@ -4,6 +4,7 @@ when a version comes from the recovery-lint configuration rather than from a fil
 from __future__ import annotations
 
 from recovery_lint.jobs import Job, Project
+from recovery_lint.knowledge import NpuFacts, npu_facts
 from recovery_lint.sources.versions import PinFile, VersionPin
 from recovery_lint.span import Span
 
@@ -66,3 +67,23 @@ def config_anchor(project: Project, component: str) -> Span | None:
 
 
 CONFIG_NOTE = "from the recovery-lint configuration, versions.{component}"
+
+
+def facts_of(job: Job) -> NpuFacts:
+    """What the job's declared torch and torch_npu say about the torch_npu release it runs."""
+    versions = job.context.versions
+    return npu_facts(versions.get("torch"), versions.get("torch-npu"))
+
+
+def declared(job: Job) -> str:
+    """Where the job's torch and torch_npu versions were read, for messages: `` (torch_npu from
+    requirements.txt:2)``, or why they are unknown."""
+    versions = job.context.versions
+    parts = []
+    for component, label in (("torch-npu", "torch_npu"), ("torch", "torch")):
+        origin = versions.origin(component)
+        if origin is not None:
+            parts.append(f"{label} from {origin}")
+        elif component in versions.conflicts:
+            parts.append(f"{label} {versions.conflicts[component]}")
+    return f" ({'; '.join(parts)})" if parts else ""

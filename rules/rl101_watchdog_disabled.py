@@ -1,11 +1,15 @@
 from __future__ import annotations
 
-from recovery_lint.diagnostics import Severity, safe_fix
-from recovery_lint.jobs import Job
-from recovery_lint.knowledge import documented_default, watchdog_default
+from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
+from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
+from recovery_lint.knowledge import documented_default, watchdog_facts, watchdog_value
 from recovery_lint.rule import Case, Rule
 
-from ._common import WATCHDOG_VARS, effective, insert_env_before, pytorch_launches, set_env_value
+from ._common import insert_env_before, pytorch_launches, set_env_value
+from ._versions import declared, facts_of
+
+NAME = "HCCL_ASYNC_ERROR_HANDLING"
+NEW_NAME = "TORCH_HCCL_ASYNC_ERROR_HANDLING"
 
 _MANIFEST = """\
 apiVersion: batch.volcano.sh/v1alpha1
@@ -17,12 +21,23 @@ metadata:
 spec:
   tasks:
   - name: default
+    replicas: 2
     template:
       spec:
         containers:
         - name: train
           command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
 """
+_ACJOB = (
+    _MANIFEST.replace("batch.volcano.sh/v1alpha1", "mindxdl.gitee.com/v1")
+    .replace("kind: Job", "kind: AscendJob")
+    .replace(
+        "    ring-controller.atlas: ascend-910b\n", "    ring-controller.atlas: ascend-910b\n    framework: pytorch\n"
+    )
+)
+_PROCESS_LABELS = '    fault-scheduling: grace\n    process-recover-enable: "on"\n'
+_LAUNCH = "torchrun --nnodes 2 --nproc_per_node 8 train.py\n"
+_CURRENT = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"  # release 6.0.0: default 1, accepts 0 and 1
 
 
 class WatchdogDisabled(Rule):
@@ -30,14 +45,25 @@ class WatchdogDisabled(Rule):
     name = "watchdog-disabled"
     phase = "detection"
     severity = Severity.WARNING
-    fix_availability = "always"
+    fix_availability = "sometimes"
     summary = "The HCCL watchdog is off, so a network fault is only noticed after the HCCL execution timeout"
     what = """
-A PyTorch job without process-level recovery whose launch environment turns the HCCL watchdog off:
-`TORCH_HCCL_ASYNC_ERROR_HANDLING` (which takes precedence) or `HCCL_ASYNC_ERROR_HANDLING` is `0`,
-or neither is set while torch is 1.11.x or unknown (torch 2.1 and later default it to `1`).
-The environment is the one the training process sees: container `env`, inline `bash -c`
-exports and the launch scripts' exports, in execution order.
+A PyTorch training launch whose torch_npu watchdog is off, judged against what the torch_npu
+release in use does (the release table read from every release tag):
+
+- `HCCL_ASYNC_ERROR_HANDLING` reads as `0` in the launch environment (torch_npu reads it with
+  `strtol`, so `true` or an empty value is `0` too); or
+- it is not set and the release defaults it to `0` (the 5.0.x builds for torch 2.1.0 and every
+  torch 1.11 build); with the release unknown a job that a manifest runs gets a note saying
+  what it depends on; or
+- only `TORCH_HCCL_ASYNC_ERROR_HANDLING` is set: no final release up to 26.1.0 reads that name,
+  so the old name (or its default) decides.
+
+The environment is the one the training process sees: container `env`, inline `bash -c` exports
+and the launch scripts' exports, in execution order. Not reported where the watchdog does not
+exist (torch_npu releases that do not read the variable: torch below 1.11, the 2.0.1 builds, a
+CUDA or ROCm torch build), for AscendJobs with process-level recovery, which need it off (RL102),
+or for MindSpore jobs. A value the start-up check rejects is RL104.
 """
     why = """
 With the watchdog off, a parameter-plane network fault is not reported by the failing collective;
@@ -57,62 +83,113 @@ torchrun --nproc_per_node 8 train.py
 ```
 """
     fix = """
-Safe. A `0` is rewritten to `1` where it is set (script export or container env value). When the
-variable is unset, `export HCCL_ASYNC_ERROR_HANDLING=1` is inserted on the line before the launch
-command, at its indentation; a launch without a shell script gets a container `env` entry instead.
-Not reported for jobs with process-level recovery (`recover-strategy`), which need the watchdog
-off (see RL102).
+When the variable is unset and the release is known to default it to `0`: safe, inserts
+`export HCCL_ASYNC_ERROR_HANDLING=1` on the line before the launch command, at its indentation (a
+container `env` entry when there is no script). When the release is not known: the same insertion,
+unsafe. A `0` the user wrote (or `TORCH_HCCL_ASYNC_ERROR_HANDLING` set beside it) is a value set
+explicitly, perhaps on purpose: the fix rewriting it to `1` is unsafe; none when it is set behind a
+condition.
 """
     sources = (
-        "torch_npu docs: TORCH_HCCL_ASYNC_ERROR_HANDLING / HCCL_ASYNC_ERROR_HANDLING (torch 1.11.0 default 0, "
-        "torch >= 2.1.0 default 1)",
+        "Ascend/pytorch release tags: torch_npu/csrc/core/npu/register/OptionsManager.cpp "
+        "CheckUseHcclAsyncErrorHandleEnable (default and accepted values per release; recovery_lint "
+        "schemas/torch_npu_releases.json)",
         "CANN environment variable reference: HCCL_EXEC_TIMEOUT (default 1836 s)",
         "MindCluster docs: 05_configuring_training_recovery, recovery time optimization (watchdog)",
     )
     cases = (
         Case(
-            title="an explicit 0 in the launch script",
+            title="an explicit 0 in the launch script: the user's value, an unsafe fix",
             files={
                 "job.yaml": _MANIFEST,
-                "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0  # keep\ntorchrun train.py\n",
-                "requirements.txt": "torch==2.1.0\n",
+                "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0  # keep\n" + _LAUNCH,
+                "requirements.txt": _CURRENT,
             },
             expect=("train.sh:2",),
-            fixed={"train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1  # keep\ntorchrun train.py\n"},
+            unsafe=True,
+            fixed={"train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1  # keep\n" + _LAUNCH},
         ),
         Case(
-            title="unset with an unknown torch version: insert the export before the launcher",
+            title="the explicit value is not changed by the safe fixes",
             files={
-                "job.yaml": _MANIFEST,
-                "train.sh": "#!/bin/bash\nif true; then\n    torchrun train.py\nfi\n",
+                "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH,
+                "requirements.txt": _CURRENT,
+            },
+            expect=("train.sh:2",),
+            fixed={"train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH},
+        ),
+        Case(
+            title="torch 2.1.0 with torch_npu 2.1.0 (release 5.0.0) defaults the watchdog off: safe insertion",
+            files={
+                "train.sh": "#!/bin/bash\nif true; then\n    " + _LAUNCH + "fi\n",
+                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0\n",
             },
             expect=("train.sh:3",),
             fixed={
-                "train.sh": "#!/bin/bash\nif true; then\n    export HCCL_ASYNC_ERROR_HANDLING=1\n"
-                "    torchrun train.py\nfi\n"
+                "train.sh": "#!/bin/bash\nif true; then\n    export HCCL_ASYNC_ERROR_HANDLING=1\n    "
+                + _LAUNCH
+                + "fi\n"
             },
         ),
         Case(
-            title="TORCH_HCCL_ASYNC_ERROR_HANDLING takes precedence",
+            title="release unknown, a manifest's job: a note and an unsafe insertion",
+            files={"job.yaml": _MANIFEST, "train.sh": "#!/bin/bash\n" + _LAUNCH},
+            expect=("train.sh:2",),
+            unsafe=True,
+            fixed={"train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1\n" + _LAUNCH},
+        ),
+        Case(
+            title="release unknown, a script no manifest runs: no claim",
+            files={"train.sh": _LAUNCH},
+        ),
+        Case(
+            title="TORCH_HCCL_ASYNC_ERROR_HANDLING is read by no release: the old name's 0 decides",
             files={
-                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\nexport TORCH_HCCL_ASYNC_ERROR_HANDLING=1\n"
-                "torchrun train.py\n"
+                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\nexport TORCH_HCCL_ASYNC_ERROR_HANDLING=1\n" + _LAUNCH,
+                "requirements.txt": _CURRENT,
+            },
+            expect=("train.sh:1",),
+        ),
+        Case(
+            title="unset on torch_npu 2.1.0.post10 (release 6.0.0): on by default",
+            files={"train.sh": _LAUNCH, "requirements.txt": _CURRENT},
+        ),
+        Case(
+            title="torch 1.8.1: no torch_npu release of it has the watchdog",
+            files={"train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH, "requirements.txt": "torch==1.8.1\n"},
+        ),
+        Case(
+            title="a CUDA torch build has no torch_npu watchdog",
+            files={"train.sh": _LAUNCH, "requirements.txt": "torch==2.1.0+cu118\n"},
+        ),
+        Case(
+            title="process-level recovery on an AscendJob needs the watchdog off",
+            files={
+                "job.yaml": _ACJOB.replace("    framework: pytorch\n", "    framework: pytorch\n" + _PROCESS_LABELS),
+                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH,
             },
         ),
         Case(
-            title="unset on torch 2.1: the watchdog is on by default",
-            files={"train.sh": "torchrun train.py\n", "requirements.txt": "torch==2.1.0\n"},
-        ),
-        Case(
-            title="process-level recovery needs the watchdog off",
+            title="process-recover-enable on a Volcano Job does nothing: the watchdog is still needed",
             files={
-                "job.yaml": _MANIFEST.replace("kind: Job", "kind: Job").replace(
+                "job.yaml": _MANIFEST.replace(
                     "    ring-controller.atlas: ascend-910b\n",
-                    "    ring-controller.atlas: ascend-910b\n    fault-scheduling: grace\n"
-                    '    process-recover-enable: "on"\n',
+                    "    ring-controller.atlas: ascend-910b\n" + _PROCESS_LABELS,
                 ),
-                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n",
+                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH,
+                "requirements.txt": _CURRENT,
             },
+            expect=("train.sh:1",),
+        ),
+        Case(
+            title="a value set behind a condition: reported without a fix",
+            files={
+                "train.sh": 'if [ "$DEBUG" = 1 ]; then\n    export HCCL_ASYNC_ERROR_HANDLING=0\nfi\n' + _LAUNCH,
+                "requirements.txt": _CURRENT,
+            },
+            expect=("train.sh:2",),
+            unsafe=True,
+            fixed={"train.sh": 'if [ "$DEBUG" = 1 ]; then\n    export HCCL_ASYNC_ERROR_HANDLING=0\nfi\n' + _LAUNCH},
         ),
         Case(
             title="a MindSpore job gets no PyTorch advice",
@@ -123,40 +200,63 @@ off (see RL102).
     def check_job(self, job: Job):
         if not job.context.pytorch or job.context.recovery == "process":
             return
-        torch = job.context.versions.get("torch")
-        default = watchdog_default(torch)
-        timeout = documented_default("HCCL_EXEC_TIMEOUT") or 1836
+        watchdog = watchdog_facts(facts_of(job))
+        if watchdog.no_npu or watchdog.read is False:
+            return
         for launch, cmd in pytorch_launches(job):
-            value = effective(cmd.env, *WATCHDOG_VARS)
-            wait = cmd.env.get("HCCL_EXEC_TIMEOUT")
-            wait_text = (
-                f"HCCL_EXEC_TIMEOUT={wait.value} s"
-                if wait is not None and wait.value
-                else f"HCCL_EXEC_TIMEOUT (default {timeout} s)"
-            )
+            value = cmd.env.get(NAME)
+            newer = cmd.env.get(NEW_NAME)
+            if value is not None and value.known is not None:
+                if watchdog_value(value.known) == 0 and value.span is not None:
+                    yield self._explicit_off(job, cmd, value, newer, watchdog.basis)
+                continue
             if value is not None:
-                if value.value != "0" or value.span is None:
-                    continue
-                edits = set_env_value(job, value, "1")
-                fix = safe_fix(f"Set {value.name}=1", *edits) if edits else None
-                yield self.report(
-                    value.span,
-                    f"{value.name}=0 turns the HCCL watchdog off: a network fault is only detected after {wait_text}",
-                    fix,
-                    related=[(cmd.command.span, "the training launch that inherits it")],
-                )
+                continue  # set from elsewhere at run time: cannot be judged
+            if watchdog.default == 1:
                 continue
-            if default == 1:
-                continue
-            assumed = (
-                f"torch {torch} defaults the watchdog off"
-                if torch
-                else "torch version unknown; torch 1.11 defaults the watchdog off"
+            if watchdog.default is None and job.manifest is None:
+                continue  # the release is unknown and no cluster job runs this: no claim to make
+            yield self._unset(job, launch, cmd, newer, watchdog.default, watchdog.basis)
+
+    def _wait(self, cmd: LaunchCommand) -> str:
+        wait = cmd.env.get("HCCL_EXEC_TIMEOUT")
+        if wait is not None and wait.value:
+            return f"HCCL_EXEC_TIMEOUT={wait.value} s"
+        return f"HCCL_EXEC_TIMEOUT (default {documented_default('HCCL_EXEC_TIMEOUT') or 1836} s)"
+
+    def _explicit_off(self, job: Job, cmd: LaunchCommand, value: EnvValue, newer: EnvValue | None, basis: str):
+        assert value.span is not None
+        message = f"{NAME}={value.known} turns the HCCL watchdog off: a network fault is only detected after {self._wait(cmd)}"
+        if newer is not None and newer.known is not None and watchdog_value(newer.known) != 0:
+            message += f"; {NEW_NAME}={newer.known} does not help: {basis}, and no release up to 26.1.0 reads it"
+        edits = None if value.conditional else set_env_value(job, value, "1")
+        fix = unsafe_fix(f"Set {NAME}=1", *edits) if edits else None
+        return self.report(
+            value.span, message, fix, related=[(cmd.command.span, "the training launch that inherits it")]
+        )
+
+    def _unset(
+        self, job: Job, launch: Launch, cmd: LaunchCommand, newer: EnvValue | None, default: int | None, basis: str
+    ):
+        where = declared(job)
+        edits = insert_env_before(job, launch, cmd, NAME, "1")
+        if default == 0:
+            said = f"{NAME} is not set and {basis}{where}, which defaults the watchdog off"
+            fix = safe_fix(f"Export {NAME}=1 before the launch", *edits) if edits else None
+            severity = None
+        else:
+            said = (
+                f"{NAME} is not set, so whether the watchdog is on depends on the torch_npu release: {basis}{where}; "
+                "releases before 6.0.RC1 and every torch 1.11 build default it off"
             )
-            edits = insert_env_before(job, launch, cmd, "HCCL_ASYNC_ERROR_HANDLING", "1")
-            fix = safe_fix("Export HCCL_ASYNC_ERROR_HANDLING=1 before the launch", *edits) if edits else None
-            yield self.report(
-                cmd.command.span,
-                f"HCCL_ASYNC_ERROR_HANDLING is not set ({assumed}): a network fault is only detected after {wait_text}",
-                fix,
-            )
+            fix = unsafe_fix(f"Export {NAME}=1 before the launch", *edits) if edits else None
+            severity = Severity.INFO
+        if newer is not None:
+            said += f"; {NEW_NAME} is set, but no release up to 26.1.0 reads it"
+        return self.report(
+            cmd.command.span,
+            f"{said}: a network fault is only detected after {self._wait(cmd)}",
+            fix,
+            related=[(newer.span, f"{NEW_NAME} is ignored")] if newer is not None and newer.span else [],
+            severity=severity,
+        )
