@@ -159,7 +159,7 @@ def word_value(word: Word, values: Lookup) -> str | None:
     return word.value if word.value is not None else expand(word.text, values)
 
 
-_PURE_VARIABLE = re.compile(r"^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$")
+PURE_VARIABLE = re.compile(r"^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$")
 
 
 def split_arguments(words: list[Word], values: Lookup) -> list[Word]:
@@ -167,7 +167,7 @@ def split_arguments(words: list[Word], values: Lookup) -> list[Word]:
     (``torchrun $DISTRIBUTED_ARGS pretrain.py``); each part keeps the variable's position."""
     out: list[Word] = []
     for word in words:
-        if word.value is None and _PURE_VARIABLE.match(word.text):
+        if word.value is None and PURE_VARIABLE.match(word.text):
             line = expand(word.text, values)
             if line is not None:
                 out.extend(Word(part, part, word.span) for part in line.split())

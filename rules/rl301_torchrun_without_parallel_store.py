@@ -1,12 +1,22 @@
 from __future__ import annotations
 
-from recovery_lint.diagnostics import Applicability, Fix, Severity
+from recovery_lint.diagnostics import Edit, Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import edit, replace_words
 from recovery_lint.jobs import Job, LaunchCommand
-from recovery_lint.knowledge import parallel_store_support
+from recovery_lint.knowledge import feature_support
+from recovery_lint.launch import PURE_VARIABLE, option_value, word_value
 from recovery_lint.rule import Case, Rule
 
+from ._versions import declared, facts_of
+
 SAFE_LAUNCHERS = ("torchrun", "torch.distributed.run")
+# what the MindIO TFT guide patches into the torchrun script (skipped when MindCluster is installed)
+TFT_MARKERS = ("mindio_ttp.framework_ttp", "--enable-high-availability")
+_PINS = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"  # release 6.0.0: ships torch_npu_run, documented
+_STATIC = (
+    "torchrun --nnodes=2 --node_rank=$NODE_RANK --master_addr=$MASTER_ADDR --master_port=6000 \\\n    train.py  # go\n"
+)
+_C10D = "torchrun --nnodes=4 --nproc_per_node=8 --rdzv_backend=c10d --rdzv_endpoint=${MASTER_ADDR}:29400 train.py\n"
 
 
 class TorchrunWithoutParallelStore(Rule):
@@ -17,105 +27,201 @@ class TorchrunWithoutParallelStore(Rule):
     fix_availability = "sometimes"
     summary = "PyTorch is launched with torchrun instead of torch_npu_run (Parallel Store)"
     what = """
-A PyTorch launch through `torchrun`, `python -m torch.distributed.run` or
+A PyTorch training launch through `torchrun`, `python -m torch.distributed.run` or
 `python -m torch.distributed.launch` (whatever the interpreter word is, for example
 `${DLS_PROGRAM_EXECUTOR} -m torch.distributed.launch`), in a launch script or in a manifest's
-inline command, unless the known torch/torch_npu versions cannot run `torch_npu_run`.
+inline command, where the torch_npu release in use ships `torch_npu_run` (from 6.0.rc1 for torch
+1.11, from 6.0.rc3 for torch 2.1.0, 2.3.1 and 2.4.0, never for 2.2.0). Where the release ships it
+but the MindCluster docs support it only from a later one (6.0.RC3 itself), or where the release
+is not known for a job a manifest runs, the finding is a note. Not reported where the release
+lacks `torch_npu_run`, nor, with the release unknown, for a script no manifest runs.
 """
     why = """
 torchrun exchanges rendezvous data through TCPStore, whose single-threaded server slows down as
 the number of ranks grows; after every fault all ranks rendezvous again. `torch_npu_run` runs the
 same launcher with the Parallel Store (a multi-threaded TCPStore), which shortens communication
-setup on every restart. It accepts every torchrun argument.
+setup on every restart.
 """
     example = """
 ```bash
-torchrun --nnodes=2 --nproc_per_node=8 train.py    # RL301
+torchrun --nnodes=2 --node_rank=$NODE_RANK --master_addr=$MASTER_ADDR --master_port=6000 train.py  # RL301
 ```
 Use instead:
 ```bash
-torch_npu_run --nnodes=2 --nproc_per_node=8 train.py
+torch_npu_run --nnodes=2 --node_rank=$NODE_RANK --master_addr=$MASTER_ADDR --master_port=6000 train.py
 ```
 """
     fix = """
-Replaces the launcher words with `torch_npu_run`, keeping every argument. Safe for `torchrun`
-and `python -m torch.distributed.run` when the pinned torch and torch_npu versions are known to
-support it (torch 1.11.0 with a torch_npu release newer than 6.0.RC1; torch 2.1.0 or later with
-one newer than 6.0.RC3). Unsafe when the versions are unknown, and always unsafe for
-`torch.distributed.launch`, whose scripts expect a `--local_rank` argument that torchrun-style
-launchers pass as the `LOCAL_RANK` variable instead.
+Replaces the launcher words with `torch_npu_run`, keeping every argument. `torch_npu_run` forces
+the `parallel` rendezvous, which takes the store address from `--master_addr`/`--master_port`,
+the node's rank from `--node_rank` and the world size from `--nnodes`, and ignores
+`--rdzv_backend`/`--rdzv_endpoint`. So the swap keeps the same world only for a static launch (no
+rendezvous backend, or `static`): safe there for `torchrun` and `python -m torch.distributed.run`
+when the release is known to ship `torch_npu_run` within the documented range. No fix for a
+c10d/etcd rendezvous or an elastic `--nnodes=MIN:MAX` (every node would become rank 0 of its own
+store), nor where the torchrun script may be patched for MindIO TFT (`torch_npu_run` would not
+run the patch). Unsafe otherwise: a release that is not known, options held in a variable whose
+value is not known, and `torch.distributed.launch`, whose scripts expect a `--local_rank`
+argument that torchrun-style launchers pass as the `LOCAL_RANK` variable instead.
 """
     sources = (
         "MindCluster docs: 05_configuring_training_recovery (Parallel Store version requirements)",
-        "Ascend/pytorch: torch_npu/distributed/run.py (torch_npu_run forces the parallel rendezvous backend)",
-        "Ascend/pytorch docs: developer_notes/distributed/torch_npu_run.md",
+        "Ascend/pytorch release tags: setup.py console script torch_npu_run; torch_npu/distributed/run.py "
+        "(forces rdzv_backend='parallel'); torch_npu/distributed/rendezvous.py _create_parallel_handler "
+        "(--master_addr/--master_port/--node_rank)",
+        "MindCluster docs: references/fault_recovery_acceleration/03_usage_guidance (MindIO TFT patches the "
+        "torchrun script)",
     )
     cases = (
         Case(
-            title="torchrun with versions that support torch_npu_run: safe fix",
-            files={
-                "train.sh": "torchrun --nnodes=2 \\\n    train.py  # launch\n",
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
-            },
+            title="a static torchrun launch with a release that ships torch_npu_run: safe fix",
+            files={"train.sh": _STATIC, "requirements.txt": _PINS},
             expect=("train.sh:1:1",),
-            fixed={"train.sh": "torch_npu_run --nnodes=2 \\\n    train.py  # launch\n"},
+            fixed={"train.sh": _STATIC.replace("torchrun", "torch_npu_run")},
         ),
         Case(
-            title="an interpreter variable with torch.distributed.launch: unsafe fix",
-            files={"train.sh": "${DLS_PROGRAM_EXECUTOR} -m torch.distributed.launch $ARGS train.py\n"},
+            title="a c10d rendezvous: torch_npu_run would give every node rank 0, so no fix",
+            files={"train.sh": _C10D, "requirements.txt": _PINS},
+            expect=("train.sh:1:1",),
+            unsafe=True,
+            fixed={"train.sh": _C10D},
+        ),
+        Case(
+            title="an elastic node range: no fix",
+            files={"train.sh": "torchrun --nnodes=1:4 --nproc_per_node=8 train.py\n", "requirements.txt": _PINS},
+            expect=("train.sh:1:1",),
+            unsafe=True,
+            fixed={"train.sh": "torchrun --nnodes=1:4 --nproc_per_node=8 train.py\n"},
+        ),
+        Case(
+            title="an interpreter variable with torch.distributed.launch in a manifest's job: unsafe fix",
+            files={
+                "job.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: g\nspec:\n  tasks:\n"
+                "  - name: t\n    replicas: 2\n    template:\n      spec:\n        containers:\n        - name: c\n"
+                '          command: ["bash", "train.sh"]\n',
+                "train.sh": "${DLS_PROGRAM_EXECUTOR} -m torch.distributed.launch $ARGS train.py\n",
+                "requirements.txt": _PINS,
+            },
             expect=("train.sh:1:1",),
             unsafe=True,
             fixed={"train.sh": "torch_npu_run $ARGS train.py\n"},
         ),
         Case(
-            title="versions that cannot run torch_npu_run",
+            title="release 6.0.RC3 ships torch_npu_run, the docs support it from a later release: a note",
             files={
-                "train.sh": "torchrun train.py\n",
+                "train.sh": "torchrun --nproc_per_node=8 train.py\n",
                 "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
             },
+            expect=("train.sh:1:1",),
+            unsafe=True,
+            fixed={"train.sh": "torch_npu_run --nproc_per_node=8 train.py\n"},
         ),
-        Case(title="already torch_npu_run", files={"train.sh": "torch_npu_run train.py\n"}),
+        Case(
+            title="a torchrun patched for MindIO TFT: no fix",
+            files={
+                "train.sh": "torchrun --nproc_per_node=8 pretrain_gpt.py --enable-high-availability\n",
+                "requirements.txt": _PINS,
+            },
+            expect=("train.sh:1:1",),
+            unsafe=True,
+            fixed={"train.sh": "torchrun --nproc_per_node=8 pretrain_gpt.py --enable-high-availability\n"},
+        ),
+        Case(
+            title="torch_npu 2.2.0.post2 (no 2.2.0 build ships torch_npu_run)",
+            files={"train.sh": _STATIC, "requirements.txt": "torch==2.2.0\ntorch-npu==2.2.0.post2\n"},
+        ),
+        Case(title="release unknown, no manifest: no claim", files={"train.sh": _STATIC}),
+        Case(title="already torch_npu_run", files={"train.sh": "torch_npu_run train.py\n", "requirements.txt": _PINS}),
     )
 
     def check_job(self, job: Job):
         if not job.context.pytorch:
             return
-        torch = job.context.versions.get("torch")
-        torch_npu = job.context.versions.get("torch-npu")
-        supported, reason = parallel_store_support(torch, torch_npu)
-        if supported is False:
+        support = feature_support("torch_npu_run", facts_of(job))
+        if support.status == "missing" or (support.status == "unknown" and job.manifest is None):
             return
         for launch in job.launches:
             for cmd in launch.commands:
-                if cmd.launcher not in ("torchrun", "torch.distributed.run", "torch.distributed.launch"):
-                    continue
-                yield self._finding(job, cmd, supported, reason)
+                if cmd.judged and cmd.launcher in ("torchrun", "torch.distributed.run", "torch.distributed.launch"):
+                    yield self._finding(job, cmd, support.status, support.reason)
 
-    def _finding(self, job: Job, cmd: LaunchCommand, supported: bool | None, reason: str):
+    def _finding(self, job: Job, cmd: LaunchCommand, status: str, reason: str):
         start, end = cmd.launcher_words
         words = cmd.command.words[start:end]
         written = " ".join(w.text for w in words)
-        safe = supported is True and cmd.launcher in SAFE_LAUNCHERS
-        edits = None
-        if cmd.script.argv:
-            if end - start == 1 and job.manifest_file is not None:
-                edits = [edit(job.manifest_file.source, words[0].span.start, words[0].span.end, "torch_npu_run")]
-        else:
-            one = replace_words(cmd.script, words, "torch_npu_run")
-            edits = [one] if one else None
+        blocked = _no_fix(job, cmd)
+        edits = None if blocked or not cmd.exact else _edits(job, cmd, words)
         fix = None
         if edits:
-            fix = Fix(
-                f"Replace '{written}' with 'torch_npu_run'",
-                tuple(edits),
-                Applicability.SAFE if safe else Applicability.UNSAFE,
-            )
-        note = f" ({reason.rstrip('.')})" if supported is None else " (the pinned versions support it)"
+            risk = _risk(cmd, status)
+            make = unsafe_fix if risk else safe_fix
+            fix = make(f"Replace '{written}' with 'torch_npu_run'", *edits)
+        if status == "available":
+            note, severity = "", None
+        else:
+            note, severity = f" Note: {reason.rstrip('.')}{declared(job)}.", Severity.INFO
+        tail = f" No fix: {blocked}." if blocked else ""
         span = words[0].span
         if cmd.script.exact and not cmd.script.argv:
             span = cmd.script.source.span(words[0].span.start, words[-1].span.end)
         message = (
-            f"'{written}' rendezvous through the single-threaded TCPStore; launch with torch_npu_run "
-            f"to use the Parallel Store{note}"
+            f"'{written}' rendezvous through the single-threaded TCPStore; launch with torch_npu_run to use the "
+            f"Parallel Store.{note}{tail}"
         )
-        return self.report(span, message, fix)
+        return self.report(span, message, fix, severity=severity)
+
+
+def _edits(job: Job, cmd: LaunchCommand, words) -> list[Edit] | None:
+    if cmd.script.argv:
+        if len(words) == 1 and job.manifest_file is not None:
+            return [edit(job.manifest_file.source, words[0].span.start, words[0].span.end, "torch_npu_run")]
+        return None
+    one = replace_words(cmd.script, words, "torch_npu_run")
+    return [one] if one else None
+
+
+def _rendezvous(cmd: LaunchCommand) -> str | None:
+    """Why the launch's rendezvous is not one torch_npu_run keeps, or None for a static launch."""
+    words, after = cmd.words, cmd.launcher_words[1] - cmd.launcher_words[0]
+    backend, _ = option_value(words, ("--rdzv_backend", "--rdzv-backend"), {}, after)
+    if backend is not None and backend != "static":
+        return f"this launch uses the {backend} rendezvous, which torch_npu_run replaces by its parallel one"
+    _endpoint, given = option_value(words, ("--rdzv_endpoint", "--rdzv-endpoint"), {}, after)
+    if given and backend is None:
+        return "this launch names a rendezvous endpoint, which torch_npu_run ignores"
+    if any((word_value(w, {}) or w.text) == "--standalone" for w in words):
+        return "--standalone uses a c10d rendezvous on a free local port, which torch_npu_run replaces"
+    nodes, _ = option_value(words, ("--nnodes",), {}, after)
+    if nodes is not None and ":" in nodes:
+        low, _, high = nodes.partition(":")
+        if low != high:
+            return f"--nnodes={nodes} is an elastic range, while torch_npu_run's world is fixed at its maximum"
+    return None
+
+
+def _no_fix(job: Job, cmd: LaunchCommand) -> str:
+    """Why the swap cannot be offered at all ('' when it can)."""
+    why = _rendezvous(cmd)
+    if why:
+        return (
+            f"{why}: every node would become rank 0 of its own store unless --master_addr, --master_port and "
+            "--node_rank are given"
+        )
+    texts = [w.text for w in cmd.words] + [s.source.text for s in job.scripts] + [p.source.text for p in job.pin_files]
+    if any(marker in text for text in texts for marker in TFT_MARKERS):
+        return "the job uses MindIO TFT, whose guide patches the torchrun script; torch_npu_run would not run the patch"
+    return ""
+
+
+def _risk(cmd: LaunchCommand, status: str) -> str:
+    """Why the swap is unsafe ('' when it is safe)."""
+    if status != "available":
+        return "the release is not known to ship torch_npu_run within the documented range"
+    if cmd.launcher not in SAFE_LAUNCHERS:
+        return "torch.distributed.launch passes --local_rank, torch_npu_run sets LOCAL_RANK"
+    if any(
+        w.value is None and PURE_VARIABLE.match(w.text)
+        for w in cmd.words[cmd.launcher_words[1] - cmd.launcher_words[0] :]
+    ):
+        return "options held in a variable whose value is not known"
+    return ""
