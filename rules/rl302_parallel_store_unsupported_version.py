@@ -2,8 +2,10 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job, LaunchCommand
-from recovery_lint.knowledge import parallel_store_support
+from recovery_lint.knowledge import feature_support
 from recovery_lint.rule import Case, Rule
+
+from ._versions import declared, facts_of
 
 _ACJOB = """\
 apiVersion: mindxdl.gitee.com/v1
@@ -33,29 +35,31 @@ class ParallelStoreUnsupportedVersion(Rule):
     summary = "torch_npu_run is used with torch/torch_npu versions that cannot run the Parallel Store"
     what = """
 A PyTorch launch through `torch_npu_run` (or `python -m torch_npu.distributed.run`) in a job whose
-declared versions cannot run it: torch 1.11.0 needs a torch_npu release newer than 6.0.RC1,
-torch 2.1.0 and later need one newer than 6.0.RC3, and other torch versions (1.8, 2.0, ...) have
-no Parallel Store at all. Versions come from the pins the job's files sit under (requirements,
-`pyproject.toml`, Dockerfile) or from `versions` in the configuration; when torch is not declared,
-the torch a torch_npu package was built for is assumed. Unknown versions are not reported.
+torch_npu release does not ship it (looked up in the release table by the exact package version):
+torch_npu_run exists from 6.0.rc1 for torch 1.11 and from 6.0.rc3 for torch 2.1.0, 2.3.1 and 2.4.0
+(never for 2.2.0, nor for 2.0.1 or older torch). Where the release ships it but the MindCluster docs
+support it only from a later release (6.0.RC3 itself, 6.0.RC1 for torch 1.11), the finding is a
+note, not an error. Versions come from the closest declaration (a `pip install` in the job's
+scripts, requirements, `pyproject.toml`, a Dockerfile, also in a `docker/` folder beside the job's
+folders) or from `versions` in the configuration; unknown releases are not reported.
 """
     why = """
 `torch_npu_run` exists to make rendezvous fast after every fault (a multi-threaded TCPStore
 instead of torchrun's single-threaded one). With a torch_npu that predates it, the command is
-missing or the `parallel` rendezvous backend is unknown, so the job cannot start at all and every
-restart after a fault fails the same way: recovery never completes.
+missing, so the job cannot start at all and every restart after a fault fails the same way:
+recovery never completes.
 """
     example = """
 ```text
 # requirements.txt
-torch==2.1.0
-torch-npu==2.1.0.post8      # release 6.0.RC3: not newer than 6.0.RC3
+torch==2.2.0
+torch-npu==2.2.0.post2      # release 6.0.rc2: no build for torch 2.2.0 ships torch_npu_run
 ```
 ```bash
 torch_npu_run --nnodes=2 --nproc_per_node=8 train.py    # RL302
 ```
-Use a torch_npu of a later release (for torch 2.1.0: 2.1.0.post10 or later), or launch with
-`torchrun` until the image is upgraded.
+Use a torch_npu of a release that ships it (torch 2.1.0 with 2.1.0.post10 or later), or launch
+with `torchrun` until the image is upgraded.
 """
     fix = """
 No fix: the remedy is an image with a newer torch_npu (or a different launcher), which the linter
@@ -69,7 +73,7 @@ cannot choose for you.
     )
     cases = (
         Case(
-            title="torch_npu_run with torch_npu of release 6.0.RC3 for torch 2.1.0",
+            title="torch_npu_run with torch_npu of release 6.0.RC3 for torch 2.1.0: it ships there, a note",
             files={
                 "train.sh": "#!/bin/bash\ntorch_npu_run --nnodes=2 train.py\n",
                 "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
@@ -85,13 +89,13 @@ cannot choose for you.
             expect=("train.sh:1:1",),
         ),
         Case(
-            title="torch 1.11.0 with a 6.0.RC1 torch_npu, from the configuration",
+            title="torch 1.11.0 with a 6.0.RC1 torch_npu, from the configuration: a note",
             files={"train.sh": "torch_npu_run train.py\n"},
             config={"versions": {"torch": "1.11.0", "torch-npu": "1.11.0.post11"}},
             expect=("train.sh:1:1",),
         ),
         Case(
-            title="torch not declared: the torch the torch_npu package was built for is assumed",
+            title="torch_npu 2.1.0.post6 (release 6.0.rc2) does not ship torch_npu_run",
             files={"train.sh": "torch_npu_run train.py\n", "requirements.txt": "torch_npu==2.1.0.post6\n"},
             expect=("train.sh:1:1",),
         ),
@@ -119,7 +123,7 @@ cannot choose for you.
         ),
         Case(
             title="torchrun with old versions is not this rule",
-            files={"train.sh": "torchrun train.py\n", "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n"},
+            files={"train.sh": "torchrun train.py\n", "requirements.txt": "torch==2.2.0\ntorch-npu==2.2.0.post2\n"},
         ),
         Case(
             title="MindSpore AscendJob",
@@ -134,7 +138,7 @@ cannot choose for you.
             files={
                 "job.yaml": _ACJOB.format(framework="pytorch"),
                 "train.sh": "torch_npu_run train.py\n",
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
+                "requirements.txt": "torch==2.2.0\ntorch-npu==2.2.0.post2\n",
             },
             expect=("train.sh:1:1",),
         ),
@@ -143,27 +147,30 @@ cannot choose for you.
     def check_job(self, job: Job):
         if not job.context.pytorch:
             return
-        versions = job.context.versions
-        torch, torch_npu = versions.get("torch"), versions.get("torch-npu")
-        supported, reason = parallel_store_support(torch, torch_npu)
-        if supported is not False:
+        support = feature_support("torch_npu_run", facts_of(job))
+        if support.status not in ("missing", "undocumented"):
             return
+        versions = job.context.versions
         related = [
-            (versions.span("torch"), f"torch {torch} is declared here"),
-            (versions.span("torch-npu"), f"torch_npu {torch_npu} is declared here"),
+            (versions.span("torch"), f"torch {versions.get('torch')} is declared here"),
+            (versions.span("torch-npu"), f"torch_npu {versions.get('torch-npu')} is declared here"),
         ]
+        reason = f"{support.reason.rstrip('.')}{declared(job)}."
         for launch in job.launches:
             for cmd in launch.commands:
-                if cmd.launcher == "torch_npu_run":
-                    yield self._finding(cmd, reason, related)
+                if cmd.launcher == "torch_npu_run" and cmd.judged:
+                    yield self._finding(cmd, support.status, reason, related)
 
-    def _finding(self, cmd: LaunchCommand, reason: str, related):
+    def _finding(self, cmd: LaunchCommand, status: str, reason: str, related):
         start, end = cmd.launcher_words
         words = cmd.command.words[start:end]
         written = " ".join(w.text for w in words)
         span = words[0].span
         if cmd.script.exact and not cmd.script.argv:
             span = cmd.script.source.span(words[0].span.start, words[-1].span.end)
+        if status == "undocumented":
+            message = f"'{written}' runs with a release outside the documented support: {reason}"
+            return self.report(span, message, related=related, severity=Severity.INFO)
         message = (
             f"'{written}' cannot run with the declared versions: {reason} The job fails at start-up and "
             f"after every fault; upgrade torch_npu or launch with torchrun"

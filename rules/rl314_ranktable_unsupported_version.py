@@ -2,11 +2,12 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
-from recovery_lint.knowledge import ranktable_support
+from recovery_lint.knowledge import feature_support
 from recovery_lint.rule import Case, Rule
 from recovery_lint.span import Span
 
 from ._ranktable import ENV, ranktable_volume, serves_by_path, table_env
+from ._versions import declared, facts_of
 
 _JOB = """\
 apiVersion: mindxdl.gitee.com/v1
@@ -40,37 +41,39 @@ class RankTableUnsupportedVersion(Rule):
     phase = "comm-init"
     severity = Severity.ERROR
     fix_availability = "none"
-    summary = "RankTable mode is configured with a torch_npu release not newer than 6.0.RC3"
+    summary = "RankTable mode is configured with a torch_npu release that does not read RANK_TABLE_FILE"
     what = """
 A PyTorch job in RankTable mode (an AscendJob with a volume named `ranktable` or a hostPath/nfs
 volume under `/user/mindx-dl/ranktable/`, or a `RANK_TABLE_FILE` in a launch environment) whose
-declared torch_npu belongs to release 6.0.RC3 or earlier (for example `2.1.0.post8`, `2.4.0`,
-`1.11.0.post14`, or the release name `6.0.RC2`).
-Reported at the `RANK_TABLE_FILE` setting, else at that volume, with the torch_npu pin
-as related location. An unknown torch_npu version is not reported.
+torch_npu release does not read `RANK_TABLE_FILE` (looked up by the exact package version in the
+release table: it is read from 6.0.rc3 on, never by a torch 1.11 build). Where the release reads
+it but the MindCluster docs support RankTable mode only from a later release (6.0.RC3 itself),
+the finding is a note, not an error. Reported at the `RANK_TABLE_FILE` setting, else at that
+volume, with the torch_npu pin as related location. An unknown release is not reported.
 """
     why = """
-RankTable link setup for PyTorch needs a torch_npu release newer than 6.0.RC3. With an older one
-the rank table the operator writes does not shorten communication setup: the links are still
+A torch_npu that does not read `RANK_TABLE_FILE` builds its HCCL communicators by negotiation: the
+rank table the operator writes does not shorten communication setup, the links are still
 negotiated at every start and after every fault, while the manifest and scripts suggest the
 optimization is on.
 """
     example = """
 ```text
 torch==2.1.0
-torch-npu==2.1.0.post8     # release 6.0.RC3
+torch-npu==2.1.0.post6     # release 6.0.rc2: does not read RANK_TABLE_FILE
 ```
 ```yaml
           volumes:
           - name: ranktable          # RL314
 ```
-Use a torch_npu of a later release (for torch 2.1.0: 2.1.0.post10 or later).
+Use a torch_npu of a release that reads it (for torch 2.1.0: 2.1.0.post10 or later).
 """
     fix = "No fix: the remedy is an image with a newer torch_npu."
     sources = (
         "MindCluster docs: 05_configuring_training_recovery, Table 4 (RankTable link setup needs torch_npu newer "
         "than 6.0.RC3)",
-        "Ascend/pytorch: COMPATIBILITY (torch_npu package versions per release line)",
+        "Ascend/pytorch release tags: torch_npu/csrc reads RANK_TABLE_FILE from 6.0.rc3 (recovery_lint "
+        "schemas/torch_npu_releases.json)",
     )
     cases = (
         Case(
@@ -139,11 +142,11 @@ Use a torch_npu of a later release (for torch 2.1.0: 2.1.0.post10 or later).
     def check_job(self, job: Job):
         if not job.context.pytorch:
             return
+        support = feature_support("rank_table", facts_of(job))
+        if support.status not in ("missing", "undocumented"):
+            return
         versions = job.context.versions
         torch_npu = versions.get("torch-npu")
-        supported, reason = ranktable_support(torch_npu)
-        if supported is not False:
-            return
         volume_span: Span | None = None
         if job.manifest is not None and job.manifest.is_ascendjob:
             for pod in job.manifest.pods:
@@ -162,8 +165,17 @@ Use a torch_npu of a later release (for torch 2.1.0: 2.1.0.post10 or later).
         related = [(versions.span("torch-npu"), f"torch_npu {torch_npu} is declared here")]
         if volume_span is not None and env_span is not None:
             related.append((volume_span, "the rank table volume is declared here"))
+        reason = f"{support.reason.rstrip('.')}{declared(job)}."
+        if support.status == "undocumented":
+            yield self.report(
+                span,
+                f"RankTable mode with a release outside the documented support: {reason}",
+                related=related,
+                severity=Severity.INFO,
+            )
+            return
         message = (
-            f"RankTable mode with an unsupported torch_npu: {reason} The HCCL links are still "
-            f"negotiated at every start and restart; use a torch_npu release newer than 6.0.RC3"
+            f"RankTable mode with a torch_npu that does not read {ENV}: {reason} The HCCL links are still "
+            "negotiated at every start and restart; use a torch_npu release that reads it (6.0.rc3 or later)"
         )
         yield self.report(span, message, related=related)
