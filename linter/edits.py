@@ -229,6 +229,20 @@ def insert_before_statement(script: ShellScript, statement: Span, text: str) -> 
     return edit(src, statement.start, statement.start, f"{text}; ")
 
 
+def insert_lines_before(script: ShellScript, statement: Span, lines: list[str]) -> Edit | None:
+    """Insert shell statements, one per line at the statement's indentation, just before ``statement``
+    (which must start its line)."""
+    if not script.exact or not lines:
+        return None
+    src = script.source
+    line_start = src.line_start(src.line_of(statement.start))
+    before = src.text[line_start : statement.start]
+    if before.strip():
+        return None
+    text = "".join(f"{before}{line}{src.newline}" for line in lines)
+    return edit(src, line_start, line_start, text)
+
+
 def set_assignment(script: ShellScript, assignment: Assignment, value: str) -> Edit | None:
     if not script.exact:
         return None

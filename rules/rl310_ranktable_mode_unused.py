@@ -1,16 +1,16 @@
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
+from recovery_lint.edits import insert_lines_before
 from recovery_lint.jobs import Job
-from recovery_lint.knowledge import ranktable_support
+from recovery_lint.knowledge import feature_support
 from recovery_lint.rule import Case, Rule
 
-from ._common import container_env_entry, insert_env_before, manifest_source, pytorch_launches
+from ._common import manifest_source, pytorch_launches
 from ._ranktable import (
     DEFAULT_MOUNT,
     ENV,
     host_dir,
-    launch_of,
     mount_edit,
     replica_count,
     table_file,
@@ -18,6 +18,7 @@ from ._ranktable import (
     uses_rank_table,
     volume_edit,
 )
+from ._versions import declared, facts_of
 
 _POD = """\
       template:
@@ -77,12 +78,12 @@ def _fixed_job(job: str) -> str:
 
 
 _ARGV_JOB = _JOB.replace('["/bin/bash", "-c", "bash /job/code/train.sh"]', '["torchrun", "/job/code/train.py"]')
-_ENV_ADDED = """\
-              mountPath: /user/mindx-dl/ranktable
-            env:
-              - name: RANK_TABLE_FILE
-                value: "/user/mindx-dl/ranktable/hccl.json"
-"""
+_ADDED_LINES = (
+    "export RANK_TABLE_FILE=/user/mindx-dl/ranktable/hccl.json\n"
+    "export HCCL_CONNECT_TIMEOUT=600  # torch_npu asks for 300 s or more with a rank table\n"
+    'for _ in $(seq 60); do grep -Eq \'"status" *: *"completed"\' "$RANK_TABLE_FILE" 2>/dev/null && break; '
+    "sleep 5; done\n"
+)
 
 
 class RankTableModeUnused(Rule):
@@ -96,9 +97,9 @@ class RankTableModeUnused(Rule):
 A PyTorch AscendJob whose replica specs add up to more than one Pod (multi-node) and that uses no
 rank table in any form: no volume named `ranktable`, no hostPath/nfs volume under
 `/user/mindx-dl/ranktable/`, no `rings-config-*` ConfigMap volume, and no `RANK_TABLE_FILE` in
-any container's launch environment. Silent when the declared torch_npu is known to be too old for
-RankTable link setup (release 6.0.RC3 or earlier); when the torch_npu version is unknown the
-finding says so.
+any container's launch environment. Silent when the torch_npu release is known not to read
+`RANK_TABLE_FILE` (before 6.0.rc3, and every torch 1.11 build); when the release is unknown, or
+outside the documented support (6.0.RC3 itself), the finding says so.
 """
     why = """
 Without a rank table every rank collects the addresses of all the others by negotiation when the
@@ -133,12 +134,16 @@ export RANK_TABLE_FILE=/user/mindx-dl/ranktable/hccl.json
 """
     fix = """
 Unsafe, one fix over the manifest and the launch script together: adds the `ranktable` volume
-(hostPath `/user/mindx-dl/ranktable/<namespace>.<job name>`, type `Directory`) to every replica's
-Pod, mounts it at `/user/mindx-dl/ranktable` in every container, and exports
-`RANK_TABLE_FILE=/user/mindx-dl/ranktable/hccl.json` just before each training launch (as a
-container `env` entry when the container runs no visible script). Review it: the directory must
-exist on storage shared with Ascend Operator (`mkdir -m 777`, or owned by `hwMindX`) or the Pods
-do not start, and the torch_npu in the image must be newer than 6.0.RC3.
+(hostPath `<root>/<namespace>.<job name>`, type `Directory`; the root is `ranktable-host-root` or
+the operator's default `/user/mindx-dl/ranktable`) to every replica's Pod, mounts it at
+`/user/mindx-dl/ranktable` in every container, and just before each training launch exports
+`RANK_TABLE_FILE=/user/mindx-dl/ranktable/hccl.json`, `HCCL_CONNECT_TIMEOUT=600` when it is not
+set (torch_npu warns below 300 s in RankTable mode) and waits until the table says
+`"status":"completed"`, as the official `rank_table.sh` does: a Pod rescheduled at Pod level starts
+before the operator has rewritten the table. No fix when a launch is written in the manifest
+itself (the wait cannot be added there) or the manifest has no namespace. Review it: the directory
+must exist on storage shared with Ascend Operator (`mkdir -m 777`, or owned by `hwMindX`) or the
+Pods do not start.
 """
     sources = (
         "MindCluster docs: 05_configuring_training_recovery, Table 4 (RankTable link setup: volume, mount, "
@@ -154,22 +159,16 @@ do not start, and the torch_npu in the image must be newer than 6.0.RC3.
             unsafe=True,
             fixed={
                 "job.yaml": _fixed_job(_JOB),
-                "train.sh": _SCRIPT.replace(
-                    "torchrun", "export RANK_TABLE_FILE=/user/mindx-dl/ranktable/hccl.json\ntorchrun"
-                ),
+                "train.sh": _SCRIPT.replace("torchrun", _ADDED_LINES + "torchrun"),
                 "requirements.txt": _PINS,
             },
         ),
         Case(
-            title="torch_npu unknown, launcher in the container command: env entry instead of an export",
+            title="the launch in the container command: the wait for the table cannot be added, no fix",
             files={"job.yaml": _ARGV_JOB},
             expect=("job.yaml:10",),
             unsafe=True,
-            fixed={
-                "job.yaml": _fixed_job(_ARGV_JOB).replace(
-                    "              mountPath: /user/mindx-dl/ranktable\n", _ENV_ADDED
-                )
-            },
+            fixed={"job.yaml": _ARGV_JOB},
         ),
         Case(
             title="the safe fixes alone leave the job as it is",
@@ -200,8 +199,8 @@ do not start, and the torch_npu in the image must be newer than 6.0.RC3.
             files={"job.yaml": _JOB, "train.sh": f"export {ENV}=/user/mindx-dl/ranktable/hccl.json\n" + _SCRIPT},
         ),
         Case(
-            title="torch_npu too old for RankTable link setup",
-            files={"job.yaml": _JOB, "train.sh": _SCRIPT, "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n"},
+            title="torch_npu 2.1.0.post6 (release 6.0.rc2) does not read RANK_TABLE_FILE",
+            files={"job.yaml": _JOB, "train.sh": _SCRIPT, "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post6\n"},
         ),
         Case(
             title="MindSpore AscendJob",
@@ -225,43 +224,68 @@ do not start, and the torch_npu in the image must be newer than 6.0.RC3.
         pods = replica_count(doc)
         if pods <= 1 or uses_rank_table(job):
             return
-        supported, reason = ranktable_support(job.context.versions.get("torch-npu"))
-        if supported is False:
+        support = feature_support("rank_table", facts_of(job))
+        if support.status == "missing":
             return
         spec = doc.root.map("spec")
         key = spec.entry("replicaSpecs") if spec is not None else None
         span = key[0].span if key is not None else doc.span
-        note = "" if supported else f" ({reason.rstrip('.')})"
+        note = "" if support.status == "available" else f" ({support.reason.rstrip('.')}{declared(job)})"
+        fix = self._fix(job)
+        why = ""
+        if fix is None and any(cmd.in_manifest or not cmd.script.exact for _, cmd in pytorch_launches(job)):
+            why = (
+                ". No fix: the launch is written in the manifest, where the wait for the table the operator "
+                "writes (status completed) cannot be added"
+            )
         message = (
             f"Multi-node PyTorch AscendJob ({pods} Pods) without RankTable mode: the ranks negotiate their "
             f"HCCL links at every start and every restart after a fault; with a 'ranktable' volume and "
-            f"{ENV}, Ascend Operator writes the rank table and torch_npu sets up the links from it{note}"
+            f"{ENV}, Ascend Operator writes the rank table and torch_npu sets up the links from it{note}{why}"
         )
-        yield self.report(span, message, self._fix(job))
+        yield self.report(span, message, fix)
 
     def _fix(self, job: Job):
+        """The volume, its mounts, and before each training launch: RANK_TABLE_FILE, a connect timeout
+        of at least 300 s, and a wait until the operator has written the table (after a Pod-level
+        rescheduling the new Pod starts before its table is complete)."""
         doc = job.manifest
         src = manifest_source(job)
         if doc is None or src is None or host_dir(job) is None:
             return None
         value = table_file(DEFAULT_MOUNT)
         commands = pytorch_launches(job)
+        if not commands or any(cmd.in_manifest or not cmd.script.exact for _, cmd in commands):
+            return None
         edits: list[Edit | None] = []
         for pod in doc.pods:
             for container in pod.containers:
-                # the mount first: an env entry added after it may start at the same place
                 edits.append(mount_edit(src, container, DEFAULT_MOUNT))
-                launch = launch_of(job, container)
-                if commands:
-                    for owner, cmd in commands:
-                        if owner is launch:
-                            edits += insert_env_before(job, owner, cmd, ENV, value) or [None]
-                elif launch is not None:
-                    edits.append(container_env_entry(job, container, ENV, value))
             edits.append(volume_edit(src, job, pod))
+        for _, cmd in commands:
+            edits.append(insert_lines_before(cmd.script, cmd.command.statement, _launch_lines(cmd, value)))
         if any(e is None for e in edits):
             return None
         return unsafe_fix(
-            f"Add the ranktable volume ({host_dir(job)}), mount it at {DEFAULT_MOUNT} and export {ENV}={value}",
+            f"Add the ranktable volume ({host_dir(job)}), mount it at {DEFAULT_MOUNT}, export {ENV}={value} and "
+            "wait for the table before the launch",
             *unique(edits),
         )
+
+
+def _launch_lines(cmd, value: str) -> list[str]:
+    lines = [f"export {ENV}={value}"]
+    timeout = cmd.env.get(TIMEOUT)
+    if timeout is None:
+        lines.append(f"export {TIMEOUT}={CONNECT_TIMEOUT}  # torch_npu asks for 300 s or more with a rank table")
+    lines.append(WAIT_FOR_TABLE)
+    return lines
+
+
+TIMEOUT = "HCCL_CONNECT_TIMEOUT"
+CONNECT_TIMEOUT = 600
+# the official rank_table.sh polls the same way: 60 tries, 5 s apart, for "status":"completed"
+WAIT_FOR_TABLE = (
+    'for _ in $(seq 60); do grep -Eq \'"status" *: *"completed"\' "$RANK_TABLE_FILE" 2>/dev/null && break; '
+    "sleep 5; done"
+)

@@ -15,7 +15,8 @@ class ParseError(Rule):
 A file that could not be read or parsed: YAML syntax errors and duplicate keys, shell syntax
 errors (the regions the parser could not read; the rest of the script is still linted), CRLF
 line endings or a dangling line continuation in a shell script, Python syntax errors, invalid
-UTF-8, binary content, and files over the size limit.
+UTF-8, binary content, and files over the size limit. Python files are read (and so judged) when a
+launch or a manifest reaches them, or when they are named on the command line.
 """
     why = """
 What the linter cannot read it cannot check, and the same mistake usually stops the cluster from
@@ -42,8 +43,8 @@ metadata:
             expect=("train.sh:2",),
         ),
         Case(
-            title="a Python syntax error",
-            files={"train.py": "import torch\ndef f(:\n"},
+            title="a Python syntax error in an entry a launch script runs",
+            files={"train.sh": "torchrun --nproc_per_node 8 train.py\n", "train.py": "import torch\ndef f(:\n"},
             expect=("train.py:2",),
         ),
         Case(title="valid files", files={"train.sh": "echo ok\n", "train.py": "x = 1\n"}),
