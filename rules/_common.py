@@ -14,8 +14,6 @@ from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
 from recovery_lint.sources.manifest import Container
 from recovery_lint.sources.shell import ShellScript
 
-WATCHDOG_VARS = ("TORCH_HCCL_ASYNC_ERROR_HANDLING", "HCCL_ASYNC_ERROR_HANDLING")
-
 
 def script_at(job: Job, path: str) -> ShellScript | None:
     for script in job.scripts:
@@ -26,15 +24,6 @@ def script_at(job: Job, path: str) -> ShellScript | None:
 
 def manifest_source(job: Job):
     return job.manifest_file.source if job.manifest_file is not None else None
-
-
-def effective(env: dict[str, EnvValue], *names: str) -> EnvValue | None:
-    """The first of ``names`` that is set (the earlier name takes precedence)."""
-    for name in names:
-        value = env.get(name)
-        if value is not None:
-            return value
-    return None
 
 
 def set_env_value(job: Job, value: EnvValue, new: str) -> list[Edit] | None:

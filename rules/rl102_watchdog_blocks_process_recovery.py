@@ -2,11 +2,14 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.jobs import Job
+from recovery_lint.knowledge import watchdog_value
 from recovery_lint.rule import Case, Rule
 
-from ._common import WATCHDOG_VARS, effective, pytorch_launches, set_env_value
+from ._common import pytorch_launches, set_env_value
 
-ON_VALUES = {"1": "on (detect and exit the process)", "2": "on (detect only)"}
+NAME = "HCCL_ASYNC_ERROR_HANDLING"
+MEGATRON_STACKS = ("mindspeed_llm", "mindspeed", "megatron")
+_MEGATRON = "import torch\nfrom mindspeed_llm import megatron_adaptor\n"
 
 _ACJOB = """\
 apiVersion: mindxdl.gitee.com/v1
@@ -33,6 +36,11 @@ spec:
             command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
 """
 
+_VCJOB = (
+    _ACJOB.replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1")
+    .replace("kind: AscendJob", "kind: Job")
+    .replace("    framework: pytorch\n", "")
+)
 _SWITCH_ONLY = _ACJOB.replace('  annotations:\n    recover-strategy: "recover"\n', "").replace(
     '    pod-rescheduling: "on"\n', '    pod-rescheduling: "on"\n    process-recover-enable: "on"\n'
 )
@@ -43,15 +51,24 @@ class WatchdogBlocksProcessRecovery(Rule):
     name = "watchdog-blocks-process-recovery"
     phase = "detection"
     severity = Severity.WARNING
-    fix_availability = "always"
+    fix_availability = "sometimes"
     summary = "The HCCL watchdog is turned on in a job with process-level recovery, which needs it off"
     what = """
-A PyTorch job with process-level recovery (a `recover-strategy` annotation, or the label
-`process-recover-enable: "on"`, on a resumable job) whose launch environment sets
-`TORCH_HCCL_ASYNC_ERROR_HANDLING` (which takes precedence) or `HCCL_ASYNC_ERROR_HANDLING` to `1`
-(detect and exit) or `2` (detect only). For an AscendJob with a `recover-strategy` the Ascend
-Operator appends `HCCL_ASYNC_ERROR_HANDLING=0` to the container environment, which replaces a
-container `env` value, but an `export` in a launch script runs later and overrides it.
+Process-level recovery, which exists only for an AscendJob (MindCluster constraint), and for
+PyTorch only with a Megatron-based stack (MindSpeed-LLM):
+
+- an AscendJob with process-level recovery (a `recover-strategy` annotation, or the label
+  `process-recover-enable: "on"`, on a resumable job) whose launch environment sets
+  `HCCL_ASYNC_ERROR_HANDLING` to a value that turns the watchdog on. For an AscendJob with a
+  `recover-strategy` Ascend Operator appends `HCCL_ASYNC_ERROR_HANDLING=0` to the container
+  environment, which replaces a container `env` value, but an `export` in a launch script runs
+  later and overrides it. (`TORCH_HCCL_ASYNC_ERROR_HANDLING` is read by no final torch_npu
+  release up to 26.1.0, so it changes nothing.)
+- an AscendJob with process-level recovery whose training entries do not use MindSpeed-LLM or
+  Megatron: the docs support process-level recovery for PyTorch only with that stack.
+- a workload that is not an AscendJob (a Volcano Job) carrying `recover-strategy` or
+  `process-recover-enable`: they have no effect there; the job gets Job- or Pod-level
+  rescheduling and needs its watchdog on (RL101).
 """
     why = """
 Process-level recovery (MindIO TFT with TaskD: `recover`, `recover-in-place`, `retry`,
@@ -60,10 +77,12 @@ controller stops them, rebuilds the communication groups and resumes from the re
 With the watchdog on, torch_npu itself reacts to the failed collective (mode `1` kills the
 process), so the in-place repair turns into a process restart or a rescheduling with a checkpoint
 reload, the slow path this recovery exists to avoid. TaskD warns about the setting at start-up,
-and every official process-recovery launch script exports `HCCL_ASYNC_ERROR_HANDLING=0`.
+and every official process-recovery launch script exports `HCCL_ASYNC_ERROR_HANDLING=0`. Labels
+copied onto a workload that does not support the feature give a false sense of a fast recovery.
 """
     example = """
 ```yaml
+kind: AscendJob
 metadata:
   annotations:
     recover-strategy: "recover"
@@ -79,42 +98,39 @@ torchrun --nproc_per_node 8 pretrain_gpt.py
 ```
 """
     fix = """
-Safe. The value is rewritten to `0` where it is set (the script export, an inline `bash -c`
-export, or the container `env` value), keeping its quoting. Jobs without process-level
-recovery are never reported here; for them the watchdog should be on (see RL101).
+The value the user set is rewritten to `0` where it is set (the script export, an inline `bash -c`
+export, or the container `env` value), keeping its quoting: unsafe, as it changes a value set
+explicitly; no fix when it is set behind a condition. The other two findings have no fix.
 """
     sources = (
         "ascend-operator: pkg/controllers/v1 env.go doAddProcessRecoverEnv (HCCL_ASYNC_ERROR_HANDLING=0 appended "
         "for PyTorch recover strategies)",
-        "MindCluster docs: api/environment_variable_description (HCCL_ASYNC_ERROR_HANDLING 0 off, 1 detect and "
-        "exit, 2 detect only)",
+        "MindCluster docs: 04_resumable_training/01_solutions_principles (process-level rescheduling: AscendJob "
+        "only; PyTorch with MindSpeed-LLM; no watchdog)",
         "mindcluster-deploy samples: resumable-training/fault-tolerance/*/pytorch/*/train_start.sh "
         "(export HCCL_ASYNC_ERROR_HANDLING=0)",
-        "torch_npu docs: TORCH_HCCL_ASYNC_ERROR_HANDLING takes precedence over HCCL_ASYNC_ERROR_HANDLING",
+        "Ascend/pytorch release tags: no final release up to 26.1.0 reads TORCH_HCCL_ASYNC_ERROR_HANDLING",
     )
     cases = (
         Case(
-            title="a script export turns the watchdog back on",
+            title="a script export turns the watchdog back on: the user's value, an unsafe fix",
             files={
                 "job.yaml": _ACJOB,
                 "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1  # from the old job\ntorchrun train.py\n",
+                "pretrain.py": _MEGATRON,
             },
             expect=("train.sh:2:8",),
+            unsafe=True,
             fixed={
                 "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0  # from the old job\ntorchrun train.py\n"
             },
         ),
         Case(
-            title="the new variable name, detect-only mode, quoted, CRLF",
+            title="the new variable name is read by no release: the old name's 0 stays in force",
             files={
                 "job.yaml": _ACJOB,
                 "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\r\nexport TORCH_HCCL_ASYNC_ERROR_HANDLING='2'\r\n"
                 "torchrun train.py\r\n",
-            },
-            expect=("train.sh:2",),
-            fixed={
-                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\r\nexport TORCH_HCCL_ASYNC_ERROR_HANDLING='0'\r\n"
-                "torchrun train.py\r\n"
             },
         ),
         Case(
@@ -128,6 +144,7 @@ recovery are never reported here; for them the watchdog should be on (see RL101)
                 "train.sh": "torchrun train.py\n",
             },
             expect=("job.yaml:22",),
+            unsafe=True,
             fixed={
                 "job.yaml": _SWITCH_ONLY.replace(
                     "            image: pytorch-npu:2.1.0\n",
@@ -163,6 +180,19 @@ recovery are never reported here; for them the watchdog should be on (see RL101)
             },
         ),
         Case(
+            title="recover-strategy copied onto a Volcano Job: no effect there",
+            files={"job.yaml": _VCJOB, "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"},
+            expect=("job.yaml:10",),
+        ),
+        Case(
+            title="process-level recovery for a PyTorch entry that is not Megatron-based",
+            files={
+                "job.yaml": _ACJOB.replace("bash /job/code/train.sh", "torchrun --nproc_per_node 8 /job/code/train.py"),
+                "train.py": "import torch\nimport torch_npu\n",
+            },
+            expect=("job.yaml:11",),
+        ),
+        Case(
             title="standalone script: recovery level unknown",
             files={"train.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun train.py\n"},
         ),
@@ -176,18 +206,22 @@ recovery are never reported here; for them the watchdog should be on (see RL101)
     )
 
     def check_job(self, job: Job):
+        for span, note in job.context.notes:
+            yield self.report(
+                span, f"{note}; the job gets Job- or Pod-level rescheduling and needs its watchdog (RL101)"
+            )
         if not job.context.pytorch or job.context.recovery != "process":
             return
+        yield from self._not_megatron(job)
         doc = job.manifest
         injected = doc is not None and doc.is_ascendjob and doc.annotation("recover-strategy") is not None
         seen: set[tuple[str, int]] = set()
         for _launch, cmd in pytorch_launches(job):
-            value = effective(cmd.env, *WATCHDOG_VARS)
-            if value is None or value.span is None or value.value is None:
+            value = cmd.env.get(NAME)
+            if value is None or value.span is None or value.known is None:
                 continue
-            mode = ON_VALUES.get(value.value.strip())
             key = (value.span.path, value.span.start)
-            if mode is None or key in seen:
+            if watchdog_value(value.known) == 0 or key in seen:
                 continue
             seen.add(key)
             override = (
@@ -195,13 +229,25 @@ recovery are never reported here; for them the watchdog should be on (see RL101)
                 if injected and value.origin != "container"
                 else ""
             )
-            edits = set_env_value(job, value, "0")
-            fix = safe_fix(f"Set {value.name}=0", *edits) if edits else None
+            edits = None if value.conditional else set_env_value(job, value, "0")
+            fix = safe_fix(f"Set {NAME}=0", *edits, overrides=f"{NAME}={value.known}") if edits else None
             yield self.report(
                 value.span,
-                f"{value.name}={value.value.strip()} turns the HCCL watchdog {mode}{override}: process-level "
-                "recovery needs it off, or a fault restarts the training processes instead of repairing them "
-                "in place",
+                f"{NAME}={value.known.strip()} turns the HCCL watchdog on{override}: process-level recovery needs "
+                "it off, or a fault restarts the training processes instead of repairing them in place",
                 fix,
                 related=[(cmd.command.span, "the training launch that inherits it")],
             )
+
+    def _not_megatron(self, job: Job):
+        if not job.entries or any(e.imports_module(*MEGATRON_STACKS) for e in job.entries):
+            return
+        doc = job.manifest
+        assert doc is not None
+        label = doc.annotation("recover-strategy") or doc.label("process-recover-enable")
+        names = ", ".join(e.source.path for e in job.entries)
+        yield self.report(
+            label.span if label is not None else doc.span,
+            f"process-level recovery supports PyTorch only with a Megatron-based stack (MindSpeed-LLM), and the "
+            f"training entry ({names}) imports neither mindspeed nor megatron: recovery falls back to rescheduling",
+        )

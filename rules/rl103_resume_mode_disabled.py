@@ -8,6 +8,7 @@ from recovery_lint.rule import Case, Rule
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
 from ._examples import PYTORCH_VCJOB as _VCJOB
+from ._versions import facts_of
 
 VAR = "RESUME_MODE_ENABLE"
 RESUMABLE = ("job", "pod", "process")
@@ -57,7 +58,7 @@ class ResumeModeDisabled(Rule):
     name = "resume-mode-disabled"
     phase = "detection"
     severity = Severity.WARNING
-    fix_availability = "always"
+    fix_availability = "sometimes"
     summary = "A resumable PyTorch job whose launch environment does not set RESUME_MODE_ENABLE=1"
     what = """
 A PyTorch job that the cluster reschedules after a fault (label `fault-scheduling` is `grace` or
@@ -66,10 +67,12 @@ turn `RESUME_MODE_ENABLE` on. torch_npu reads the variable as an integer (defaul
 value such as `true` or `0` leaves resume mode off.
 """
     why = """
-`RESUME_MODE_ENABLE=1` is the torch_npu switch of breakpoint-checkpoint (resumable) training;
-every official resumable PyTorch launch script exports it next to the watchdog settings. Without
-it the rescheduled job does not run in the mode the resumable-training setup expects, and a fault
-can cost a restart from an older state instead of a resume from the last checkpoint.
+The MindCluster resumable-training guide asks for `RESUME_MODE_ENABLE=1` in every PyTorch launch
+script, and every official resumable sample exports it next to the watchdog settings. What it does
+in torch_npu is narrow: in checkpoint-resume mode, a stream synchronize that fails during a
+host/device copy makes torch_npu print a warning ("in checkpoint-resume mode will not throw
+exceptions") instead of raising, so a fault on the device side does not surface as an exception
+in the middle of the copy while the cluster handles it. Releases before 5.0.rc3 do not read it.
 """
     example = """
 ```bash
@@ -83,11 +86,11 @@ torchrun --nproc_per_node 8 pretrain_gpt.py
 ```
 """
     fix = """
-Safe. An existing value is rewritten to `1` where it is set (script export or container `env`
-value). When the variable is unset, `export RESUME_MODE_ENABLE=1` is inserted on the line before
-the launch command, at its indentation; a launch without a shell script gets a container `env`
-entry instead. Standalone launch scripts, which no manifest reaches, are not reported: nothing
-says their job is resumable.
+When the variable is unset: safe, `export RESUME_MODE_ENABLE=1` is inserted on the line before the
+launch command, at its indentation; a launch without a shell script gets a container `env` entry
+instead. A value the user set (`0`, `true`) is rewritten to `1` where it is set: unsafe, as it
+changes a value set explicitly; no fix when it is set behind a condition. Standalone launch
+scripts, which no manifest reaches, are not reported: nothing says their job is resumable.
 """
     sources = (
         "MindCluster docs: 05_configuring_training_recovery and 07 (launch script: export RESUME_MODE_ENABLE=1)",
@@ -110,12 +113,13 @@ says their job is resumable.
             },
         ),
         Case(
-            title="set to a value torch_npu reads as off",
+            title="set to a value torch_npu reads as off: the user's value, an unsafe fix",
             files={
                 "job.yaml": _VCJOB,
                 "train.sh": 'export RESUME_MODE_ENABLE="true"\ntorchrun train.py\n',
             },
             expect=("train.sh:1:8",),
+            unsafe=True,
             fixed={"train.sh": 'export RESUME_MODE_ENABLE="1"\ntorchrun train.py\n'},
         ),
         Case(
@@ -184,6 +188,8 @@ says their job is resumable.
     def check_job(self, job: Job):
         if not job.context.pytorch or job.context.recovery not in RESUMABLE:
             return
+        if facts_of(job).answer("reads_resume_mode_enable") is False:
+            return  # a release that does not read the variable
         labels = f'fault-scheduling "{_label(job)}"'
         seen: set[tuple[str, int]] = set()
         for launch, cmd in pytorch_launches(job):
@@ -195,12 +201,12 @@ says their job is resumable.
                 if key in seen:
                     continue
                 seen.add(key)
-                edits = set_env_value(job, value, "1")
-                fix = safe_fix(f"Set {VAR}=1", *edits) if edits else None
+                edits = None if value.conditional else set_env_value(job, value, "1")
+                fix = safe_fix(f"Set {VAR}=1", *edits, overrides=f"{VAR}={value.value}") if edits else None
                 yield self.report(
                     value.span,
-                    f"{VAR}={value.value} leaves torch_npu's resume mode off (it reads the value as an integer) in "
-                    f"a resumable job ({labels}); set it to 1",
+                    f"{VAR}={value.value} leaves torch_npu's checkpoint-resume mode off (it reads the value as an "
+                    f"integer) in a resumable job ({labels}), which the resumable-training guide asks for",
                     fix,
                     related=[(cmd.command.span, "the training launch that inherits it")],
                 )
@@ -213,8 +219,9 @@ says their job is resumable.
             fix = safe_fix(f"Export {VAR}=1 before the launch", *edits) if edits else None
             yield self.report(
                 cmd.command.span,
-                f"{VAR} is not set for this launch of a resumable job ({labels}): torch_npu's resume mode for "
-                "breakpoint-checkpoint training stays off",
+                f"{VAR} is not set for this launch of a resumable job ({labels}), which the resumable-training "
+                "guide asks for: torch_npu raises instead of warning when a stream synchronize fails during a "
+                "host/device copy",
                 fix,
             )
 

@@ -27,6 +27,7 @@ RULE_PHASES: dict[str, tuple[str, str]] = {
     "RL101": ("detection", MISSING),  # watchdog off
     "RL102": ("detection", MISCONFIGURED),  # watchdog on under process-level recovery
     "RL103": ("detection", MISSING),  # RESUME_MODE_ENABLE not set
+    "RL104": ("detection", MISCONFIGURED),  # a watchdog value the release refuses at start-up
     "RL201": ("rescheduling", MISSING),  # no resumable training
     "RL202": ("rescheduling", MISSING),  # Job-level instead of Pod-level rescheduling
     "RL203": ("rescheduling", MISCONFIGURED),  # policies still restart the whole job
@@ -52,7 +53,7 @@ FRAMEWORK_NAMES = {"mindspore": "MindSpore", "tensorflow": "TensorFlow", "pytorc
 # findings that mean the watchdog is off, so a fault is only noticed when HCCL_EXEC_TIMEOUT runs out
 WATCHDOG_OFF_RULES = frozenset({"RL101"})
 PYTORCH_ONLY = frozenset({"detection", "comm-init", "checkpoint", "compile"})
-WATCHDOG_VARS = ("TORCH_HCCL_ASYNC_ERROR_HANDLING", "HCCL_ASYNC_ERROR_HANDLING")
+WATCHDOG_VAR = "HCCL_ASYNC_ERROR_HANDLING"  # no final torch_npu release reads TORCH_HCCL_ASYNC_ERROR_HANDLING
 
 
 def rule_phase(code: str) -> tuple[str, str] | None:
@@ -191,11 +192,17 @@ def _detection(job: Job) -> tuple[str, str]:
     ctx = job.context
     if ctx.recovery == "process":
         return "optimized", "process-level recovery (the watchdog stays off, as it requires)"
-    values = _env_values(job, *WATCHDOG_VARS)
+    values = _env_values(job, WATCHDOG_VAR)
     if not values:
         return "unknown", "no PyTorch launch command linked"
-    if all(v is not None and v.value in ("1", "2") for v in values):
-        return "optimized", f"watchdog on ({values[0].name}={values[0].value})"
+    from ..knowledge import npu_facts, watchdog_facts, watchdog_value
+
+    facts = watchdog_facts(npu_facts(ctx.versions.get("torch"), ctx.versions.get("torch-npu")))
+    if all(
+        v is not None and v.known is not None and watchdog_value(v.known) != 0 and facts.accepts(v.known) is not False
+        for v in values
+    ):
+        return "optimized", f"watchdog on ({values[0].name}={values[0].known})"
     if all(v is None for v in values):
         from ..knowledge import watchdog_default
 
