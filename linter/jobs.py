@@ -424,6 +424,7 @@ class _Linker:
             if kind in PIN_KINDS:
                 self.pins_by_dir.setdefault(index.folder_of(path), []).append(path)
         self.script_verdicts: dict[str, Verdict] = {}
+        self._embedded: dict[tuple[str, int], ShellScript] = {}
 
     # jobs from manifests
     def manifest_job(self, mf: ParsedFile, doc: ManifestDoc) -> Job:
@@ -479,6 +480,7 @@ class _Linker:
                 value = ""
             env[var.name.value] = EnvValue(var.name.value, value, "container", var.entry.span, container=container)
         run = _Run(self, launch, mf.path, cwd=container.working_dir)
+        run.configmaps = _configmap_scripts(mf, pod, container)
         if spec and spec.scripts:
             for ref in spec.scripts:
                 target = self.index.resolve(ref, mf.path, "shell")
@@ -514,6 +516,14 @@ class _Linker:
         command = Command(words, argv[0].span, argv[0].span)
         holder = ShellScript(mf.source, exact=False, argv=True)  # the manifest's own command list
         run.command(command, holder, env, depth=0, in_manifest=True)
+
+    def embedded_script(self, mf: ParsedFile, scalar: YScalar) -> ShellScript:
+        """A shell script written in a manifest (a ConfigMap's data), parsed once for every container."""
+        key = (mf.path, scalar.span.start)
+        found = self._embedded.get(key)
+        if found is None:
+            found = self._embedded[key] = self._inline_script(mf, scalar)
+        return found
 
     def _inline_script(self, mf: ParsedFile, scalar: YScalar) -> ShellScript:
         src = mf.source
@@ -746,6 +756,7 @@ class _Run:
         self.origin = origin
         self.active: set[str] = set()
         self.cwd = cwd  # the working directory as written (a container path), when known
+        self.configmaps: dict[str, tuple[ParsedFile, YScalar]] = {}  # container path -> a ConfigMap's script
 
     def script(
         self,
@@ -781,7 +792,8 @@ class _Run:
         shared: bool = False,
     ) -> bool:
         target = self.linker.index.resolve(reference, near, "shell", self._cwd_folder(near))
-        if target is None or not isinstance(target.model, ShellScript):
+        model = target.model if target is not None else self._configmap_script(reference)
+        if not isinstance(model, ShellScript):
             return False
         child = env if shared else _exported_copy(env)
         values = _values(env)
@@ -789,9 +801,21 @@ class _Run:
             child[str(k)] = EnvValue(str(k), word_value(word, values), "argument", word.span, exported=False)
         saved = self.cwd
         self.cwd = None  # a script runs where it was started from, which is not known statically
-        self.script(target.model, child, shared, depth + 1)
+        self.script(model, child, shared, depth + 1)
         self.cwd = saved
         return True
+
+    def _configmap_script(self, reference: str) -> ShellScript | None:
+        """A script held in a ConfigMap of the manifest and mounted into the container (``bash
+        /scripts/train.sh`` with a ConfigMap mounted at ``/scripts``): parsed where it is written."""
+        path = posixpath.normpath(reference.strip("\"'"))
+        if not path.startswith("/"):
+            path = posixpath.normpath(posixpath.join(self.cwd or "/", path))
+        found = self.configmaps.get(path)
+        if found is None:
+            return None
+        mf, scalar = found
+        return self.linker.embedded_script(mf, scalar)
 
     def _cwd_folder(self, near: str) -> str | None:
         """The working directory as a repository folder, when a ``cd`` or workingDir names one."""
@@ -1021,6 +1045,29 @@ def _manifest_words(doc: ManifestDoc, launches: list[Launch]) -> set[str]:
         for script in launch.scripts:
             words |= tokens(posixpath.splitext(posixpath.basename(script.source.path))[0])
     return words
+
+
+def _configmap_scripts(mf: ParsedFile, pod: PodSpec, container: Container) -> dict[str, tuple[ParsedFile, YScalar]]:
+    """Scripts of the manifest's ConfigMaps as the container sees them: mount path/key -> the text."""
+    model = mf.model
+    if not isinstance(model, ManifestFile):
+        return {}
+    maps = {d.job_name: d for d in model.docs if d.kind == "ConfigMap"}
+    out: dict[str, tuple[ParsedFile, YScalar]] = {}
+    for volume in pod.volumes:
+        doc = maps.get(volume.config_map.value) if volume.kind == "configMap" and volume.config_map else None
+        data = doc.root.map("data") if doc is not None else None
+        if data is None:
+            continue
+        for mount in container.mounts:
+            if mount.name.value != volume.name.value or mount.mount_path is None:
+                continue
+            for key, value in data.items:
+                if isinstance(value, YScalar) and (
+                    key.value.endswith((".sh", ".bash")) or value.value.startswith("#!")
+                ):
+                    out[posixpath.join(posixpath.normpath(mount.mount_path.value), key.value)] = (mf, value)
+    return out
 
 
 def _ignored_recovery_labels(doc: ManifestDoc) -> list[tuple[Span, str]]:
