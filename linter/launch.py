@@ -25,8 +25,10 @@ TORCH_LAUNCHERS = frozenset({"torchrun", "torch.distributed.run", "torch.distrib
 DISTRIBUTED_LAUNCHERS = TORCH_LAUNCHERS | {"deepspeed"}
 COMMAND_LAUNCHERS = frozenset({"torchrun", "torch_npu_run", "msrun", "deepspeed"})
 
+# $NAME, ${NAME}, ${NAME:-default}, and the positional parameters $1 .. ${12}
 _VAR = re.compile(
-    r"\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)(?::?-(?P<default>[^}]*))?\}|(?P<plain>[A-Za-z_][A-Za-z0-9_]*))"
+    r"\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?::?-(?P<default>[^}]*))?\}"
+    r"|(?P<plain>[A-Za-z_][A-Za-z0-9_]*|[0-9]))"
 )
 
 
