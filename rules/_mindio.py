@@ -33,6 +33,8 @@ IMPORT_LINE = f"import {ACP}"
 LOAD_MAP_LOCATIONS = (None, "cpu")  # mindio_acp.load accepts nothing else
 # what a saved object that is not training state looks like (arguments, features, caches, results)
 NOT_STATE_WORDS = ("args", "feature", "cache", "result", "metric", "vocab", "token", "embedding", "config", "log")
+CHECKPOINT_WORDS = ("resume", "ckpt", "checkpoint", "latest", "last", "load_dir", "load_model", "snapshot", "state")
+NOT_CHECKPOINT_WORDS = ("pretrain", "init", "backbone", "imagenet", "cache", "vocab", "embedding", "dataset", "feature")
 PATH_NAME_ENDINGS = ("path", "filename", "fname", "_name", "_dir")
 STATE_WORDS = ("state", "ckpt", "checkpoint", "model", "optim", "epoch", "step", "iteration", "weights", "net")
 
@@ -107,6 +109,8 @@ def checkpoint_calls(job: Job, function: str) -> list[tuple[PythonFile, PyCall]]
                 continue
             if function == "save" and not saves_training_state(c.positional[0]):
                 continue
+            if function == "load" and not loads_checkpoint(target, c.function):
+                continue
             out.append((f, c))
     return out
 
@@ -120,6 +124,16 @@ def saves_training_state(obj: PyArg) -> bool:
     if any(word in text for word in NOT_STATE_WORDS) and not text.startswith("{"):
         return False
     return any(word in text for word in STATE_WORDS)
+
+
+def loads_checkpoint(path: PyArg, function: str | None) -> bool:
+    """Whether a load reads back a checkpoint the job saved (what MindIO ACP restores from memory):
+    its path, or the function it is in, says resume/checkpoint/latest…, not pretrained weights, a
+    dataset cache or a vocabulary."""
+    text = f"{path.source} {function or ''}".lower()
+    if any(word in text for word in NOT_CHECKPOINT_WORDS):
+        return False
+    return any(word in text for word in CHECKPOINT_WORDS)
 
 
 def path_string(file: PythonFile, arg: PyArg) -> bool:

@@ -71,9 +71,11 @@ class CheckpointLoadFromStorage(Rule):
     fix_availability = "sometimes"
     summary = "Checkpoints are loaded with torch.load from storage; MindIO ACP restores them from memory"
     what = """
-A `torch.load(...)` call (through any import alias) in PyTorch training code (a Python file of the
-job that imports `torch` or `torch_npu`) of a job that does not use MindIO ACP: none of the job's
-Python files imports `mindio_acp`. For a standalone Python file, the file itself decides.
+A `torch.load(...)` call (through any import alias) that reads back a checkpoint the job saved (its
+path, or the function it is in, says resume, checkpoint, latest…; not pretrained weights, a dataset
+cache or a vocabulary) in a training entry (a Python file a training launch runs that imports
+`torch` or `torch_npu`) of a job that does not use MindIO ACP: none of the job's entries imports
+`mindio_acp`.
 
 A MindSpeed-LLM job (a file imports `mindspeed_llm`) loads through Megatron's checkpoint code; it
 uses MindIO ACP when it imports `mindio_acp` and its launch environment sets
@@ -157,6 +159,14 @@ RL401: `import mindio_acp` after the `mindspeed_llm` import and
             expect=("resume.py:3",),
             unsafe=True,
             fixed={"resume.py": "import torch\n\nstate = torch.load(ckpt_path, map_location=torch.device('npu'))\n"},
+        ),
+        Case(
+            title="pretrained weights and a dataset cache are not checkpoints the job saved",
+            files={
+                "run.sh": "torchrun --nproc_per_node 8 train.py\n",
+                "train.py": "import torch\n\nstate = torch.load(args.pretrained_weight_path, map_location='cpu')\n"
+                "dataset, _ = torch.load(cache_path)\nweights = torch.load(path)\n",
+            },
         ),
         Case(
             title="MindSpeed-LLM without MindIO ACP, no launch script: no fix",

@@ -38,6 +38,7 @@ class PyCall:
     keywords: dict[str, PyArg] = field(default_factory=dict)
     positional: list[PyArg] = field(default_factory=list)
     conditional: bool = False  # inside an if/else branch (a main guard aside) or a try/except handler
+    function: str | None = None  # the innermost function (or method) the call is written in
 
 
 @dataclass
@@ -153,13 +154,14 @@ class _Collector:
                 self.result.has_main_guard = True
         self.result.imports.sort(key=lambda i: i.span.start)
         guarded = _conditional_calls(nodes)
+        functions = _enclosing_functions(nodes)
         strings: set[str] = set()
         others: set[str] = set()
         buffers: set[str] = set()
         for node in nodes:
             cls = node.__class__
             if cls is ast.Call:
-                self._call(node, id(node) in guarded)  # type: ignore[arg-type]
+                self._call(node, id(node) in guarded, functions.get(id(node)))  # type: ignore[arg-type]
             elif cls is ast.Assign:
                 self._environ_assign(node)  # type: ignore[arg-type]
                 for target in node.targets:  # type: ignore[attr-defined]
@@ -197,14 +199,16 @@ class _Collector:
             self.aliases[bound] = full
             self.result.imports.append(PyImport(full, bound, span, top_level))
 
-    def _call(self, node: ast.Call, conditional: bool = False) -> None:
+    def _call(self, node: ast.Call, conditional: bool = False, function: str | None = None) -> None:
         written = dotted(node.func)
         if not written:
             return
         head, _, rest = written.partition(".")
         resolved = self.aliases.get(head, head)
         qualname = f"{resolved}.{rest}" if rest else resolved
-        call = PyCall(qualname, written, self.span(node), self.span(node.func), conditional=conditional)
+        call = PyCall(
+            qualname, written, self.span(node), self.span(node.func), conditional=conditional, function=function
+        )
         for kw in node.keywords:
             if kw.arg:
                 call.keywords[kw.arg] = self._arg(kw.value)
@@ -296,6 +300,19 @@ def builds_str(node: ast.AST, aliases: dict[str, str]) -> bool:
             return True
         return isinstance(func, ast.Attribute) and func.attr == "format" and builds_str(func.value, aliases)
     return False
+
+
+def _enclosing_functions(nodes: list[ast.AST]) -> dict[int, str]:
+    """The innermost function each call is written in (breadth-first: inner functions come later
+    and overwrite their outer function's name)."""
+    out: dict[int, str] = {}
+    for node in nodes:
+        if node.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef):
+            name = node.name  # type: ignore[attr-defined]
+            for inner in _walk(node):
+                if inner.__class__ is ast.Call:
+                    out[id(inner)] = name
+    return out
 
 
 def _conditional_calls(nodes: list[ast.AST]) -> set[int]:
