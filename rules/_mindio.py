@@ -65,8 +65,8 @@ def acp_state(job: Job) -> AcpState:
         state.acp_imports += [(entry, imp) for imp in imports_of(entry, ACP)]
         if state.mindspeed is None:
             found = imports_of(entry, MINDSPEED)
-            if found:
-                state.mindspeed = (entry, found[0])
+            if found:  # the module-level import (the adaptor) is where the fix belongs
+                state.mindspeed = (entry, next((i for i in found if i.top_level), found[0]))
     for launch, cmd in pytorch_launches(job):
         state.launches += 1
         value = cmd.env.get(AUTO_PATCH)
@@ -237,7 +237,8 @@ class MindSpeedGroup:
 
     @property
     def anchor(self) -> Span:
-        imp = self.acp_import or imports_of(self.file, MINDSPEED)[0]
+        found = imports_of(self.file, MINDSPEED)
+        imp = self.acp_import or next((i for i in found if i.top_level), found[0])
         return imp.span
 
 
@@ -291,7 +292,8 @@ def mindspeed_fix(group: MindSpeedGroup) -> Fix | None:
         return None
     edits: list[Edit] = []
     if group.acp_import is None:
-        added = import_edit(group.file, imports_of(group.file, MINDSPEED)[0])
+        found = imports_of(group.file, MINDSPEED)
+        added = import_edit(group.file, next((i for i in found if i.top_level), found[0]))
         if added is None:
             return None
         if isinstance(added, Edit):
