@@ -678,7 +678,9 @@ class CheckoutBench:
         except MeasureError as exc:
             self.bench.rows.append(error_row(label, str(exc), len(checkout.candidates), "default"))
             return None
-        text = f"`--no-cache`, --jobs default ({self.bench.cores} cores)" + (f"; {note}" if note else "")
+        text = f"`--no-cache`, --jobs default ({self.bench.cores} cores); {_cpu_note(timing)}" + (
+            f"; {note}" if note else ""
+        )
         self.bench.rows.append(timing_row(label, timing, len(checkout.candidates), "default", text))
         return timing
 
@@ -700,11 +702,13 @@ class CheckoutBench:
                 self.bench.rows.append(error_row(label, str(exc), len(files), 1))
                 continue
             timings.append(timing)
-            note = "the files our discovery lists; one process per command line (as xargs)"
+            note = f"{_cpu_note(timing)}; the files our discovery lists, one process per command line (as xargs)"
             self.bench.rows.append(timing_row(label, timing, len(files), 1, note))
         if len(timings) == 2:
             both = Timing(timings[0].wall + timings[1].wall, _sum_cpu(timings), max(t.rss_kib or 0 for t in timings))
-            note = f"(yamllint + shellcheck) / ours full = {fmt_ratio(both.wall, ours.wall if ours else None)}"
+            wall_ratio = fmt_ratio(both.wall, ours.wall if ours else None)
+            cpu_ratio = fmt_ratio(both.cpu, ours.cpu if ours else None)
+            note = f"{_cpu_note(both)}; (yamllint + shellcheck) / ours full = {wall_ratio} (wall), {cpu_ratio} (CPU)"
             files = len(checks[0][2]) + len(checks[1][2])
             self.bench.rows.append(timing_row(f"yamllint + shellcheck @{checkout.label}", both, files, 1, note))
 
@@ -723,7 +727,12 @@ class CheckoutBench:
             self.bench.rows.append(error_row(label, str(exc), 1, "default"))
             return
         top = f"its repository: {checkout.work_tree}" if checkout.work_tree else "no repository around it"
-        self.bench.rows.append(timing_row(label, timing, 1, "default", f"file: {rel}; {top}"))
+        self.bench.rows.append(timing_row(label, timing, 1, "default", f"{_cpu_note(timing)}; file: {rel}; {top}"))
+
+
+def _cpu_note(timing: Timing) -> str:
+    """CPU time next to wall time: on a shared machine it moves less with the load."""
+    return f"CPU {fmt_seconds(timing.cpu)}" if timing.cpu is not None else "CPU n/a"
 
 
 def _sum_cpu(timings: Sequence[Timing]) -> float | None:
