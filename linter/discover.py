@@ -641,8 +641,8 @@ def discover(
     # a link to a file that is linted under its own name is the same file: lint (and fix) it once
     kept = list(found.values())
     links = {c.path for c in kept if c.path.is_symlink()}
-    if links:  # resolving every path costs a system call per folder level: only when there are links
-        real = {_resolved(c.path) for c in kept if c.path not in links}
+    if links:  # walked folders are resolved and links to folders not followed: only links need resolving
+        real = {c.path for c in kept if c.path not in links}
         kept = [c for c in kept if not (c.path in links and _resolved(c.path) in real)]
     return sorted(kept, key=lambda c: c.display), warnings
 

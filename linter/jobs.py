@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .launch import (
@@ -425,6 +425,7 @@ class _Linker:
                 self.pins_by_dir.setdefault(index.folder_of(path), []).append(path)
         self.script_verdicts: dict[str, Verdict] = {}
         self._embedded: dict[tuple[str, int], ShellScript] = {}
+        self._entry_folders: set[str] | None = None
 
     # jobs from manifests
     def manifest_job(self, mf: ParsedFile, doc: ManifestDoc) -> Job:
@@ -647,8 +648,10 @@ class _Linker:
 
     def _secondary(self, path: str) -> bool:
         """A folder whose launch scripts run another entry: this one is not what the cluster trains."""
+        if self._entry_folders is None:
+            self._entry_folders = {posixpath.dirname(entry) for entry in self.launched_from}
         folder = posixpath.dirname(path)
-        return any(posixpath.dirname(entry) in (folder, posixpath.dirname(folder)) for entry in self.launched_from)
+        return folder in self._entry_folders or posixpath.dirname(folder) in self._entry_folders
 
     # what each file is
     def judgements(self, parsed: list[ParsedFile], jobs: list[Job]) -> dict[str, Verdict]:
@@ -900,7 +903,7 @@ class _Run:
             self.linker.launched_from.setdefault(entry_file.source.path, near)
 
     def _entry(
-        self, entry: Word | None, words: list[Word], values: dict[str, str | None], near: str
+        self, entry: Word | None, words: list[Word], values: Mapping[str, str | None], near: str
     ) -> tuple[PythonFile | None, str]:
         if entry is None:
             return None, "no Python entry in the command"
@@ -931,8 +934,31 @@ def _change_dir(current: str | None, target: str | None) -> str | None:
     return posixpath.normpath(posixpath.join(current, target))
 
 
-def _values(env: dict[str, EnvValue]) -> dict[str, str | None]:
-    return {k: v.known for k, v in env.items()}
+class _Values(Mapping):
+    """The static values of a shell environment, read through without copying it (a script with
+    many commands asks for them at every command)."""
+
+    __slots__ = ("env",)
+
+    def __init__(self, env: dict[str, EnvValue]) -> None:
+        self.env = env
+
+    def __getitem__(self, name: str) -> str | None:
+        return self.env[name].known
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        value = self.env.get(name)
+        return value.known if value is not None else default
+
+    def __iter__(self):
+        return iter(self.env)
+
+    def __len__(self) -> int:
+        return len(self.env)
+
+
+def _values(env: dict[str, EnvValue]) -> _Values:
+    return _Values(env)
 
 
 def _shell_invocation(args: list[str]) -> tuple[str | None, int]:

@@ -8,6 +8,8 @@ reports bytes (tree-sitter, ast) and one that reports characters (PyYAML) meet h
 from __future__ import annotations
 
 import bisect
+from array import array
+from itertools import chain, repeat
 
 
 class Span:
@@ -87,13 +89,14 @@ class Span:
 class SourceText:
     """One file's decoded text plus the tables needed to translate positions (built on first use)."""
 
-    __slots__ = ("_ascii", "_byte_line_starts", "_line_starts", "path", "text")
+    __slots__ = ("_ascii", "_byte_line_starts", "_char_of_byte", "_line_starts", "path", "text")
 
     def __init__(self, path: str, text: str) -> None:
         self.path = path  # display path, relative to the working directory, '/' separated
         self.text = text
         self._line_starts: list[int] | None = None
         self._byte_line_starts: list[int] | None = None
+        self._char_of_byte: array | None = None
         self._ascii: bool | None = None
 
     def __reduce__(self) -> tuple[object, ...]:
@@ -187,15 +190,10 @@ class SourceText:
         """Character offset of a byte offset (as tree-sitter reports)."""
         if self.ascii:
             return byte
-        starts = self._byte_starts()
-        line0 = bisect.bisect_right(starts, byte) - 1
-        line = (
-            self.text[self.line_starts[line0] : self.line_starts[line0 + 1]]
-            if line0 + 1 < len(self.line_starts)
-            else self.text[self.line_starts[line0] :]
-        )
-        raw = line.encode("utf-8", "surrogatepass")[: byte - starts[line0]]
-        return self.line_starts[line0] + len(raw.decode("utf-8", "ignore"))
+        table = self._char_of_byte
+        if table is None:
+            table = self._char_of_byte = _char_of_byte(self.text)
+        return table[min(max(byte, 0), len(table) - 1)]
 
     def offset_of_line_byte_col(self, line1: int, byte_col: int) -> int:
         """Character offset of a 1-based line and a 0-based UTF-8 column (as ``ast`` reports)."""
@@ -218,3 +216,12 @@ class SourceText:
 
     def line_span(self, line0: int) -> Span:
         return self.span(self.line_starts[line0], self.line_end(line0))
+
+
+def _char_of_byte(text: str) -> array:
+    """For each UTF-8 byte offset of ``text`` (one past the end included), the character it belongs
+    to: one lookup per position where re-encoding a line for each one made parsing quadratic."""
+    widths = [1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4 for o in map(ord, text)]
+    table = array("l", chain.from_iterable(repeat(i, w) for i, w in enumerate(widths)))
+    table.append(len(text))
+    return table

@@ -49,6 +49,12 @@ COMPLETE_STATEMENTS = frozenset(
 # statements whose body runs only when a condition holds (their "condition" field runs always)
 CONDITIONAL_BRANCHES = frozenset({"if_statement", "while_statement", "until_statement"})
 NO_CONTEXT: tuple[bool, tuple[str, ...]] = (False, ())
+# nodes whose children run under another condition or loop than the node itself
+CONTEXT_KINDS = (
+    CONDITIONAL_BRANCHES
+    | {"elif_clause", "else_clause", "case_item", "list", "for_statement"}
+    | {"c_style_for_statement"}
+)
 DECLARATION_KINDS = {
     "export": "export",
     "local": "local",
@@ -296,11 +302,14 @@ class _Walker:
             inner = kind in STATEMENT_PARENTS
             # below a node without errors, unnamed children are punctuation and keywords: nothing to visit
             children = node.children if node.has_error else node.named_children
-            contexts = self._child_contexts(node, children, context)
-            stack.extend(
-                (c, function, kind, c if inner else statement, ctx)
-                for c, ctx in zip(reversed(children), reversed(contexts), strict=True)
-            )
+            if kind in CONTEXT_KINDS:
+                contexts = self._child_contexts(node, children, context)
+                stack.extend(
+                    (c, function, kind, c if inner else statement, ctx)
+                    for c, ctx in zip(reversed(children), reversed(contexts), strict=True)
+                )
+            else:
+                stack.extend((c, function, kind, c if inner else statement, context) for c in reversed(children))
 
     def _child_contexts(self, node, children, context: tuple[bool, tuple[str, ...]]) -> list:
         """Whether each child runs only on a condition, and the for loops around it."""
