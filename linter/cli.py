@@ -203,6 +203,7 @@ def _check_command(args: argparse.Namespace) -> int:
     request.overrides, request.report_only = dict(scope.overrides), scope.report_only
     request.extra_candidates = scope.extra
     request.named = scope.named
+    request.folders = scope.folders
     request.cache = _open_cache(args, config, rules, scope, cwd)
     out = _Output(args)
     out.report_only = request.report_only

@@ -40,11 +40,39 @@ SHELL_SUFFIXES = (".sh", ".bash")
 KINDS = ("manifest", "shell", "python", "requirements", "pyproject", "dockerfile")
 
 
-@dataclass(frozen=True)
 class Candidate:
-    path: Path  # absolute
-    display: str  # relative to the working directory, '/' separated
-    kind: str  # manifest | shell | python | requirements | pyproject | dockerfile | maybe-shell
+    """A file to lint: where it is, how it is shown, and what kind it is (from its name). The
+    ``Path`` is made on first use: a large repository has tens of thousands of candidates and a
+    run reads few of them."""
+
+    __slots__ = ("_path", "display", "kind", "location")
+
+    def __init__(self, path: Path | str, display: str, kind: str) -> None:
+        self.location = os.fspath(path)  # absolute
+        self.display = display  # relative to the working directory, '/' separated
+        self.kind = kind  # manifest | shell | python | requirements | pyproject | dockerfile | maybe-shell
+        self._path = path if isinstance(path, Path) else None
+
+    @property
+    def path(self) -> Path:
+        if self._path is None:
+            self._path = Path(self.location)
+        return self._path
+
+    def _key(self) -> tuple[str, str, str]:
+        return (self.location, self.display, self.kind)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Candidate) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Candidate({self.location!r}, {self.display!r}, {self.kind!r})"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (Candidate, (self.location, self.display, self.kind))
 
 
 def classify(name: str) -> str | None:
@@ -613,6 +641,8 @@ class ExcludeSet:
         self.regexes = [_glob_regex(p.rstrip("/")) for p in patterns]
 
     def match(self, path: Path) -> bool:
+        if not self.regexes:
+            return False
         try:
             rel = path.relative_to(self.root).as_posix()
         except ValueError:
@@ -624,7 +654,8 @@ def discover(
     paths: list[Path], cwd: Path, excludes: ExcludeSet | None = None, respect_gitignore: bool = True
 ) -> tuple[list[Candidate], list[str]]:
     """Walk the given files and folders; returns the candidates and warnings for missing paths."""
-    found: dict[Path, Candidate] = {}
+    found: dict[str, Candidate] = {}  # absolute location -> candidate
+    links: set[str] = set()  # the locations that are symbolic links
     warnings: list[str] = []
     for given in paths:
         path = given if given.is_absolute() else cwd / given
@@ -632,32 +663,42 @@ def discover(
             warnings.append(f"{given}: no such file or directory")
             continue
         if path.is_dir() and not path.is_symlink():
-            _walk(path.resolve() if not path.is_symlink() else path, cwd, excludes, respect_gitignore, found)
+            root = path.resolve() if not path.is_symlink() else path
+            _walk(root, cwd, excludes, respect_gitignore, found, links)
         elif path.is_file():
             kind = classify(path.name)
             if kind:  # a file named explicitly is linted even when ignored
                 abs_path = path.absolute()
-                found[abs_path] = Candidate(abs_path, display_path(abs_path, cwd), kind)
+                found[os.fspath(abs_path)] = Candidate(abs_path, display_path(abs_path, cwd), kind)
+                if abs_path.is_symlink():
+                    links.add(os.fspath(abs_path))
     # a link to a file that is linted under its own name is the same file: lint (and fix) it once
     kept = list(found.values())
-    links = {c.path for c in kept if c.path.is_symlink()}
     if links:  # walked folders are resolved and links to folders not followed: only links need resolving
-        real = {c.path for c in kept if c.path not in links}
-        kept = [c for c in kept if not (c.path in links and _resolved(c.path) in real)]
+        real = {location for location in found if location not in links}
+        kept = [c for c in kept if not (c.location in links and _resolved_location(c.location) in real)]
     return sorted(kept, key=lambda c: c.display), warnings
 
 
-def _resolved(path: Path) -> Path | None:
+def _resolved_location(location: str) -> str | None:
     try:
-        return path.resolve()
+        return os.fspath(Path(location).resolve())
     except (OSError, RuntimeError):
         return None
 
 
 def _walk(
-    root: Path, cwd: Path, excludes: ExcludeSet | None, respect_gitignore: bool, found: dict[Path, Candidate]
+    root: Path,
+    cwd: Path,
+    excludes: ExcludeSet | None,
+    respect_gitignore: bool,
+    found: dict[str, Candidate],
+    links: set[str],
 ) -> None:
     root_rules: _Rules = _rules_for_root(root) if respect_gitignore else _NoRules()
+    if isinstance(root_rules, _GitRules) and not root_rules.listing.repositories and not _has_submodules(root):
+        _from_listing(root, cwd, excludes, root_rules.listing, found, links)
+        return
     parents: dict[str, _Rules] = {}  # folder -> the rules of the folder that holds it
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         here = Path(dirpath)
@@ -683,12 +724,49 @@ def _walk(
                     continue  # never follow a link out of the linted tree
                 if not path.is_file():
                     continue  # a FIFO, socket or device (reading would block), or a dangling or looping link
+                if path.is_symlink():
+                    links.add(os.fspath(path))
             if rules.ignored(name, False) or (excludes and excludes.match(path)):
                 continue
-            found[path] = Candidate(path, display_path(path, cwd), kind)
+            found[os.fspath(path)] = Candidate(path, display_path(path, cwd), kind)
 
 
-def _regular(path: Path) -> bool:
+def _has_submodules(root: Path) -> bool:
+    return os.path.lexists(root / ".gitmodules")
+
+
+def _from_listing(
+    root: Path,
+    cwd: Path,
+    excludes: ExcludeSet | None,
+    listing: GitListing,
+    found: dict[str, Candidate],
+    links: set[str],
+) -> None:
+    """The candidates of a work tree without nested repositories, straight from git's listing: the
+    same files the walk would keep, without visiting every folder."""
+    base = os.fspath(root)
+    shown = display_path(root, cwd)
+    shown = "" if shown == "." else shown + "/"
+    for rel in sorted(listing.files):
+        name = rel.rpartition("/")[2]
+        kind = classify(name)
+        if not kind or any(part in DEFAULT_EXCLUDES for part in rel.split("/")[:-1]):
+            continue
+        location = f"{base}/{rel}"
+        if not _regular(location):  # git lists a link as a file; it never lists files through a linked folder
+            path = Path(location)
+            if path.is_symlink() and not _inside(path, root):
+                continue  # never follow a link out of the linted tree
+            if not path.is_file():
+                continue
+            links.add(location)
+        if excludes and excludes.regexes and excludes.match(Path(location)):
+            continue
+        found[location] = Candidate(location, shown + rel, kind)
+
+
+def _regular(path: Path | str) -> bool:
     """A regular file that is not a symbolic link."""
     try:
         return stat.S_ISREG(os.lstat(path).st_mode)

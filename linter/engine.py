@@ -8,7 +8,7 @@ import gc
 import os
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from .discover import Candidate, ExcludeSet, discover
 from .fixpolicy import enforce
 from .jobs import Job, JobSpec, Project, build_project
 from .parse import ParsedFile, read_and_parse
+from .roles import ci_path, vendored
 from .rule import Rule
 from .span import SourceText
 from .suppress import Directive, DirectiveProblem, find_directives
@@ -36,6 +37,7 @@ class LintRequest:
     overrides: dict[str, str] = field(default_factory=dict)  # display path -> text (fix passes, stdin)
     report_only: set[str] | None = None  # display paths to report (a subfolder, or the files of pre-commit)
     named: set[str] = field(default_factory=set)  # display paths named on the command line: always parsed
+    folders: list[Path] = field(default_factory=list)  # folders given inside a larger repository (absolute)
     workers: int = 1
     cache: object | None = None  # a parse cache with get(key)/put(key, value)
     extra_candidates: list[Candidate] = field(default_factory=list)
@@ -93,12 +95,12 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     eager, lazy = _split_candidates(candidates, request)
     digests = read_digests(eager, request.overrides) if cache is not None else None
     files = parse_all(eager, request, digests)
-    abs_paths = {c.display: c.path for c in candidates}
+    abs_paths = Locations(candidates)
     relevant = [f for f in files if f.relevant]
     specs = _job_specs(request.config, request.cwd)
     loader = _LazyParser(lazy, request)
     pending = {c.display: c.kind for c in lazy}
-    locations = {c.display: c.path.as_posix() for c in candidates}
+    locations = {c.display: c.location for c in candidates}
     settings = {"ranktable-host-root": request.config.ranktable_host_root} if request.config.ranktable_host_root else {}
     project = build_project(relevant, request.config.versions, specs, pending, loader, locations, settings)
     if cache is not None:
@@ -117,6 +119,22 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
         cache.put_run(run_key, (everything, errors, suppressed))
     diagnostics = reported(diagnostics, request)
     return LintResult(diagnostics, files, project, abs_paths, warnings, errors, suppressed, everything)
+
+
+class Locations(Mapping):
+    """Display path -> absolute ``Path`` of every candidate, made when asked (a fix writes a few)."""
+
+    def __init__(self, candidates: list[Candidate]) -> None:
+        self._by_display = {c.display: c for c in candidates}
+
+    def __getitem__(self, display: str) -> Path:
+        return self._by_display[display].path
+
+    def __iter__(self):
+        return iter(self._by_display)
+
+    def __len__(self) -> int:
+        return len(self._by_display)
 
 
 def reported(diagnostics: list[Diagnostic], request: LintRequest) -> list[Diagnostic]:
@@ -138,12 +156,43 @@ def _split_candidates(candidates: list[Candidate], request: LintRequest) -> tupl
     parses the named files and the manifests and scripts that can reach them (those whose text
     names them, transitively); everything else only when a link asks for it."""
     named = request.named | set(request.overrides)
+    if not named and request.folders:
+        # folders inside a larger repository: their files, and what can reach them from outside
+        inside = request.report_only or set()
+        outside = [c for c in candidates if c.display not in inside]
+        reaching = _reaching_folders(outside, request.folders)
+        wanted = inside | reaching
+        eager = [c for c in candidates if c.display in wanted and _up_front(c)]
+        return eager, [c for c in candidates if not (c.display in wanted and _up_front(c))]
     if not named:
-        eager = [c for c in candidates if c.kind != "python"]
-        return eager, [c for c in candidates if c.kind == "python"]
+        eager = [c for c in candidates if _up_front(c)]
+        return eager, [c for c in candidates if not _up_front(c)]
     reaching = _reaching(candidates, named)
     eager = [c for c in candidates if c.display in named or c.display in reaching]
     return eager, [c for c in candidates if c.display not in named and c.display not in reaching]
+
+
+def _up_front(candidate: Candidate) -> bool:
+    return candidate.kind != "python" and not _aside(candidate)
+
+
+def _reaching_folders(outside: list[Candidate], folders: list[Path]) -> set[str]:
+    """Manifests and scripts outside the given folders that can run something inside them: a
+    reference from outside has to name the folder (see ``_reaching``)."""
+    names = {f.name.encode() for f in folders}
+    found: set[str] = set()
+    for c in outside:
+        if c.kind in LAUNCHING_KINDS and any(name in _head(c.location) for name in names):
+            found.add(c.display)
+    return found
+
+
+def _aside(candidate: Candidate) -> bool:
+    """A script of vendored third-party code or of a test suite: no job of its own, so it is parsed
+    only when a training launch reaches it (ESPnet recipes alone are thousands of scripts)."""
+    return candidate.kind in ("shell", "maybe-shell") and (
+        vendored(candidate.display) is not None or ci_path(candidate.display) is not None
+    )
 
 
 LAUNCHING_KINDS = frozenset({"manifest", "shell", "maybe-shell"})
@@ -159,36 +208,38 @@ def _reaching(candidates: list[Candidate], named: set[str]) -> set[str]:
     every manifest and script below its folder."""
     launchers = [c for c in candidates if c.kind in LAUNCHING_KINDS and c.display not in named]
     found: set[str] = set()
-    pin_folders = [c.path.parent for c in candidates if c.display in named and c.kind in PIN_KINDS]
+    pin_folders = [
+        os.path.dirname(c.location) + os.sep for c in candidates if c.display in named and c.kind in PIN_KINDS
+    ]
     for c in launchers:
-        if any(folder in c.path.parents for folder in pin_folders):
+        if any(c.location.startswith(folder) for folder in pin_folders):
             found.add(c.display)
     texts: dict[str, bytes] = {}
-    targets = [c.path for c in candidates if c.display in named or c.display in found]
+    targets = [c.location for c in candidates if c.display in named or c.display in found]
     for _ in range(REACH_DEPTH):
-        more: list[Path] = []
+        more: list[str] = []
         for c in launchers:
             if c.display in found:
                 continue
             data = texts.get(c.display)
             if data is None:
-                data = texts[c.display] = _head(c.path)
-            if any(t.name.encode() in data and _needle(c.path, t) in data for t in targets):
+                data = texts[c.display] = _head(c.location)
+            if any(os.path.basename(t).encode() in data and _needle(c.location, t) in data for t in targets):
                 found.add(c.display)
-                more.append(c.path)
+                more.append(c.location)
         if not more:
             break
         targets = more
     return found
 
 
-def _needle(referrer: Path, target: Path) -> bytes:
+def _needle(referrer: str, target: str) -> bytes:
     """What a file must contain to name ``target``: its path below the deepest shared folder."""
-    shared = os.path.commonpath([referrer.parent, target.parent])
+    shared = os.path.commonpath([os.path.dirname(referrer), os.path.dirname(target)])
     return os.path.relpath(target, shared).encode()
 
 
-def _head(path: Path) -> bytes:
+def _head(path: Path | str) -> bytes:
     try:
         with open(path, "rb") as handle:
             return handle.read(MAX_SCAN_BYTES)
@@ -213,7 +264,7 @@ class _LazyParser:
         c = self.candidates[display]
         cache = self.request.cache
         if cache is None:
-            parsed = read_and_parse(c.display, str(c.path), c.kind, None)
+            parsed = read_and_parse(c.display, c.location, c.kind, None)
         else:
             digest = read_digests([c], {}).get(c.display)
             key = cache.key("file", c.display, c.kind, digest) if digest is not None else None
@@ -221,7 +272,7 @@ class _LazyParser:
             if isinstance(hit, ParsedFile):
                 parsed = hit
             else:
-                parsed = read_and_parse(c.display, str(c.path), c.kind, None)
+                parsed = read_and_parse(c.display, c.location, c.kind, None)
                 if key is not None and _cacheable(parsed, digest, cache):
                     import pickle
 
@@ -234,7 +285,7 @@ class _LazyParser:
         or given as text only counts when parsed (a run over named files looks at nothing else)."""
         if self.named:
             return False
-        data = _head(self.candidates[display].path)
+        data = _head(self.candidates[display].location)
         return any(n in data for n in needles)
 
 
@@ -250,7 +301,7 @@ def stat_signature(candidates: list[Candidate], overrides: dict[str, str]) -> li
             out.append((c.display, c.kind, Cache.digest(text.encode("utf-8", "surrogatepass"))))
             continue
         try:
-            st = os.stat(c.path)
+            st = os.stat(c.location)
         except OSError:
             return None
         out.append((c.display, c.kind, st.st_size, st.st_mtime_ns, st.st_ino))
@@ -301,7 +352,7 @@ def _cached_result(
     suppressed: int,
 ) -> LintResult:
     diagnostics = reported(list(everything), request)
-    abs_paths = {c.display: c.path for c in candidates}
+    abs_paths = Locations(candidates)
     return _CachedResult(
         request, diagnostics, None, None, abs_paths, warnings, list(errors), suppressed, list(everything)
     )
@@ -360,7 +411,7 @@ def read_digests(candidates: list[Candidate], overrides: dict[str, str]) -> dict
             out[c.display] = Cache.digest(text.encode("utf-8", "surrogatepass"))
             continue
         try:
-            with open(c.path, "rb") as handle:
+            with open(c.location, "rb") as handle:
                 out[c.display] = Cache.digest(handle.read(MAX_FILE_BYTES + 1))
         except OSError:
             out[c.display] = None
@@ -372,7 +423,7 @@ def parse_all(
 ) -> list[ParsedFile]:
     import pickle
 
-    jobs = [(c.display, str(c.path), c.kind, request.overrides.get(c.display)) for c in candidates]
+    jobs = [(c.display, c.location, c.kind, request.overrides.get(c.display)) for c in candidates]
     cache = request.cache if digests is not None else None
     keys: list[str | None] = [None] * len(jobs)
     results: dict[int, ParsedFile] = {}

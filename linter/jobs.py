@@ -39,10 +39,12 @@ from .roles import (
     TRAINING,
     LaunchFacts,
     Verdict,
+    ci_path,
     launch_verdict,
     manifest_verdict,
     standalone_entry_verdict,
     tokens,
+    vendored,
 )
 from .sources.manifest import Container, ManifestDoc, ManifestFile, PodSpec
 from .sources.python import PythonFile
@@ -678,6 +680,12 @@ class _Linker:
         for path, kind in self.index.pending.items():
             if kind == "python":
                 out.setdefault(path, Verdict("unknown", "not read: no launch or manifest reaches it"))
+            elif kind in ("shell", "maybe-shell"):
+                why = vendored(path)
+                aside = Verdict("vendored", f"not read: {why}") if why else None
+                why = ci_path(path)
+                aside = aside or (Verdict("ci", f"not read: {why}") if why else None)
+                out.setdefault(path, aside or Verdict("unknown", "not read: nothing reaches it"))
         return out
 
     # versions

@@ -5,6 +5,7 @@ Runs in worker processes for large runs, so everything it returns is plain pickl
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .span import SourceText, Span
@@ -107,7 +108,13 @@ def parse_source(source: SourceText, kind: str) -> ParsedFile:
     return ParsedFile(source.path, "other", source, None, [], relevant=False)
 
 
+_KUBERNETES_KEY = re.compile(r"(?m)^[ \t-]*[\"']?(?:apiVersion|kind)[\"']?[ \t]*:")
+
+
 def _manifest(source: SourceText) -> ParsedFile:
+    if not _KUBERNETES_KEY.search(source.text):
+        # a YAML file with no apiVersion or kind key anywhere (a model config) is no manifest: not composed
+        return ParsedFile(source.path, "manifest", source, None, [], relevant=False)
     from .sources.manifest import parse_manifest
 
     mf = parse_manifest(source)

@@ -34,6 +34,7 @@ class Scope:
     report_only: set[str] | None = None  # display paths to report; None reports everything
     extra: list[Candidate] = field(default_factory=list)  # files linted even if the walk skips them
     named: set[str] = field(default_factory=set)  # display paths named on the command line: always parsed
+    folders: list[Path] = field(default_factory=list)  # folders given inside a larger repository
     overrides: dict[str, str] = field(default_factory=dict)  # display path -> text (standard input)
     stdin: str | None = None  # display path of the text read from standard input
     root: Path | None = None  # the repository root in file mode
@@ -65,7 +66,7 @@ def _folder_scope(paths: list[Path], absolute: list[Path], cwd: Path) -> Scope:
     if root is None or any(p == root for p in absolute):
         return Scope(paths, absolute[0])
     inside, _ = discover(absolute, cwd)
-    return Scope([root], absolute[0], {c.display for c in inside}, root=root)
+    return Scope([root], absolute[0], {c.display for c in inside}, root=root, folders=absolute)
 
 
 def _file_scope(files: list[Path], cwd: Path) -> Scope:
