@@ -222,15 +222,21 @@ def entry(draw, key: str, value: Node) -> Entry:
 
 
 # -- the parts of a job --------------------------------------------------------------------------
+# Every launch starts a multi-process training (a launcher with a process count, a device loop),
+# so a script no manifest runs is judged too; msrun is the MindSpore launch no PyTorch rule judges.
 LAUNCHERS = (
     "torchrun --nproc_per_node 8 {entry}",
     "torchrun --nnodes=$NNODES \\\n    --nproc_per_node=8 \\\n    {entry} --lr 0.1",
+    "torchrun --nnodes=2 --node_rank=$NODE_RANK --master_addr=$MASTER_ADDR --master_port=6000 \\\n"
+    "    --nproc_per_node=8 {entry}",
+    "torchrun --nnodes=2 --nproc_per_node=8 --rdzv_backend=c10d --rdzv_endpoint=$MASTER_ADDR:29400 {entry}",
     "python -m torch.distributed.launch --nproc_per_node=8 {entry}",
     "python3 -m torch.distributed.run --nproc_per_node 8 {entry}",
     "${PYTHON} -m torch.distributed.launch $DISTRIBUTED_ARGS {entry}",
     "nohup torchrun --nproc_per_node 8 {entry} > train.log 2>&1 &",
     "torch_npu_run --nproc_per_node 8 {entry}",
-    "python {entry} --epochs 1",
+    "for i in $(seq 0 7); do\n    RANK_ID=$i python {entry} --epochs 1 &\ndone\nwait",
+    "for i in {0..7}; do python {entry} --local_rank $i & done",
     "msrun --worker_num=8 {entry}",
     "cd /job/code && torchrun --nproc_per_node 8 {entry}",
     "echo start; torchrun --nproc_per_node 8 {entry} | tee log.txt",
@@ -329,6 +335,7 @@ def python_lines(draw, counter: list[int]) -> list[str]:
                     "from torch_npu.contrib import transfer_to_npu",
                     "import torch.distributed as dist",
                     "import mindio_acp",
+                    "from mindspeed_llm import megatron_adaptor",
                 )
             ),
             min_size=1,
@@ -353,7 +360,12 @@ def python_lines(draw, counter: list[int]) -> list[str]:
     if draw(st.booleans()):
         lines.append("    state = torch.load(path)  #" + c())
     lines.append("    for step in range(10):")
-    lines.append("        pass")
+    if draw(st.booleans()):  # a training loop: what makes a file no launch reaches a training entry
+        lines.append("        loss = model(step).sum()")
+        lines.append("        loss.backward()")
+        lines.append("        optimizer.step()")
+    else:
+        lines.append("        pass")
     if draw(st.booleans()):
         lines.append("    torch.save(model.state_dict(), path)  #" + c())
     else:
@@ -370,11 +382,16 @@ def python_lines(draw, counter: list[int]) -> list[str]:
     return lines
 
 
+# Versions decide what the rules may claim: each pair is a torch_npu release of the release table
+# (or a declaration that leaves the release unknown)
 PINS = (
-    ("torch==2.1.0", "torch-npu==2.1.0.post10"),
-    ("torch==2.1.0", "torch_npu==2.1.0.post8"),
-    ("torch==1.11.0", "torch-npu==1.11.0.post4"),
-    ("torch>=2.1", ""),
+    ("torch==2.1.0", "torch-npu==2.1.0.post10"),  # 6.0.0: watchdog on by default, 0 and 1 accepted
+    ("torch==2.1.0", "torch-npu==2.1.0"),  # 5.0.0: watchdog off by default, no torch_npu_run
+    ("torch==2.1.0", "torch_npu==2.1.0.post8"),  # 6.0.rc3: torch_npu_run before the documented range
+    ("torch==1.11.0", "torch-npu==1.11.0.post4"),  # 5.0.rc3: watchdog off by default, no torch_npu_run
+    ("torch==1.11.0", "torch-npu==1.11.0.post11"),  # 6.0.rc1: watchdog off by default, torch_npu_run
+    ("torch==2.4.0", "torch-npu==2.4.0.post2"),  # 6.0.0 for torch 2.4.0
+    ("torch>=2.1", ""),  # the release unknown
     ("torch==2.1.0", "torch-npu==not.a.version"),
     ("", ""),
 )
@@ -518,7 +535,8 @@ def labels(draw, ascend: bool) -> Map:
     if draw(st.floats(0, 1)) < 0.15:
         items.append(Entry("process-recover-enable", draw(styled("on"))))
     if draw(st.floats(0, 1)) < 0.2:
-        items.append(Entry("fault-retry-times", draw(st.sampled_from((Scalar("3"), Scalar("3", "plain"))))))
+        retry = st.sampled_from((Scalar("3"), Scalar("3", "plain"), Scalar("10000")))
+        items.append(Entry("fault-retry-times", draw(retry)))
     for e in items:
         if e.before is None:
             e.before = draw(comment(0.15))
@@ -566,7 +584,7 @@ def manifest_doc(draw, script_ref: str, entry_ref: str, counter: list[int]) -> M
                 )
             )
             replicas.append(Entry(role, Map(rep_items), draw(comment())))
-            if not draw(st.booleans()):
+            if draw(st.floats(0, 1)) < 0.25:  # a job of one Pod now and then (no Pod-level advice)
                 break
         spec_items = [
             Entry("schedulerName", Scalar("volcano")),
@@ -706,7 +724,12 @@ def repositories(draw) -> dict[str, str]:
     files[entry_path] = finish(draw(python_lines(counter)), draw(text_style()))
     torch, npu = draw(st.sampled_from(PINS))
     pins = [p for p in (torch, npu) if p]
-    if pins:
+    if pins and all("==" in p for p in pins) and draw(st.floats(0, 1)) < 0.2:
+        # the versions installed by the launch script itself
+        lines = files[script_path].split("\n")
+        at = 1 if lines[0].startswith("#!") else 0
+        files[script_path] = "\n".join([*lines[:at], "pip install " + " ".join(pins), *lines[at:]])
+    elif pins:
         if draw(st.booleans()):
             pins.insert(0, "# pins")
         files["requirements.txt"] = "\n".join(pins) + "\n"

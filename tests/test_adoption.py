@@ -60,12 +60,12 @@ def test_baseline_hides_recorded_findings_and_survives_line_shifts(repo):
     assert finding_lines(shifted.stdout) != before  # the line numbers did change
     assert finding_lines(concise("--baseline", "baseline.json", "fixtures", cwd=repo).stdout) == []
 
-    # a new mistake is the one finding reported
-    script = repo / "fixtures" / "vcjob-gpt3" / "scripts" / "eval.sh"
-    script.write_text("#!/bin/bash\ntorchrun --nproc_per_node 8 eval.py\n")
+    # a new mistake is the one finding reported: a second training launch of the same entry
+    script = repo / "fixtures" / "vcjob-gpt3" / "scripts" / "pretrain_long.sh"
+    script.write_text("#!/bin/bash\ntorchrun --nproc_per_node 8 pretrain_gpt.py --save /job/output/long\n")
     new = concise("--baseline", "baseline.json", "fixtures", cwd=repo)
     assert finding_lines(new.stdout) == [
-        line for line in finding_lines(concise("fixtures", cwd=repo).stdout) if "eval.sh" in line
+        line for line in finding_lines(concise("fixtures", cwd=repo).stdout) if "pretrain_long.sh" in line
     ]
     assert len(finding_lines(new.stdout)) == 1 and new.returncode == 1
 
@@ -154,24 +154,30 @@ def test_add_suppressions_puts_the_directive_above_a_continued_line_and_merges(t
         "torchrun --nproc_per_node 8 \\\n"
         "    train.py\n"
         "torchrun --nproc_per_node 8 \\\n"
-        "    eval.py\n"
+        "    finetune.py\n"
     )
-    write(tmp_path, {"run.sh": script})
+    # release 6.0.0 ships torch_npu_run, so RL301 has something to say about both launches
+    write(tmp_path, {"run.sh": script, "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n"})
     first = finding_lines(concise(".", cwd=tmp_path).stdout)
     assert any(":6:1: RL301" in f for f in first)
     result = run_cli("--add-suppressions", ".", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     text = (tmp_path / "run.sh").read_text()
     # a trailing comment after the backslash would end the command there: the directive goes above
-    assert "# recovery-lint: ignore[RL301]\ntorchrun --nproc_per_node 8 \\\n    eval.py\n" in text
+    assert "# recovery-lint: ignore[RL301]\ntorchrun --nproc_per_node 8 \\\n    finetune.py\n" in text
     assert "\\  #" not in text
     assert finding_lines(concise(".", cwd=tmp_path).stdout) == []
 
 
 def test_add_suppressions_extends_the_directive_already_on_the_line(tmp_path):
-    # torch version unknown: RL101 (watchdog default) points at the launch line RL301's directive covers
+    # torch_npu 1.11.0.post11 (release 6.0.rc1) defaults the watchdog off and ships torch_npu_run: RL101
+    # (watchdog default) points at the launch line RL301's directive covers
     write(
-        tmp_path, {"run.sh": "#!/bin/bash\ntorchrun train.py  # recovery-lint: ignore[RL301] -- no torch_npu_run yet\n"}
+        tmp_path,
+        {
+            "run.sh": "#!/bin/bash\ntorchrun train.py  # recovery-lint: ignore[RL301] -- no torch_npu_run yet\n",
+            "requirements.txt": "torch==1.11.0\ntorch-npu==1.11.0.post11\n",
+        },
     )
     assert [f.split(": ")[1][:5] for f in finding_lines(concise(".", cwd=tmp_path).stdout)] == ["RL101"]
     result = run_cli("--add-suppressions", ".", cwd=tmp_path)

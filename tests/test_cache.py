@@ -10,14 +10,12 @@ import pytest
 
 from recovery_lint import cli, engine
 from recovery_lint.cache import CACHE_DIR_NAME
-from recovery_lint.rules.rl101_watchdog_disabled import _MANIFEST
+from recovery_lint.rules.rl101_watchdog_disabled import _ACJOB, _MANIFEST, _PROCESS_LABELS
 
 SCRIPT_OFF = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"
 SCRIPT_ON = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun train.py\n"
-PROCESS_RECOVERY = _MANIFEST.replace(
-    "    ring-controller.atlas: ascend-910b\n",
-    '    ring-controller.atlas: ascend-910b\n    fault-scheduling: grace\n    process-recover-enable: "on"\n',
-)
+# process-level recovery exists only for an AscendJob (on a Volcano Job the labels do nothing)
+PROCESS_RECOVERY = _ACJOB.replace("    framework: pytorch\n", "    framework: pytorch\n" + _PROCESS_LABELS)
 
 
 @pytest.fixture
@@ -147,7 +145,10 @@ def test_environment_variable_turns_the_cache_off(repo, parsed, capsys, monkeypa
 def test_fix_with_the_cache_then_a_clean_rerun(repo, parsed, capsys):
     findings(capsys, ".")
     capsys.readouterr()
-    assert cli.main(["check", ".", "--fix", "--isolated", "--jobs", "1", "--select", "RL101"]) == 0
+    # rewriting the 0 the user exported is an unsafe fix: --fix alone leaves it
+    assert cli.main(["check", ".", "--fix", "--isolated", "--jobs", "1", "--select", "RL101"]) == 1
+    assert (repo / "train.sh").read_text() == SCRIPT_OFF
+    assert cli.main(["check", ".", "--fix", "--unsafe-fixes", "--isolated", "--jobs", "1", "--select", "RL101"]) == 0
     assert (repo / "train.sh").read_text() == SCRIPT_ON
     parsed.clear()
     assert not [f for f in findings(capsys, ".") if f[0] == "RL101"]

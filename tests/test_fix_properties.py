@@ -225,15 +225,28 @@ def test_two_fixes_adding_env_to_one_container_give_one_env_list(tmp_path, newli
 
 
 def test_item_appended_to_a_last_sequence_goes_before_a_new_key(tmp_path):
-    # RL310 appends RANK_TABLE_FILE to an env list that ends the container and adds `volumeMounts:`
-    # at the same offset: the item must come first or the document no longer parses
-    extra = '            env:\n            - name: RESUME_MODE_ENABLE\n              value: "1"\n'
-    files = {"job.yaml": ASCENDJOB.replace("{extra}", extra), "train.py": "import torch\n"}
+    # RL310 appends the ranktable mount to a volumeMounts list that ends the container (and the
+    # containers list) and adds `volumes:` to the Pod spec at the same offset: the item must come
+    # first or the document no longer parses. RL310 fixes a launch written in a script (not one
+    # written in the manifest), for a namespace the manifest names and a release that reads
+    # RANK_TABLE_FILE.
+    extra = "            volumeMounts:\n            - name: code\n              mountPath: /job/code\n"
+    job = (
+        ASCENDJOB.replace("{extra}", extra)
+        .replace("command: [torchrun, --nproc_per_node=8, /job/code/train.py]", "command: [bash, /job/code/train.sh]")
+        .replace("  name: gpt3\n", "  name: gpt3\n  namespace: train\n")
+    )
+    files = {
+        "job.yaml": job,
+        "train.sh": "export RESUME_MODE_ENABLE=1\ntorch_npu_run --nnodes=2 --nproc_per_node=8 train.py\n",
+        "train.py": "import torch\n",
+        "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
+    }
     write_repo(tmp_path, files)
     outcome = check_fix_safety(tmp_path, files)
     fixed = outcome.fixed["job.yaml"]
-    assert '              value: "1"\n            - name: RANK_TABLE_FILE\n' in fixed
-    assert fixed.index("name: RANK_TABLE_FILE") < fixed.index("volumeMounts:") < fixed.index("volumes:")
+    assert "              mountPath: /job/code\n            - name: ranktable\n" in fixed
+    assert fixed.index("name: ranktable") < fixed.index("volumes:") < fixed.index("Worker:")
 
 
 def test_a_mounted_ranktable_is_rank_table_mode_for_rl310(tmp_path):
@@ -312,7 +325,11 @@ def test_entry_added_to_an_anchored_or_tagged_flow_mapping(tmp_path, labels):
 def test_removing_a_last_line_directive_leaves_no_carriage_return(tmp_path, newline):
     # RL901 dropped only the "\n" before an unused directive on the last line (no final newline),
     # leaving a lone "\r" at the end of a CRLF file
-    files = {"train.py": f"import os{newline}x = 1{newline}# recovery-lint: ignore[RL501]"}
+    # the launch script makes the linter read train.py (a Python file nothing reaches is not parsed)
+    files = {
+        "train.py": f"import os{newline}x = 1{newline}# recovery-lint: ignore[RL501]",
+        "run.sh": "torchrun --nproc_per_node 8 train.py\n",
+    }
     write_repo(tmp_path, files)
     outcome = check_fix_safety(tmp_path, files)
     assert outcome.fixed["train.py"] == f"import os{newline}x = 1"

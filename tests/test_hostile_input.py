@@ -38,6 +38,7 @@ metadata:
 spec:
   tasks:
   - name: default
+    replicas: 2
     template:
       spec:
         containers:
@@ -65,6 +66,12 @@ def billion_laughs(levels: int = 9, width: int = 9) -> str:
         f"          args: *l{levels}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def launched(name: str, text: str) -> dict[str, str]:
+    """A Python file and a launch script that runs it: Python files are parsed only when something
+    reaches them (or when they are named on the command line)."""
+    return {name: text, f"launch_{name[:-3]}.sh": f"#!/bin/bash\ntorchrun --nproc_per_node 8 {name}\n"}
 
 
 def documents(n: int) -> str:
@@ -211,12 +218,12 @@ ROWS = [
     ),
     Row(
         "python-syntax-error",
-        {"bad.py": "import torch\ndef f(:\n"},
+        launched("bad.py", "import torch\ndef f(:\n"),
         ("bad.py:2:7: RL900 Python syntax error: invalid syntax",),
     ),
     Row(
         "python-newer-grammar",
-        {"new.py": "type Vector = list[float]\n"},
+        launched("new.py", "type Vector = list[float]\n"),
         ("new.py:1:6: RL900 Python syntax error: invalid syntax (read with the Python 3.11 grammar)",)
         if NEWER_GRAMMAR
         else (),
@@ -224,18 +231,18 @@ ROWS = [
     ),
     Row(
         "python-warnings-stay-quiet",  # ast.parse printed the linted file's SyntaxWarnings to stderr
-        {"warn.py": 'x = 1if True else 2\ny = "\\d"\nassert (x, 1)\n'},
+        launched("warn.py", 'x = 1if True else 2\ny = "\\d"\nassert (x, 1)\n'),
         (),
         ("SyntaxWarning", "DeprecationWarning", "warn.py"),
     ),
     Row(
         "python-nesting-beyond-the-parser",
-        {"deep.py": "x = " + "(" * 10_000 + "1" + ")" * 10_000 + "\n"},
+        launched("deep.py", "x = " + "(" * 10_000 + "1" + ")" * 10_000 + "\n"),
         ("deep.py:1:", "RL900 Python syntax error: too many nested parentheses"),
     ),
     Row(
         "python-null-byte-after-8k",
-        {"nul.py": "x = 1\n" + "#" * 9000 + "\n" + "y = '\x00'\n"},
+        launched("nul.py", "x = 1\n" + "#" * 9000 + "\n" + "y = '\x00'\n"),
         ("nul.py:1:1: RL900",),
     ),
     Row(

@@ -98,8 +98,13 @@ def test_precheck_agrees_with_jsonschema(key, value):
     [
         ("fault-retry-times", "0", True),
         ("fault-retry-times", "100", True),
-        ("fault-retry-times", "101", False),
-        ("fault-retry-times", "-1", False),
+        # any integer strconv.Atoi reads: the 0-100 of the API table is not enforced by the code, and
+        # the official MindIE sample uses 10000
+        ("fault-retry-times", "101", True),
+        ("fault-retry-times", "10000", True),
+        ("fault-retry-times", "-1", True),
+        ("fault-retry-times", "3.0", False),
+        ("fault-retry-times", "three", False),
         ("fault-scheduling", "external-force", True),
         ("fault-scheduling", "Grace", False),
         ("pod-rescheduling", "true", False),
@@ -175,6 +180,8 @@ def test_jsonschema_is_imported_only_for_a_failing_value(tmp_path, text, expecte
 
 
 # -- RL203 keeps comments ----------------------------------------------------------------------
+# fault-retry-times makes PodFailed -> Ignore the documented companion of unconditional retry, the
+# one policy entry RL203 keeps
 POLICIES_WITH_COMMENTS = """\
 apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
@@ -183,6 +190,7 @@ metadata:
   labels:
     fault-scheduling: "force"
     pod-rescheduling: "on"  # Pod-level
+    fault-retry-times: "3"
 spec:
   # lifecycle policies follow
   policies:   # from the sample
@@ -225,6 +233,17 @@ def test_rl203_fix_keeps_every_comment_and_the_other_policies(tmp_path, crlf):
     assert doc["spec"]["tasks"][0]["name"] == "default" and doc["spec"]["tasks"][0]["policies"] is None
     if crlf:
         assert "\n" not in fixed.replace("\r\n", "")
+
+
+def test_rl203_fix_removes_the_ignore_policy_too_without_unconditional_retry(tmp_path):
+    text = POLICIES_WITH_COMMENTS.replace('    fault-retry-times: "3"\n', "")
+    outcome = run_case(all_rules()["RL203"], Case(files={"job.yaml": text}, unsafe=True), tmp_path)
+    assert len(outcome.positions) == 2, outcome.messages
+    fixed = outcome.fixed["job.yaml"]
+    assert _comments(fixed) == _comments(text)
+    doc = yaml.safe_load(fixed)
+    assert "policies" not in doc["spec"] and doc["spec"]["maxRetry"] == 3
+    assert doc["spec"]["tasks"][0]["policies"] is None
 
 
 # -- the MindSpore fixture ---------------------------------------------------------------------

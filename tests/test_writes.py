@@ -15,8 +15,11 @@ from recovery_lint import cli
 from recovery_lint import fix as fix_module
 from recovery_lint.fix import WriteError, write_atomic
 
-FIXABLE = "#!/bin/bash\n# keep\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"
-FIXED = "#!/bin/bash\n# keep\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun train.py\n"
+# torch_npu 2.1.0 (release 5.0.0) defaults the watchdog off: RL101's insertion of the missing export
+# is a safe fix, so plain --fix writes it
+PINS = {"requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0\n"}
+FIXABLE = "#!/bin/bash\n# keep\ntorchrun --nproc_per_node 8 train.py\n"
+FIXED = "#!/bin/bash\n# keep\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun --nproc_per_node 8 train.py\n"
 
 
 def run(monkeypatch, capsys, cwd: Path, *args: str) -> tuple[int, str, str]:
@@ -34,7 +37,7 @@ def make(root: Path, files: dict[str, str]) -> None:
 
 
 def test_a_fix_goes_through_a_temporary_file_in_the_same_folder(tmp_path, monkeypatch, capsys):
-    make(tmp_path, {"run/train.sh": FIXABLE})
+    make(tmp_path, {**PINS, "run/train.sh": FIXABLE})
     target = tmp_path / "run" / "train.sh"
     inode = target.stat().st_ino
     renames: list[tuple[str, str]] = []
@@ -59,7 +62,7 @@ def test_a_fix_goes_through_a_temporary_file_in_the_same_folder(tmp_path, monkey
 
 @pytest.mark.parametrize("mode", [0o755, 0o640, 0o600, 0o2775])
 def test_mode_bits_are_kept(tmp_path, monkeypatch, capsys, mode):
-    make(tmp_path, {"train.sh": FIXABLE})
+    make(tmp_path, {**PINS, "train.sh": FIXABLE})
     target = tmp_path / "train.sh"
     os.chmod(target, mode)
     code, _, err = run(monkeypatch, capsys, tmp_path, "--fix", ".")
@@ -69,7 +72,7 @@ def test_mode_bits_are_kept(tmp_path, monkeypatch, capsys, mode):
 
 
 def test_a_read_only_file_is_reported_and_the_others_are_written(tmp_path, monkeypatch, capsys):
-    make(tmp_path, {"a/train.sh": FIXABLE, "b/train.sh": FIXABLE})
+    make(tmp_path, {**PINS, "a/train.sh": FIXABLE, "b/train.sh": FIXABLE})
     locked = tmp_path / "a" / "train.sh"
     os.chmod(locked, 0o444)
     code, out, err = run(monkeypatch, capsys, tmp_path, "--fix", ".")
@@ -81,7 +84,7 @@ def test_a_read_only_file_is_reported_and_the_others_are_written(tmp_path, monke
 
 
 def test_a_file_changed_on_disk_while_linted_is_not_overwritten(tmp_path, monkeypatch, capsys):
-    make(tmp_path, {"a/train.sh": FIXABLE, "b/train.sh": FIXABLE})
+    make(tmp_path, {**PINS, "a/train.sh": FIXABLE, "b/train.sh": FIXABLE})
     edited = tmp_path / "a" / "train.sh"
     real_loop = fix_module.fix_loop
 
@@ -100,7 +103,7 @@ def test_a_file_changed_on_disk_while_linted_is_not_overwritten(tmp_path, monkey
 
 @pytest.mark.parametrize("failing", ["replace", "mkstemp", "write"])
 def test_a_disk_error_is_reported_per_file_with_the_original_intact(tmp_path, monkeypatch, capsys, failing):
-    make(tmp_path, {"a/train.sh": FIXABLE, "b/train.sh": FIXABLE})
+    make(tmp_path, {**PINS, "a/train.sh": FIXABLE, "b/train.sh": FIXABLE})
     full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     broken = tmp_path / "a"
     if failing == "replace":
@@ -140,7 +143,7 @@ def test_a_disk_error_is_reported_per_file_with_the_original_intact(tmp_path, mo
 
 def test_a_symlink_out_of_the_tree_is_neither_linted_nor_written(tmp_path, monkeypatch, capsys):
     tree, outside = tmp_path / "tree", tmp_path / "outside"
-    make(tree, {"train.sh": FIXABLE})
+    make(tree, {**PINS, "train.sh": FIXABLE})
     make(outside, {"secret.sh": FIXABLE})
     (tree / "link.sh").symlink_to(outside / "secret.sh")
     code, out, err = run(monkeypatch, capsys, tree, "--fix", ".")
@@ -167,7 +170,7 @@ def test_write_atomic_refuses_a_link_that_leaves_the_tree(tmp_path):
 
 
 def test_a_symlink_inside_the_tree_is_written_through_and_stays_a_link(tmp_path, monkeypatch, capsys):
-    make(tmp_path, {"scripts/real.sh": FIXABLE})
+    make(tmp_path, {**PINS, "scripts/real.sh": FIXABLE})
     (tmp_path / "train.sh").symlink_to(tmp_path / "scripts" / "real.sh")
     code, _, err = run(monkeypatch, capsys, tmp_path, "--fix", ".")
     assert code == 0, err
@@ -178,7 +181,8 @@ def test_a_symlink_inside_the_tree_is_written_through_and_stays_a_link(tmp_path,
 def test_an_explicitly_named_link_out_of_the_tree_is_not_written(tmp_path, monkeypatch, capsys):
     tree, outside = tmp_path / "tree", tmp_path / "outside"
     make(outside, {"secret.sh": FIXABLE})
-    tree.mkdir()
+    make(tree, PINS)
+    (tree / ".git").mkdir()  # a checkout: file mode reads the pins beside the named file
     (tree / "link.sh").symlink_to(outside / "secret.sh")
     code, _, err = run(monkeypatch, capsys, tree, "--fix", "link.sh")
     assert (outside / "secret.sh").read_text("utf-8") == FIXABLE
@@ -189,7 +193,7 @@ def test_an_explicitly_named_link_out_of_the_tree_is_not_written(tmp_path, monke
 def test_discovery_does_not_walk_a_symlinked_directory(tmp_path, monkeypatch, capsys):
     tree, outside = tmp_path / "tree", tmp_path / "outside"
     make(tree, {"train.sh": "echo ok\n"})
-    make(outside, {"jobs/train.sh": FIXABLE})
+    make(outside, {"jobs/train.sh": FIXABLE, "jobs/requirements.txt": PINS["requirements.txt"]})
     (tree / "jobs").symlink_to(outside / "jobs", target_is_directory=True)
     (tree / "up").symlink_to(tmp_path, target_is_directory=True)  # a loop back up the tree
     code, out, err = run(monkeypatch, capsys, tree, "--fix", ".")
@@ -199,7 +203,7 @@ def test_discovery_does_not_walk_a_symlinked_directory(tmp_path, monkeypatch, ca
 
 
 def test_fifo_and_dangling_links_are_skipped_without_blocking(tmp_path, monkeypatch, capsys):
-    make(tmp_path, {"train.sh": FIXABLE})
+    make(tmp_path, {**PINS, "train.sh": FIXABLE})
     os.mkfifo(tmp_path / "pipe.yaml")  # opening it would wait for a writer forever
     (tmp_path / "gone.sh").symlink_to(tmp_path / "missing.sh")
     (tmp_path / "self.yaml").symlink_to(tmp_path / "self.yaml")
