@@ -155,7 +155,7 @@ def _split_candidates(candidates: list[Candidate], request: LintRequest) -> tupl
     files when a launch or a manifest reaches them. A run over named files (pre-commit, an editor)
     parses the named files and the manifests and scripts that can reach them (those whose text
     names them, transitively); everything else only when a link asks for it."""
-    named = request.named | set(request.overrides)
+    named = request.named
     if not named and request.folders:
         # folders inside a larger repository: their files, and what can reach them from outside
         inside = request.report_only or set()
@@ -258,13 +258,14 @@ class _LazyParser:
         self.candidates = {c.display: c for c in candidates}
         self.request = request
         self.parsed: list[ParsedFile] = []
-        self.named = bool(request.named or request.overrides)
+        self.named = bool(request.named)
 
     def __call__(self, display: str) -> ParsedFile:
         c = self.candidates[display]
         cache = self.request.cache
-        if cache is None:
-            parsed = read_and_parse(c.display, c.location, c.kind, None)
+        text = self.request.overrides.get(display)
+        if cache is None or text is not None:
+            parsed = read_and_parse(c.display, c.location, c.kind, text)
         else:
             digest = read_digests([c], {}).get(c.display)
             key = cache.key("file", c.display, c.kind, digest) if digest is not None else None

@@ -75,6 +75,7 @@ class EnvValue:
     assignment: Assignment | None = None  # the shell assignment, for edits
     container: Container | None = None
     expanded: str | None = None  # the value with the variables known at that point substituted
+    template: str | None = None  # the value as written, quotes removed, when it holds expansions
 
     @property
     def known(self) -> str | None:
@@ -927,7 +928,7 @@ class _Run:
 def _static_tail(text: str) -> str | None:
     """The literal part after the last expansion: ``${dir}/../main.py`` -> ``../main.py`` (read from
     the script's folder, which is what such a variable usually names)."""
-    match = re.search(r"[^$}`\"']*$", text)
+    match = re.search(r"[^$}`\"']*$", text.rstrip("\"'"))
     tail = match.group(0).lstrip("/") if match else ""
     return tail or None
 
@@ -957,6 +958,10 @@ class _Values(Mapping):
     def get(self, name: str, default: str | None = None) -> str | None:
         value = self.env.get(name)
         return value.known if value is not None else default
+
+    def template(self, name: str) -> str | None:
+        value = self.env.get(name)
+        return value.template if value is not None else None
 
     def __iter__(self):
         return iter(self.env)
@@ -1023,11 +1028,13 @@ def _apply(env: dict[str, EnvValue], a: Assignment, origin: str, script: ShellSc
             env[a.name] = EnvValue(a.name, None, origin, a.span, True, a)
         return
     exported = a.kind == "export" or a.kind == "prefix" or (previous is not None and previous.exported)
-    expanded = None
+    expanded = template = None
     if a.value is None and a.value_span is not None and script is not None and script.exact:
         raw = script.source.text[a.value_span.start : a.value_span.end]
         expanded = expand(raw, _values(env))
-    env[a.name] = EnvValue(a.name, a.value, origin, a.span, exported, a, expanded=expanded)
+        if raw[:1] in "\"'" and raw[-1:] == raw[:1] and len(raw) > 1:
+            template = raw[1:-1]
+    env[a.name] = EnvValue(a.name, a.value, origin, a.span, exported, a, expanded=expanded, template=template)
 
 
 def _exported_copy(env: dict[str, EnvValue]) -> dict[str, EnvValue]:

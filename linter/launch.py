@@ -168,11 +168,19 @@ def split_arguments(words: list[Word], values: Lookup) -> list[Word]:
     """Unquoted ``$ARGS`` words whose value is known, split as the shell splits them
     (``torchrun $DISTRIBUTED_ARGS pretrain.py``); each part keeps the variable's position."""
     out: list[Word] = []
+    template = getattr(values, "template", None)
     for word in words:
         if word.value is None and PURE_VARIABLE.match(word.text):
             line = expand(word.text, values)
             if line is not None:
                 out.extend(Word(part, part, word.span) for part in line.split())
+                continue
+            # options whose values are only known at run time ("--master_addr $MASTER_ADDR"): the
+            # options themselves are still known, each dynamic part stays dynamic
+            raw = template(word.text.strip("${}")) if template is not None else None
+            if raw is not None and "$(" not in raw and "`" not in raw:
+                parts = re.sub(r"\\\r?\n", " ", raw).split()  # line continuations join the words
+                out.extend(Word(part, None if "$" in part else part, word.span) for part in parts)
                 continue
         out.append(word)
     return out
@@ -215,7 +223,7 @@ def classify_launcher(words: list[Word], values: Lookup | None = None) -> tuple[
     if not (PYTHON.match(name) or dynamic_interpreter):
         return None
     for i, word in enumerate(words[1:], start=1):
-        value = word_value(word, values) or word.text
+        value = word_value(word, values) or word.text.strip("\"'")
         if value == "-m" and i + 1 < len(words):
             module = word_value(words[i + 1], values) or ""
             if module in DISTRIBUTED_MODULES:
@@ -294,7 +302,7 @@ def entry_word(words: list[Word], after: int, values: Lookup) -> Word | None:
     i = after
     while i < len(words):
         word = words[i]
-        text = word_value(word, values) or word.text
+        text = word_value(word, values) or word.text.strip("\"'")
         if text == "-m" and i + 1 < len(words):
             return words[i + 1]
         if text.endswith(".py") and not text.startswith("-"):
@@ -328,6 +336,7 @@ class Scale:
     per_node: int | None
     nodes: int | None
     evidence: str  # what the numbers were read from
+    spawns: bool = False  # the program starts one process per device itself (--multiprocessing-distributed)
 
     @property
     def single(self) -> bool:
@@ -336,7 +345,7 @@ class Scale:
 
     @property
     def multi(self) -> bool:
-        return (self.per_node or 1) > 1 or (self.nodes or 1) > 1
+        return (self.per_node or 1) > 1 or (self.nodes or 1) > 1 or (self.spawns and self.per_node != 1)
 
 
 def _int(text: str | None) -> int | None:
@@ -428,7 +437,7 @@ def launch_scale(
     for name in ("RANK_SIZE", "NPU_NUM", "NPUS_PER_NODE", "GPUS_PER_NODE", "NUM_GPUS", "DEVICE_NUM"):
         count = _int(values.get(name))
         if count is not None and (spawns or name != "RANK_SIZE" or loops):
-            return Scale(count, None, f"{name}={count}")
+            return Scale(count, None, f"{name}={count}", spawns=spawns)
     world, _ = option_value(words, _WORLD_OPTIONS, values, after)
     if _int(world) is not None and _int(world) > 1:  # type: ignore[operator]
         return Scale(None, _int(world), "a world-size option")
@@ -436,5 +445,5 @@ def launch_scale(
     if named and (spawns or loops):
         return Scale(int(named.group(1)), None, f"the script name ({named.group(0).strip('_-.')})")
     if spawns:
-        return Scale(None, None, "--multiprocessing-distributed")
+        return Scale(None, None, "--multiprocessing-distributed", spawns=True)
     return Scale(1, 1, "one process (no distributed launcher, device loop or device count)")

@@ -102,14 +102,14 @@ def _stdin_scope(cwd: Path, name: str | None, data: bytes) -> Scope:
     if name is None:
         kind = guess_kind(text)
         cand = Candidate(cwd / STDIN_DISPLAY, STDIN_DISPLAY, kind)
-        return Scope([], cwd, set([STDIN_DISPLAY]), [cand], {STDIN_DISPLAY: text}, STDIN_DISPLAY)
+        return Scope([], cwd, {STDIN_DISPLAY}, [cand], {STDIN_DISPLAY: text}, STDIN_DISPLAY, named={STDIN_DISPLAY})
     path = Path(os.path.normpath(cwd / name))
     display = display_path(path, cwd)
     kind = classify(path.name) or guess_kind(text)
     cand = Candidate(path, display, kind)
     root = find_root(path.parent) if path.parent.is_dir() else None
     paths = [root] if root is not None else []
-    return Scope(paths, path, {display}, [cand], {display: text}, display, root)
+    return Scope(paths, path, {display}, [cand], {display: text}, display, root, named={display})
 
 
 _API_VERSION = re.compile(r"^apiVersion\s*:", re.MULTILINE)

@@ -72,6 +72,10 @@ def container_env_entry(job: Job, container: Container, name: str, value: str) -
     return insert_sequence_entry(src, container.node, "env", fields)
 
 
+# what a PyTorch training entry imports (MindSpeed-LLM and Megatron bring torch with them)
+PYTORCH_STACKS = ("torch", "torch_npu", "mindspeed", "mindspeed_llm", "megatron")
+
+
 def pytorch_launches(job: Job) -> list[tuple[Launch, LaunchCommand]]:
     """Training launches that start PyTorch: a torch launcher, or python on a PyTorch entry (or on
     an entry outside the repository when the manifest says the job is PyTorch)."""
@@ -83,7 +87,7 @@ def pytorch_launches(job: Job) -> list[tuple[Launch, LaunchCommand]]:
             if cmd.is_distributed or (
                 cmd.launcher == "python"
                 and (
-                    cmd.entry_file.imports_module("torch", "torch_npu")
+                    cmd.entry_file.imports_module(*PYTORCH_STACKS)
                     if cmd.entry_file is not None
                     else job.manifest is not None and job.context.framework == "pytorch"
                 )

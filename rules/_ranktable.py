@@ -136,8 +136,10 @@ def replica_count(doc: ManifestDoc) -> int:
 
 
 # -- edits -------------------------------------------------------------------------------------
-def volume_edit(src: SourceText, job: Job, pod: PodSpec) -> Edit | None:
-    path = host_dir(job)
+def volume_edit(src: SourceText, job: Job, pod: PodSpec, path: str | None = None) -> Edit | None:
+    """A ``ranktable`` hostPath volume for ``pod``: at ``path`` (another replica's volume), else where
+    the operator writes this job's table."""
+    path = path or host_dir(job)
     if path is None:
         return None
     fields = [("name", VOLUME), ("hostPath", [("path", path), ("type", "Directory")])]

@@ -230,7 +230,7 @@ condition.
         if newer is not None and newer.known is not None and watchdog_value(newer.known) != 0:
             message += f"; {NEW_NAME}={newer.known} does not help: {basis}, and no release up to 26.1.0 reads it"
         edits = None if value.conditional else set_env_value(job, value, "1")
-        fix = unsafe_fix(f"Set {NAME}=1", *edits) if edits else None
+        fix = safe_fix(f"Set {NAME}=1", *edits, overrides=f"{NAME}={value.known}") if edits else None
         return self.report(
             value.span, message, fix, related=[(cmd.command.span, "the training launch that inherits it")]
         )

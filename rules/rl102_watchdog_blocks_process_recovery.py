@@ -210,9 +210,11 @@ explicitly; no fix when it is set behind a condition. The other two findings hav
             yield self.report(
                 span, f"{note}; the job gets Job- or Pod-level rescheduling and needs its watchdog (RL101)"
             )
-        if not job.context.pytorch or job.context.recovery != "process":
+        if not job.context.pytorch:
             return
         yield from self._not_megatron(job)
+        if job.context.recovery != "process":
+            return
         doc = job.manifest
         injected = doc is not None and doc.is_ascendjob and doc.annotation("recover-strategy") is not None
         seen: set[tuple[str, int]] = set()
@@ -240,11 +242,18 @@ explicitly; no fix when it is set behind a condition. The other two findings hav
             )
 
     def _not_megatron(self, job: Job):
-        if not job.entries or any(e.imports_module(*MEGATRON_STACKS) for e in job.entries):
-            return
+        """Process-level recovery asked for (whether or not fault scheduling is on yet) for PyTorch
+        entries that do not use the Megatron stack it needs."""
         doc = job.manifest
-        assert doc is not None
+        if doc is None or not doc.is_ascendjob or not job.entries:
+            return
         label = doc.annotation("recover-strategy") or doc.label("process-recover-enable")
+        if label is None:
+            return
+        if doc.label("process-recover-enable") is label and label.value != "on":
+            return
+        if any(e.imports_module(*MEGATRON_STACKS) for e in job.entries):
+            return
         names = ", ".join(e.source.path for e in job.entries)
         yield self.report(
             label.span if label is not None else doc.span,

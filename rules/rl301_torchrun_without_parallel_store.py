@@ -107,14 +107,14 @@ argument that torchrun-style launchers pass as the `LOCAL_RANK` variable instead
             fixed={"train.sh": "torch_npu_run $ARGS train.py\n"},
         ),
         Case(
-            title="release 6.0.RC3 ships torch_npu_run, the docs support it from a later release: a note",
+            title="release 6.0.RC3 ships torch_npu_run, the docs support it from a later release: a note, no fix",
             files={
                 "train.sh": "torchrun --nproc_per_node=8 train.py\n",
                 "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
             },
             expect=("train.sh:1:1",),
             unsafe=True,
-            fixed={"train.sh": "torch_npu_run --nproc_per_node=8 train.py\n"},
+            fixed={"train.sh": "torchrun --nproc_per_node=8 train.py\n"},
         ),
         Case(
             title="a torchrun patched for MindIO TFT: no fix",
@@ -149,9 +149,10 @@ argument that torchrun-style launchers pass as the `LOCAL_RANK` variable instead
         start, end = cmd.launcher_words
         words = cmd.command.words[start:end]
         written = " ".join(w.text for w in words)
-        blocked = _no_fix(job, cmd)
+        blocked = _no_fix(job, cmd, status)
         edits = None if blocked or not cmd.exact else _edits(job, cmd, words)
         fix = None
+        risk = ""
         if edits:
             risk = _risk(cmd, status)
             make = unsafe_fix if risk else safe_fix
@@ -160,7 +161,7 @@ argument that torchrun-style launchers pass as the `LOCAL_RANK` variable instead
             note, severity = "", None
         else:
             note, severity = f" Note: {reason.rstrip('.')}{declared(job)}.", Severity.INFO
-        tail = f" No fix: {blocked}." if blocked else ""
+        tail = f" No fix: {blocked}." if blocked else (f" The fix is unsafe: {risk}." if fix and risk else "")
         span = words[0].span
         if cmd.script.exact and not cmd.script.argv:
             span = cmd.script.source.span(words[0].span.start, words[-1].span.end)
@@ -199,8 +200,10 @@ def _rendezvous(cmd: LaunchCommand) -> str | None:
     return None
 
 
-def _no_fix(job: Job, cmd: LaunchCommand) -> str:
+def _no_fix(job: Job, cmd: LaunchCommand, status: str) -> str:
     """Why the swap cannot be offered at all ('' when it can)."""
+    if status == "undocumented":
+        return "the release ships torch_npu_run, but outside the documented support (RL302 would note it)"
     why = _rendezvous(cmd)
     if why:
         return (
@@ -219,9 +222,8 @@ def _risk(cmd: LaunchCommand, status: str) -> str:
         return "the release is not known to ship torch_npu_run within the documented range"
     if cmd.launcher not in SAFE_LAUNCHERS:
         return "torch.distributed.launch passes --local_rank, torch_npu_run sets LOCAL_RANK"
-    if any(
-        w.value is None and PURE_VARIABLE.match(w.text)
-        for w in cmd.words[cmd.launcher_words[1] - cmd.launcher_words[0] :]
-    ):
+    # a "$ARGS" word left whole: its value was not known at all, so neither are the options in it
+    whole = {id(w) for w in cmd.command.words if w.value is None and PURE_VARIABLE.match(w.text)}
+    if any(id(w) in whole for w in cmd.words):
         return "options held in a variable whose value is not known"
     return ""

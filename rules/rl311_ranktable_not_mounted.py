@@ -5,7 +5,7 @@ import re
 
 from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
 from recovery_lint.jobs import EnvValue, Job
-from recovery_lint.knowledge import ranktable_support
+from recovery_lint.knowledge import feature_support
 from recovery_lint.rule import Case, Rule
 from recovery_lint.sources.manifest import Container, PodSpec
 
@@ -29,6 +29,7 @@ from ._ranktable import (
     volume_edit,
     without_table,
 )
+from ._versions import facts_of
 
 _POD = """\
       template:
@@ -277,7 +278,7 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
         edits = [mount_edit(src, c, _mount_path_for(job, c)) for c in pod.containers] if src else []
         # a container that now mounts the table but whose launch does not name it (RL313) gets RANK_TABLE_FILE,
         # unless the torch_npu version cannot use the table (RL314)
-        exports = ranktable_support(job.context.versions.get("torch-npu"))[0] is not False
+        exports = feature_support("rank_table", facts_of(job)).status in ("available", "unknown")
         for c in pod.containers if src and exports else []:
             launch = launch_of(job, c)
             if launch is not None and table_env(launch) is None:
@@ -285,6 +286,7 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
                 own = [(o, cmd) for o, cmd in pytorch_launches(job) if o is launch]
                 for owner, cmd in own:
                     edits += insert_env_before(job, owner, cmd, ENV, value) or [None]
+                    edits += _sharers_mount(job, src, pod, volume, cmd, _mount_path_for(job, c))
                 if not own:
                     edits.append(container_env_entry(job, c, ENV, value))
         edits = [] if any(e is None for e in edits) else unique(edits)
@@ -357,6 +359,30 @@ def written_by_job(job: Job, path: str) -> bool:
             if _WRITES.search(code):
                 return True
     return False
+
+
+def _sharers_mount(job: Job, src, pod: PodSpec, volume, cmd, path: str) -> list[Edit | None]:
+    """An export written into a script that other replicas run too reaches them as well: their
+    containers get the same mount (and their Pods the volume), or the fix would leave them
+    pointing at a directory nothing is mounted on."""
+    doc = job.manifest
+    out: list[Edit | None] = []
+    for other in doc.pods if doc is not None else []:
+        if other is pod:
+            continue
+        for container in other.containers:
+            launch = launch_of(job, container)
+            runs_it = launch is not None and any(
+                c.command.span.path == cmd.command.span.path and c.command.span.start == cmd.command.span.start
+                for c in launch.commands
+            )
+            if not runs_it or mounts_of(container, VOLUME):
+                continue
+            out.append(mount_edit(src, container, path))
+            if ranktable_volume(other) is None:  # the same host directory as this replica's volume
+                same = volume.path.value if volume.kind == "hostPath" and volume.path is not None else None
+                out.append(volume_edit(src, job, other, same))
+    return out
 
 
 def _mount_path_for(job: Job, container: Container) -> str:

@@ -8,7 +8,16 @@ from recovery_lint.jobs import Job
 from recovery_lint.rule import Case, Rule
 
 from ._common import manifest_source
-from ._ranktable import PATH_KINDS, VOLUME, host_root, job_dir_name, norm, ranktable_volume, without_table
+from ._ranktable import (
+    PATH_KINDS,
+    VOLUME,
+    host_root,
+    job_dir_name,
+    norm,
+    ranktable_volume,
+    serves_by_path,
+    without_table,
+)
 
 _JOB = """\
 apiVersion: mindxdl.gitee.com/v1
@@ -179,7 +188,8 @@ the manifest sets no namespace.
         root, configured = host_root(job)
         name = job_dir_name(doc)
         for pod in doc.pods:
-            volume = ranktable_volume(pod)
+            # also a misnamed volume in the operator's directory (RL315 renames it): its path is judged as well
+            volume = ranktable_volume(pod) or next((v for v in pod.volumes if serves_by_path(v)), None)
             if volume is None or volume.kind not in PATH_KINDS or volume.path is None:
                 continue
             written = norm(volume.path.value)
@@ -190,7 +200,7 @@ the manifest sets no namespace.
                     continue
                 yield self.report(
                     volume.path.span,
-                    f"The '{VOLUME}' volume's {volume.kind} path is {volume.path.value}, but Ascend Operator "
+                    f"The rank table volume's {volume.kind} path is {volume.path.value}, but Ascend Operator "
                     f"writes this job's rank table to <namespace>.{doc.job_name}/hccl.json under its directory: "
                     f"the container sees no table, or a stale one. The manifest sets no namespace (kubectl -n "
                     "decides it), so no fix is offered",
@@ -201,7 +211,7 @@ the manifest sets no namespace.
                 continue  # without a configured root only the <namespace>.<name> part is known
             assumed = "" if configured else f" (assuming the operator's default directory {root})"
             message = (
-                f"The '{VOLUME}' volume's {volume.kind} path is {volume.path.value}, but Ascend Operator writes "
+                f"The rank table volume's {volume.kind} path is {volume.path.value}, but Ascend Operator writes "
                 f"this job's rank table to {expected}/hccl.json{assumed}: the container sees no table, or a stale "
                 f"one (when none: {without_table(job)})"
             )

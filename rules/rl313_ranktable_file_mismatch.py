@@ -4,12 +4,13 @@ from dataclasses import dataclass, field
 
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
-from recovery_lint.knowledge import ranktable_support
+from recovery_lint.knowledge import feature_support
 from recovery_lint.rule import Case, Rule
 from recovery_lint.span import Span
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
 from ._ranktable import ENV, VOLUME, env_key, launch_of, mounts_of, norm, table_env, table_file, unique
+from ._versions import facts_of
 
 _POD = """\
       template:
@@ -178,7 +179,7 @@ containers sharing one script mount the volume at different paths.
         doc = job.manifest
         if doc is None or not doc.is_ascendjob or not job.context.pytorch:
             return
-        supported, _ = ranktable_support(job.context.versions.get("torch-npu"))
+        status = feature_support("rank_table", facts_of(job)).status
         commands = pytorch_launches(job)
         findings: dict[tuple[object, ...], _Finding] = {}
         # what every container that runs a launch command expects (None: no rank table mount): an
@@ -201,7 +202,7 @@ containers sharing one script mount the volume at different paths.
                         continue
                     found = findings.setdefault(env_key(value), _Finding(value.span, value, None))
                     found.wrong = found.wrong or norm(value.value) != expected
-                elif supported is not False:
+                elif status != "missing":
                     own = [(owner, cmd) for owner, cmd in commands if owner is launch]
                     if not own:
                         continue
@@ -216,9 +217,9 @@ containers sharing one script mount the volume at different paths.
             if key[0] == "unset":
                 found.expected |= runs.get((key[1], key[2]), set())
             if found.wrong:
-                yield self._report(job, found)
+                yield self._report(job, found, status)
 
-    def _report(self, job: Job, found: _Finding):
+    def _report(self, job: Job, found: _Finding, status: str):
         mounts = " and ".join(sorted(found.mounts))
         agreed = len(found.expected) == 1
         target = next(iter(found.expected)) if agreed else ""
@@ -244,7 +245,7 @@ containers sharing one script mount the volume at different paths.
             f"negotiates the HCCL links at every start and restart instead of reading the rank table"
         )
         fix = None
-        if agreed:
+        if agreed and status != "undocumented":  # the release is outside the documented support: RL314
             edits = insert_env_before(job, launch, cmd, ENV, target)
             if edits:
                 fix = unsafe_fix(f"Export {ENV}={target} before the launch", *unique(edits))

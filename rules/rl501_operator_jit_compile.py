@@ -305,9 +305,10 @@ would conflict with that job's compile cache, RL502).
                     else f"{CACHE} is not set in the launch environment, so there is no operator compile cache"
                 )
                 fix = (
-                    unsafe_fix(
+                    safe_fix(
                         "Use binary operators (jit_compile=False) instead of the online compile set here",
                         edit(file.source, arg.span.start, arg.span.end, "False"),
+                        overrides="jit_compile=True",
                     )
                     if arg.source == "True" and id(file) not in cached
                     else None
