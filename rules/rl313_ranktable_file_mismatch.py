@@ -202,7 +202,7 @@ containers sharing one script mount the volume at different paths.
                         continue
                     found = findings.setdefault(env_key(value), _Finding(value.span, value, None))
                     found.wrong = found.wrong or norm(value.value) != expected
-                elif status != "missing":
+                elif status in ("available", "unknown"):  # else RL314 says the release cannot use it
                     own = [(owner, cmd) for owner, cmd in commands if owner is launch]
                     if not own:
                         continue
