@@ -417,6 +417,7 @@ def _stdin_fix_command(args: argparse.Namespace, request, scope, fail_on: str) -
     import contextlib
 
     from .fix import fix_loop, unified_diff
+    from .span import to_bytes
 
     original = scope.overrides[scope.stdin]
     outcome = fix_loop(request, unsafe=args.unsafe_fixes)
@@ -428,7 +429,7 @@ def _stdin_fix_command(args: argparse.Namespace, request, scope, fail_on: str) -
         sys.stdout.write(unified_diff(scope.stdin, original, fixed))
     else:
         sys.stdout.flush()
-        sys.stdout.buffer.write(fixed.encode("utf-8", "surrogatepass"))
+        sys.stdout.buffer.write(to_bytes(fixed))
     sys.stdout.flush()
     with contextlib.redirect_stdout(sys.stderr):
         out = _Output(args)

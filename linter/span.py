@@ -3,11 +3,42 @@
 Offsets inside the tool are character offsets into the decoded text (what Python slices);
 byte offsets and 1-based line/column are derived from them on demand, so a parser that
 reports bytes (tree-sitter, ast) and one that reports characters (PyYAML) meet here.
+
+A shell script may hold bytes that are not UTF-8 (a GBK comment): bash does not care, so such a
+script is decoded with ``surrogateescape``, each such byte one character U+DC80..U+DCFF. ``to_bytes``
+turns a text back into exactly the bytes it was read from; every byte offset, digest and write
+goes through it.
 """
 
 from __future__ import annotations
 
 import bisect
+
+
+def to_bytes(text: str) -> bytes:
+    """The bytes a text was decoded from (undecodable bytes come back as themselves)."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # another lone surrogate, never read from a file: kept as surrogatepass writes it
+        return text.encode("utf-8", "surrogatepass")
+
+
+def printable(text: str) -> str:
+    """The text for a message or a JSON document: an undecodable byte shows as U+FFFD."""
+    if text.isascii():
+        return text
+    return to_bytes(text).decode("utf-8", "replace")
+
+
+def _chars_in_prefix(line: str, size: int) -> int:
+    """How many whole characters of ``line`` fit in its first ``size`` bytes."""
+    decoded = to_bytes(line)[:size].decode("utf-8", "surrogateescape")
+    count = len(decoded)
+    if count and "\udc80" <= decoded[-1] <= "\udcff":
+        # either an undecodable byte of the line or a character cut in two: count back to the cut
+        while count and len(to_bytes(line[:count])) > size:
+            count -= 1
+    return count
 
 
 class Span:
@@ -171,7 +202,7 @@ class SourceText:
             total = 0
             for i in range(1, len(self.line_starts)):
                 seg = self.text[self.line_starts[i - 1] : self.line_starts[i]]
-                total += len(seg.encode("utf-8", "surrogatepass"))
+                total += len(to_bytes(seg))
                 starts.append(total)
             self._byte_line_starts = starts
         return self._byte_line_starts
@@ -181,7 +212,7 @@ class SourceText:
             return offset
         line0 = self.line_of(offset)
         prefix = self.text[self.line_starts[line0] : offset]
-        return self._byte_starts()[line0] + len(prefix.encode("utf-8", "surrogatepass"))
+        return self._byte_starts()[line0] + len(to_bytes(prefix))
 
     def char_offset(self, byte: int) -> int:
         """Character offset of a byte offset (as tree-sitter reports)."""
@@ -194,8 +225,7 @@ class SourceText:
             if line0 + 1 < len(self.line_starts)
             else self.text[self.line_starts[line0] :]
         )
-        raw = line.encode("utf-8", "surrogatepass")[: byte - starts[line0]]
-        return self.line_starts[line0] + len(raw.decode("utf-8", "ignore"))
+        return self.line_starts[line0] + _chars_in_prefix(line, byte - starts[line0])
 
     def offset_of_line_byte_col(self, line1: int, byte_col: int) -> int:
         """Character offset of a 1-based line and a 0-based UTF-8 column (as ``ast`` reports)."""
@@ -203,9 +233,7 @@ class SourceText:
         start = self.line_starts[line0]
         if self.ascii:
             return start + byte_col
-        line = self.text[start : self.line_end(line0)]
-        raw = line.encode("utf-8", "surrogatepass")[:byte_col]
-        return start + len(raw.decode("utf-8", "ignore"))
+        return start + _chars_in_prefix(self.text[start : self.line_end(line0)], byte_col)
 
     # -- spans ------------------------------------------------------------------------------
     def span(self, start: int, end: int | None = None) -> Span:
