@@ -169,10 +169,17 @@ class _Parser:
     def shown(self, tok: _Token) -> str:
         return "newline" if tok.kind == NEWLINE else (tok.text if tok.kind == WORD else tok.kind)
 
-    def unexpected(self, tok: _Token) -> _Error:
+    def unexpected(self, tok: _Token, hint: str = "") -> _Error:
         if tok.kind == EOF:
-            return self.unexpected_eof()
+            return self.unexpected_eof(hint)
         message = f"syntax error near unexpected token '{self.shown(tok)}'"
+        if hint:
+            return _Error(tok.start, f"{message}: {hint}", tok.end)
+        if tok.kind == "(" and tok.start and self.s[tok.start - 1] in "@!+*?":
+            pattern = self.s[tok.start - 1] + "(...)"
+            message += f": {pattern} is an extglob pattern, parsed only once 'shopt -s extglob' has run"
+            message += " (bash -n runs nothing)"
+            return _Error(tok.start, message, tok.end)
         if tok.kind == WORD and tok.text in NOTHING_OPEN and not self._is_open(tok.text):
             message += f": {NOTHING_OPEN[tok.text]}"
         if self.open:
@@ -180,9 +187,11 @@ class _Parser:
             message += f" ('{keyword}' at line {self.line(offset)} expects '{CLOSER_OF[keyword]}')"
         return _Error(tok.start, message, tok.end)
 
-    def unexpected_eof(self) -> _Error:
+    def unexpected_eof(self, hint: str = "") -> _Error:
         """Reported where the script ends (bash names the line after it), with what is left open."""
         end = len(self.s.rstrip())
+        if hint:
+            return _Error(end, f"syntax error: unexpected end of file: {hint}", end)
         if self.open:
             keyword, offset = self.open[-1]
             where = f"'{keyword}' at line {self.line(offset)}"
@@ -192,7 +201,7 @@ class _Parser:
 
     def unmatched(self, start: int, closer: str, what: str) -> _Error:
         """An unclosed quote or expansion: reported where it opens, as bash does."""
-        return _Error(start, f"unexpected end of file: {what} opened here is never closed by {closer}")
+        return _Error(start, f"unterminated {what}: no closing {closer} before the end of the file")
 
     def _is_open(self, closer: str) -> bool:
         return any(CLOSER_OF[k] == closer for k, _ in self.open)
@@ -312,7 +321,7 @@ class _Parser:
             elif c == "'":
                 close = s.find("'", pos + 1)
                 if close == -1:
-                    raise self.unmatched(pos, "'", "a single-quoted string")
+                    raise self.unmatched(pos, '"\'"', "single-quoted string")
                 pos = close + 1
             elif c == '"':
                 pos = self._scan_dquote(pos)
@@ -356,7 +365,7 @@ class _Parser:
             if tok.kind == ")":
                 return tok.end
             if tok.kind == EOF:
-                raise self.unmatched(open_at, "')'", "the array '('")
+                raise self.unmatched(open_at, "')'", "array '('")
             if tok.kind not in (WORD, NEWLINE):
                 raise self.unexpected(tok)
             pos = tok.end
@@ -380,7 +389,7 @@ class _Parser:
                 pos = self._scan_backquote(pos)
             else:  # '$', outside $'...' (no ANSI-C quoting inside double quotes)
                 pos = self._scan_dollar(pos, in_dquote=True)
-        raise self.unmatched(open_at, "'\"'", "a double-quoted string")
+        raise self.unmatched(open_at, "'\"'", "double-quoted string")
 
     def _scan_backquote(self, pos: int) -> int:
         """Backquoted commands are parsed when they run: only the closing backquote is looked for."""
@@ -399,7 +408,7 @@ class _Parser:
             if s[pos] == "`":
                 return pos + 1
             pos += 2  # a backslash and what it escapes
-        raise self.unmatched(open_at, "'`'", "a backquoted command")
+        raise self.unmatched(open_at, "'`'", "backquoted command")
 
     def _scan_dollar(self, pos: int, in_dquote: bool = False) -> int:
         s = self.s
@@ -495,7 +504,7 @@ class _Parser:
         if c == "'":
             close = self.s.find("'", pos + 1)
             if close == -1:
-                raise self.unmatched(pos, "'", "a single-quoted string")
+                raise self.unmatched(pos, '"\'"', "single-quoted string")
             return close + 1
         if c == '"':
             return self._scan_dquote(pos)
@@ -564,7 +573,7 @@ class _Parser:
             if s[pos] == "'":
                 return pos + 1
             pos += 2
-        raise self.unmatched(open_at - 1, "'", "a $'...' string")
+        raise self.unmatched(open_at - 1, '"\'"', "$'...' string")
 
     # -- here-documents --------------------------------------------------------------------
     def heredoc(self, word: _Token, strip_tabs: bool) -> None:
@@ -636,9 +645,15 @@ class _Parser:
         tok = self.peek()
         while tok.kind in ("&&", "||"):
             self.take(tok)
-            self.skip_newlines()
+            self.command_after(tok)
             self.pipeline()
             tok = self.peek()
+
+    def command_after(self, op: _Token) -> None:
+        """After '|', '&&' or '||' (and newlines) a command must follow."""
+        tok = self.skip_newlines()
+        if tok.kind == EOF or (tok.kind != WORD and tok.kind not in REDIRECTS and tok.kind not in (ARITH, "(")):
+            raise self.unexpected(tok, f"no command after '{op.kind}' (line {self.line(op.start)})")
 
     def pipeline(self) -> None:
         tok = self.peek(CMD)
@@ -655,7 +670,7 @@ class _Parser:
         tok = self.peek()
         while tok.kind in ("|", "|&"):
             self.take(tok)
-            self.skip_newlines()
+            self.command_after(tok)
             self.command()
             tok = self.peek()
 
@@ -708,7 +723,7 @@ class _Parser:
     def redirect_target(self, op: _Token) -> None:
         target = self.peek(TARGET)  # in '2>&1>/dev/null' the '1' is the target, not the next fd
         if target.kind != WORD:
-            raise self.unexpected(target)
+            raise self.unexpected(target, f"'{op.kind}' needs a file name or descriptor after it")
         self.take(target)
         if op.kind in ("<<", "<<-"):
             self.heredoc(target, op.kind == "<<-")
@@ -775,7 +790,7 @@ class _Parser:
     def function_body(self) -> None:
         tok = self.skip_newlines()
         if not self.is_compound_start(tok):
-            raise self.unexpected(tok)
+            raise self.unexpected(tok, "a function body is a compound command, such as '{ ...; }'")
         self.command()
 
     def coproc(self, keyword: _Token) -> None:
