@@ -205,3 +205,14 @@ def test_scripts_for_other_shells_are_not_checked(tmp_path):
         ("zsh.sh", "RL904", "info"),
         ("zsh2.sh", "RL904", "info"),
     ]
+
+
+def test_a_for_whose_arithmetic_does_not_close_is_reported_though_bash_n_exits_0(tmp_path):
+    # bash stops reading at 'for ((' when its parentheses do not close as '))': 'bash -n' exits 0
+    # without a message, and a run ends silently there ('echo b' never runs); RL900 says so
+    (tmp_path / "for.sh").write_text("echo a\nfor ((i=0; i<3; i++); do echo $i; done\necho b\n", "utf-8")
+    result = run_cli("check", "--isolated", "--no-cache", "--output-format", "json", str(tmp_path))
+    errors = [(f["line"], f["message"]) for f in json.loads(result.stdout) if f["code"] == "RL900"]
+    assert errors == [(2, "syntax error: the '((' after 'for' is not closed by '))'")]
+    if BASH is not None:
+        assert bash_verdict(tmp_path / "for.sh") == (False, None)

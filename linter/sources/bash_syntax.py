@@ -63,7 +63,7 @@ _WORD = (  # every alternative starts with a different character: no backtrackin
 _REDIRECT = r"(?:>>|>\||>&|<&|&>>|&>|<>|>|<(?!<))" + _BLANK + r"*(?!#)" + _WORD
 SIMPLE_COMMAND = re.compile(
     rf"{_BLANK}*(?!#)(?:{_REDIRECT}|{_WORD})(?:{_BLANK}*{_REDIRECT}|{_BLANK}+(?!#){_WORD})*"
-    rf"{_BLANK}*(?=[\n;|)#]|&(?!>)|\Z)"
+    rf"{_BLANK}*(?=[\n;|)]|(?<=[ \t\n])#|&(?!>)|\Z)"
 )
 EMPTY_LINES = re.compile(r"(?:(?:[ \t]|\\\n)*(?:#[^\n]*)?\n)+")
 FUNCTION_PARENS = re.compile(r"(?:[ \t]|\\\n)*\(")
@@ -73,16 +73,18 @@ DQUOTE_RUN = re.compile(r"[^\"\\$`]+")
 BACKQUOTE_RUN = re.compile(r"[^`\\]+")
 ANSI_RUN = re.compile(r"[^'\\]+")
 PAIR_STOP = re.compile(r"[()\\'\"`$]")
-BRACE_STOP = re.compile(r"[{}\\'\"`$]")
-BRACKET_STOP = re.compile(r"[\[\]\\'\"`$]")
+BRACE_STOP = re.compile(r"[{}\\'\"`$<>]")
+BRACKET_STOP = re.compile(r"[\[\]\\'\"`$<>]")
 ASSIGNMENT_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+SUBSCRIPTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[")
+ANY_SUBSCRIPTED = re.compile(r"(?<![^ \t\n])[A-Za-z_][A-Za-z0-9_]*\[")
 FD_PREFIX = re.compile(r"\d+|\{[A-Za-z_][A-Za-z0-9_]*\}")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 MAX_DEPTH = 50  # nesting bash itself would handle, but Python recursion would not
 
 # token kinds besides the operator texts
 WORD, NEWLINE, EOF, ARITH = "word", "newline", "end of file", "(("
-CMD, PREFIX, ARG, DECL, PATTERN, TARGET, COND, COND_EXTGLOB, COND_REGEX = range(9)
+CMD, PREFIX, ARG, DECL, ARRAY, PATTERN, TARGET, COND, COND_EXTGLOB, COND_REGEX = range(10)
 
 
 @dataclass
@@ -251,6 +253,8 @@ class _Parser:
     def _lex(self, pos: int, mode: int) -> _Token:
         s = self.s
         fast = FAST_TOKEN.match(s, pos) if mode != COND_REGEX else None
+        if fast and fast.lastindex == 4 and mode in (CMD, PREFIX, DECL, ARRAY) and "[" in fast.group(4):
+            fast = None
         if fast:
             group = fast.lastindex
             if group == 2:
@@ -290,6 +294,8 @@ class _Parser:
     def _word(self, pos: int, mode: int) -> _Token:
         end = self._scan_word(pos, mode)
         text = self.s[pos:end]
+        if "\\\n" in text:
+            text = text.replace("\\\n", "")  # 'sele\<newline>ct' is the reserved word 'select'
         if end < self.n and self.s[end] in "<>" and FD_PREFIX.fullmatch(text) and mode < TARGET:
             op = OPERATOR.match(self.s, end)
             if op and op.group() in REDIRECTS:  # '2>&1', '{fd}>file': the number belongs to the operator
@@ -309,6 +315,9 @@ class _Parser:
     def _scan_word(self, pos: int, mode: int) -> int:
         s, n = self.s, self.n
         start = pos
+        subscript = self._subscript_start(pos, mode)
+        if subscript is not None:
+            pos = self._scan_brackets(subscript, "'['")
         while pos < n:
             run = WORD_RUN.match(s, pos)
             if run:
@@ -339,6 +348,16 @@ class _Parser:
                 break
         return min(pos, n)
 
+    def _subscript_start(self, pos: int, mode: int) -> int | None:
+        """Where an assignment may stand, bash reads ``name[...]`` (``a[ $i ]=1``) or, inside an array,
+        ``[...]`` to the matching ']' as one piece, blanks and newlines included."""
+        if mode == ARRAY:
+            return pos if self.s.startswith("[", pos) else None
+        if mode in (CMD, PREFIX, DECL):
+            name = SUBSCRIPTED.match(self.s, pos)
+            return name.end() - 1 if name else None
+        return None
+
     def _opens_word_group(self, start: int, pos: int, mode: int) -> bool:
         """A '(' that belongs to the word: a compound array assignment, an extglob pattern (only
         where bash turns extglob on while parsing: right of ``==`` in ``[[ ]]``), a regex group."""
@@ -361,7 +380,7 @@ class _Parser:
         open_at = pos
         pos += 1
         while True:
-            tok = self._lex(pos, ARG)
+            tok = self._lex(pos, ARRAY)
             if tok.kind == ")":
                 return tok.end
             if tok.kind == EOF:
@@ -419,6 +438,8 @@ class _Parser:
             return self._comsub(pos + 2, pos)
         if nxt == "{":
             return self._scan_braces(pos)
+        if nxt == "$":
+            return pos + 2  # the parameter $$: a '{' after it opens nothing
         if nxt == "[":
             return self._scan_brackets(pos + 1)
         if nxt == "'" and not in_dquote:
@@ -475,7 +496,8 @@ class _Parser:
         return end
 
     def _matched_parens(self, pos: int, what: str) -> int:
-        """Offset of the ')' matching the '(' at ``pos``; quotes and expansions inside are skipped."""
+        """Offset of the ')' matching the '(' at ``pos``; quotes and ``$( )`` inside are skipped (a
+        ``${`` is not matched here: bash reads the braces of arithmetic only when it evaluates it)."""
         s = self.s
         open_at = pos
         depth = 1
@@ -494,11 +516,17 @@ class _Parser:
                 if depth == 0:
                     return pos
                 pos += 1
+            elif c == "$" and s.startswith("{", pos + 1):
+                pos += 2
             else:
                 pos = self._skip_quoted(pos)
 
     def _skip_quoted(self, pos: int) -> int:
+        """Past a quoted string, an escape or an expansion at ``pos`` (a process substitution too:
+        bash parses ``<(...)`` inside ``${ }`` and subscripts, not inside arithmetic)."""
         c = self.s[pos]
+        if c in "<>":
+            return self._comsub(pos + 2, pos) if self.s.startswith("(", pos + 1) else pos + 1
         if c == "\\":
             return pos + 2
         if c == "'":
@@ -538,7 +566,8 @@ class _Parser:
         if body and not NAME.match(body):
             self.rewrites.append((start, end, "${" + "_" * len(body) + "}"))
 
-    def _scan_brackets(self, pos: int) -> int:
+    def _scan_brackets(self, pos: int, what: str = "'$['") -> int:
+        """Past the ']' matching the '[' at ``pos``."""
         s = self.s
         open_at = pos
         depth = 1
@@ -546,7 +575,7 @@ class _Parser:
         while True:
             stop = BRACKET_STOP.search(s, pos)
             if stop is None:
-                raise self.unmatched(open_at, "']'", "'$['")
+                raise self.unmatched(open_at, "']'", what)
             pos = stop.start()
             c = s[pos]
             if c == "[":
@@ -721,7 +750,8 @@ class _Parser:
             tok = self.peek()
 
     def redirect_target(self, op: _Token) -> None:
-        target = self.peek(TARGET)  # in '2>&1>/dev/null' the '1' is the target, not the next fd
+        # after '>&' a number is the target ('2>&1>/dev/null'); after '>' it would be the next descriptor
+        target = self.peek(TARGET if op.kind in ("<&", ">&") else ARG)
         if target.kind != WORD:
             raise self.unexpected(target, f"'{op.kind}' needs a file name or descriptor after it")
         self.take(target)
@@ -731,6 +761,8 @@ class _Parser:
     def simple_command(self) -> None:
         first = self.peek(CMD)
         whole = SIMPLE_COMMAND.match(self.s, self.pos)
+        if whole and "[" in whole.group() and ANY_SUBSCRIPTED.search(whole.group()):
+            whole = None  # 'a[ 1 ]=x cmd': read word by word
         if whole:
             self.pos = whole.end()
             if first.is_word("["):
@@ -799,10 +831,15 @@ class _Parser:
         if self.is_compound_start(tok):
             self.command()
             return
-        if tok.kind == WORD and self.is_compound_start(self._lex(tok.end, CMD)):
+        if tok.kind != WORD and tok.kind not in REDIRECTS:
+            raise self.unexpected(tok)
+        after = self._lex(tok.end, CMD)
+        if tok.kind == WORD and self.is_compound_start(after):
             self.take(tok)  # the coprocess's name
             self.command()
             return
+        if tok.kind == WORD and after.kind == WORD and after.text in RESERVED_CLOSERS:
+            raise self.unexpected(after)  # bash reads the word after 'coproc NAME' as a command start
         self.simple_command()
 
     def subshell(self, tok: _Token) -> None:
@@ -850,6 +887,8 @@ class _Parser:
             if nxt.kind in (";", NEWLINE):
                 self.take(nxt)
         else:
+            if head.kind == "(" and self.s.startswith("((", head.start):
+                raise _Error(head.start, "syntax error: the '((' after 'for' is not closed by '))'", head.end + 1)
             if head.kind != WORD:
                 raise self.unexpected(head)
             self.take(head)
