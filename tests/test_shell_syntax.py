@@ -216,3 +216,41 @@ def test_a_for_whose_arithmetic_does_not_close_is_reported_though_bash_n_exits_0
     assert errors == [(2, "syntax error: the '((' after 'for' is not closed by '))'")]
     if BASH is not None:
         assert bash_verdict(tmp_path / "for.sh") == (False, None)
+
+
+# Valid bash tree-sitter misreads, each beside a same-length form it reads: the launch inside or after
+# the construct must come out the same (place, enclosing statement, function), so that a fix that
+# inserts before the statement lands where it would in the plain form.
+L = "torchrun a.py"
+SAME_LAUNCH = [
+    (f"for i do {L}; done\nfor j do\n  {L}\ndone\n{L}\n", f"for i;do {L}; done\nfor j;do\n  {L}\ndone\n{L}\n"),
+    (f"case $x in a) {L} ;& b) echo ;;& esac\n{L}\n", f"case $x in a) {L} ;; b) echo ;;  esac\n{L}\n"),
+    (f"if true; then {{ {L}; }} fi\n{L}\n", f"if true; then {{ {L}; }};fi\n{L}\n"),
+    (f"f() {{ for x in 1; do {L}; done }}\n{L}\n", f"f() {{ for x in 1; do {L}; done;}}\n{L}\n"),
+    (f"g() {{ echo $(( 16#$h )); {L}; }}\n{L}\n", f"g() {{ echo $(( 16    )); {L}; }}\n{L}\n"),
+    (f'h() {{ [ "$a" \\< "$b" ] && {L}; }}\n{L}\n', f'h() {{ [ "$a" == "$b" ] && {L}; }}\n{L}\n'),
+    (f"g() {{\n  echo ${{!${{i}}@}}\n  {L}\n}}\n{L}\n", f"g() {{\n  echo ${{!_i__@}}\n  {L}\n}}\n{L}\n"),
+    (f"n=``; {L} \\", f'n=""; {L}  '),
+    (
+        f'm() {{\n  if [[ "$a" = \\\n "$b" ]]; then {L}; fi\n}}\n{L}\n',
+        f'm() {{\n  if [[ "$a" =  \n "$b" ]]; then {L}; fi\n}}\n{L}\n',
+    ),
+]
+
+
+@pytest.mark.parametrize(("misread", "plain"), SAME_LAUNCH)
+def test_a_launch_reads_the_same_as_in_the_plain_form(misread, plain):
+    from recovery_lint.sources.shell import parse_shell
+    from recovery_lint.span import SourceText
+
+    def launches(text: str) -> list[tuple]:
+        script = parse_shell(SourceText("run.sh", text))
+        assert text != misread or not script.issues  # the plain form need not be valid bash
+        return [
+            (c.span.start, c.span.end, c.statement.start, c.statement.end, c.function, [w.text for w in c.words])
+            for c in script.commands
+            if c.name == "torchrun"
+        ]
+
+    assert len(misread) == len(plain)
+    assert launches(misread) == launches(plain) != []

@@ -71,6 +71,8 @@ BLANKS = re.compile(r"(?:[ \t]|\\\n)+")
 WORD_RUN = re.compile(r"[^ \t\n;&|()<>\"'`$\\]+")
 DQUOTE_RUN = re.compile(r"[^\"\\$`]+")
 BACKQUOTE_RUN = re.compile(r"[^`\\]+")
+CONTINUATION = re.compile(r"(?<!\\)\\\n")
+PLAIN_BACKQUOTED = re.compile(r"[A-Za-z0-9_ ./+%:=,-]+")
 ANSI_RUN = re.compile(r"[^'\\]+")
 PAIR_STOP = re.compile(r"[()\\'\"`$]")
 BRACE_STOP = re.compile(r"[{}\\'\"`$<>]")
@@ -99,6 +101,8 @@ class Checked:
     problem: SyntaxProblem | None = None
     undecided: bool = False  # nested too deeply to check; nothing is known
     rewrites: list[tuple[int, int, str]] = field(default_factory=list)  # (start, end, same-length text)
+    # backquoted commands tree-sitter cannot read, as opaque strings: their commands are lost to it
+    lossy_rewrites: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 class _Error(Exception):
@@ -117,12 +121,14 @@ def check(text: str) -> Checked:
     parser = _Parser(text)
     try:
         parser.program()
+        parser.rewrite_final_continuation()
     except _Error as exc:
         end = min(exc.end, len(text))
-        return Checked(SyntaxProblem(exc.offset, end, exc.message), rewrites=_outermost(parser.rewrites))
+        problem = SyntaxProblem(exc.offset, end, exc.message)
+        return Checked(problem, False, _outermost(parser.rewrites), _outermost(parser.lossy_rewrites))
     except (_TooDeep, RecursionError):
         return Checked(undecided=True)
-    return Checked(rewrites=_outermost(parser.rewrites))
+    return Checked(None, False, _outermost(parser.rewrites), _outermost(parser.lossy_rewrites))
 
 
 def _outermost(rewrites: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -161,6 +167,7 @@ class _Parser:
         self.pending: list[_Heredoc] = []
         self.open: list[tuple[str, int]] = []  # constructs being read: (keyword, offset)
         self.rewrites: list[tuple[int, int, str]] = []
+        self.lossy_rewrites: list[tuple[int, int, str]] = []
         self._peeked: tuple[int, int, _Token] | None = None
         self._comsub_end: dict[int, int] = {}  # one parse per $( ), however often its word is read
 
@@ -335,7 +342,7 @@ class _Parser:
             elif c == '"':
                 pos = self._scan_dquote(pos)
             elif c == "`":
-                pos = self._scan_backquote(pos)
+                pos = self._scan_backquote(pos, in_word=True)
             elif c == "$":
                 pos = self._scan_dollar(pos)
             elif c in "<>" and s.startswith("(", pos + 1) and mode not in (COND, COND_EXTGLOB, COND_REGEX):
@@ -410,8 +417,22 @@ class _Parser:
                 pos = self._scan_dollar(pos, in_dquote=True)
         raise self.unmatched(open_at, "'\"'", "double-quoted string")
 
-    def _scan_backquote(self, pos: int) -> int:
+    def _scan_backquote(self, pos: int, in_word: bool = False) -> int:
         """Backquoted commands are parsed when they run: only the closing backquote is looked for."""
+        end = self._backquote_end(pos)
+        body = self.s[pos + 1 : end - 1]
+        if body and not PLAIN_BACKQUOTED.fullmatch(body):
+            self._rewrite_backquoted(pos, end, in_word)
+        return end
+
+    def _rewrite_backquoted(self, start: int, end: int, in_word: bool) -> None:
+        """tree-sitter misreads backquotes holding quotes, '#' or newlines; as a last resort it gets an
+        opaque string of U+FFFD in their place (its value unknown), newlines kept."""
+        opaque = re.sub(r"[^\n]", "\ufffd", self.s[start + 1 : end - 1])
+        quote = '"' if in_word else "\ufffd"  # inside "..." or ${...} the string is already quoted
+        self.lossy_rewrites.append((start, end, quote + opaque + quote))
+
+    def _backquote_end(self, pos: int) -> int:
         s, n = self.s, self.n
         open_at = pos
         pos += 1
@@ -655,6 +676,20 @@ class _Parser:
             tok = self.skip_newlines()
         return count
 
+    def rewrite_final_continuation(self) -> None:
+        """A '\\' that only blanks follow to the end of the file continues onto nothing (bash is fine
+        with it); tree-sitter wants a next line, so for it the '\\' is a blank."""
+        end = len(self.s.rstrip(" \t\n"))
+        if end and self.s[end - 1] == "\\" and _continued(self.s[:end]):
+            self.rewrites.append((end - 1, end, " "))
+
+    def rewrite_missing_separator(self, closer: _Token) -> None:
+        """``{ ...; } fi``: bash reads the word after a closing '}', 'done', 'fi', 'esac' or ')' as a
+        command start; tree-sitter wants a ';' there, and gets it in place of the blank before."""
+        before = self.s[: closer.start].rstrip(" \t")
+        if len(before) < closer.start and before and before[-1] not in ";&|\n":
+            self.rewrites.append((closer.start - 1, closer.start, ";"))
+
     def body(self, after: _Token, stops) -> _Token:
         """A compound list that must hold a command (after the keyword ``after``), then its closing word."""
         if not self.compound_list(stops):
@@ -667,6 +702,7 @@ class _Parser:
         tok = self.peek(CMD)
         if not stops(tok):
             raise self.unexpected(tok)
+        self.rewrite_missing_separator(tok)
         return tok
 
     def and_or(self) -> None:
@@ -992,6 +1028,9 @@ class _Parser:
             raise self.cond_error(end, "syntax error in conditional expression")
         self.take(end)
         self.leave()
+        # tree-sitter cannot read a line continuation inside [[ ]]; a newline there it can
+        for continuation in CONTINUATION.finditer(self.s, tok.end, end.start):
+            self.rewrites.append((continuation.start(), continuation.start() + 1, " "))
 
     def cond_error(self, tok: _Token, message: str) -> _Error:
         if tok.kind == EOF:

@@ -152,7 +152,8 @@ def parse_shell(src: SourceText) -> ShellScript:
     if shell is not None:
         return _not_bash(src, shell)
     checked = check(_as_bash_reads_it(src.text))
-    script = _parse(src, src, rewrites=checked.rewrites)
+    # tree-sitter reads the file as it is: it takes a '\\' before CRLF for the continuation meant
+    script = _parse(src, src, rewrites=(checked.rewrites, checked.lossy_rewrites))
     if checked.problem is not None:
         problem = checked.problem
         script.issues = [ShellIssue(src.span(problem.offset, problem.end), problem.message)]
@@ -183,8 +184,8 @@ def _not_bash(src: SourceText, shell: str) -> ShellScript:
 
 
 def _as_bash_reads_it(text: str) -> str:
-    """The text the grammar check reads: a CRLF file is checked as if converted (its line endings
-    are one issue of their own), one character for one so that offsets hold."""
+    """The text the grammar check reads: a CRLF file as if converted (its line endings are one issue
+    of their own), one character for one so that offsets hold."""
     return text.replace("\r\n", " \n") if "\r" in text else text
 
 
@@ -202,19 +203,30 @@ def tree_sitter_text(text: str) -> str:
     return NOT_FOR_TREE_SITTER.sub("\ufffd", text)
 
 
+Rewrites = list[tuple[int, int, str]]
+
+
 def _parse(
-    src: SourceText, conv: SourceText, base: int = 0, rewrites: list[tuple[int, int, str]] | None = None
+    src: SourceText,
+    conv: SourceText,
+    base: int = 0,
+    rewrites: tuple[Rewrites, Rewrites] = ([], []),
 ) -> ShellScript:
+    """Parse with tree-sitter; where it misreads valid bash, again with the constructs it cannot read
+    rewritten, and as a last resort with its unreadable backquoted commands made opaque too."""
     script = ShellScript(src)
-    text = tree_sitter_text(conv.text)
-    substituted = text != conv.text
-    tree = _parser().parse(to_bytes(text))
-    if tree.root_node.has_error and rewrites:
-        text = _rewritten(text, rewrites)
-        substituted = True
-        tree = _parser().parse(to_bytes(text))
+    text = parsed = tree_sitter_text(conv.text)
+    tree = _parser().parse(to_bytes(parsed))
+    safe, lossy = rewrites
+    attempts = [attempt for attempt in (safe, safe + lossy if lossy else []) if attempt]
+    for attempt in attempts:
+        if not tree.root_node.has_error:
+            break
+        parsed = _rewritten(text, attempt)
+        tree = _parser().parse(to_bytes(parsed))
+    substituted = parsed != conv.text
     if substituted:
-        conv = SourceText(conv.path, text)
+        conv = SourceText(conv.path, parsed)
     walker = _Walker(src, conv, script, base)
     walker.from_source = substituted
     walker.visit(tree.root_node, None)
@@ -222,10 +234,13 @@ def _parse(
     return script
 
 
-def _rewritten(text: str, rewrites: list[tuple[int, int, str]]) -> str:
+def _rewritten(text: str, rewrites: Rewrites) -> str:
+    """``text`` with same-length replacements; one inside another already applied is skipped."""
     parts: list[str] = []
     at = 0
-    for start, end, replacement in rewrites:
+    for start, end, replacement in sorted(rewrites, key=lambda r: (r[0], -r[1])):
+        if start < at:
+            continue
         parts += [text[at:start], replacement]
         at = end
     parts.append(text[at:])
