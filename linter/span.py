@@ -118,13 +118,14 @@ class Span:
 class SourceText:
     """One file's decoded text plus the tables needed to translate positions (built on first use)."""
 
-    __slots__ = ("_ascii", "_byte_line_starts", "_line_starts", "path", "text")
+    __slots__ = ("_ascii", "_byte_line_starts", "_byte_size", "_line_starts", "path", "text")
 
     def __init__(self, path: str, text: str) -> None:
         self.path = path  # display path, relative to the working directory, '/' separated
         self.text = text
         self._line_starts: list[int] | None = None
         self._byte_line_starts: list[int] | None = None
+        self._byte_size: int | None = None
         self._ascii: bool | None = None
 
     def __reduce__(self) -> tuple[object, ...]:
@@ -220,12 +221,19 @@ class SourceText:
             return byte
         starts = self._byte_starts()
         line0 = bisect.bisect_right(starts, byte) - 1
-        line = (
-            self.text[self.line_starts[line0] : self.line_starts[line0 + 1]]
-            if line0 + 1 < len(self.line_starts)
-            else self.text[self.line_starts[line0] :]
-        )
-        return self.line_starts[line0] + _chars_in_prefix(line, byte - starts[line0])
+        char_start = self.line_starts[line0]
+        if line0 + 1 < len(starts):
+            char_end, byte_end = self.line_starts[line0 + 1], starts[line0 + 1]
+        else:
+            char_end, byte_end = len(self.text), self._byte_total()
+        if byte_end - starts[line0] == char_end - char_start:  # an ASCII line: bytes are characters
+            return char_start + min(byte - starts[line0], char_end - char_start)
+        return char_start + _chars_in_prefix(self.text[char_start:char_end], byte - starts[line0])
+
+    def _byte_total(self) -> int:
+        if self._byte_size is None:
+            self._byte_size = len(to_bytes(self.text))
+        return self._byte_size
 
     def offset_of_line_byte_col(self, line1: int, byte_col: int) -> int:
         """Character offset of a 1-based line and a 0-based UTF-8 column (as ``ast`` reports)."""

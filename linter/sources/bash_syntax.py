@@ -65,6 +65,18 @@ SIMPLE_COMMAND = re.compile(
     rf"{_BLANK}*(?!#)(?:{_REDIRECT}|{_WORD})(?:{_BLANK}*{_REDIRECT}|{_BLANK}+(?!#){_WORD})*"
     rf"{_BLANK}*(?=[\n;|)]|(?<=[ \t\n])#|&(?!>)|\Z)"
 )
+# whole lines of such commands, joined by ';', '&&', '||', '|' or '&' (no reserved word, '[' test or
+# subshell in command position): the check skips them in one match
+_PLAIN_START = (
+    r"(?!(?:if|then|else|elif|fi|do|done|case|esac|while|until|for|select|function|coproc|time|in"
+    r"|\{|\}|!|\[\[|\]\]|\[)(?![^ \t\n;&|()<>]))(?!#)"
+)
+_PLAIN_COMMAND = rf"{_BLANK}*{_PLAIN_START}(?:{_REDIRECT}|{_WORD})(?:{_BLANK}*{_REDIRECT}|{_BLANK}+(?!#){_WORD})*"
+_JOIN = rf"{_BLANK}*(?:&&|\|\||;(?![;&])|\|(?![|&])|&(?![&>]))"
+PLAIN_LINE = re.compile(
+    rf"{_PLAIN_COMMAND}(?:{_JOIN}{_PLAIN_COMMAND})*(?:{_BLANK}*(?:;(?![;&])|&(?![&>])))?"
+    rf"{_BLANK}*(?:(?<=[ \t;&])#[^\n]*)?(?:\n|\Z)"
+)
 EMPTY_LINES = re.compile(r"(?:(?:[ \t]|\\\n)*(?:#[^\n]*)?\n)+")
 FUNCTION_PARENS = re.compile(r"(?:[ \t]|\\\n)*\(")
 BLANKS = re.compile(r"(?:[ \t]|\\\n)+")
@@ -650,9 +662,23 @@ class _Parser:
         return pos
 
     # -- grammar ---------------------------------------------------------------------------
+    def plain_lines(self) -> int:
+        """Whole lines of plain simple commands (most of a launch script), skipped in one match each:
+        nothing in them can be a syntax error. Returns how many."""
+        count = 0
+        while not self.pending:
+            line = PLAIN_LINE.match(self.s, self.pos)
+            if not line or line.end() == self.pos or ("[" in line.group() and ANY_SUBSCRIPTED.search(line.group())):
+                break
+            self.pos = line.end()
+            count += 1
+        return count
+
     def program(self) -> None:
         while True:
             tok = self.skip_newlines()
+            if self.plain_lines():
+                continue
             if tok.kind == EOF:
                 return
             self.and_or()
@@ -665,16 +691,20 @@ class _Parser:
     def compound_list(self, stops) -> int:
         """Commands up to a token ``stops`` accepts at a command start; returns how many."""
         count = 0
-        tok = self.skip_newlines()
-        while not stops(tok) and tok.kind != EOF:
+        while True:
+            tok = self.skip_newlines()
+            lines = self.plain_lines()
+            if lines:
+                count += lines
+                continue
+            if stops(tok) or tok.kind == EOF:
+                return count
             self.and_or()
             count += 1
             tok = self.peek()
             if tok.kind not in (";", "&", NEWLINE):
-                break
+                return count
             self.take(tok)
-            tok = self.skip_newlines()
-        return count
 
     def rewrite_final_continuation(self) -> None:
         """A '\\' that only blanks follow to the end of the file continues onto nothing (bash is fine
