@@ -207,15 +207,22 @@ def test_scripts_for_other_shells_are_not_checked(tmp_path):
     ]
 
 
-def test_a_for_whose_arithmetic_does_not_close_is_reported_though_bash_n_exits_0(tmp_path):
-    # bash stops reading at 'for ((' when its parentheses do not close as '))': 'bash -n' exits 0
-    # without a message, and a run ends silently there ('echo b' never runs); RL900 says so
-    (tmp_path / "for.sh").write_text("echo a\nfor ((i=0; i<3; i++); do echo $i; done\necho b\n", "utf-8")
+@pytest.mark.parametrize(
+    ("script", "line", "message"),
+    [
+        ("echo a\nfor ((i=0; i<3; i++); do echo $i; done\necho b\n", 2, "the '((' after 'for' is not closed by '))'"),
+        ("echo a\n[[ ]]\necho b\n", 2, "syntax error in conditional expression"),
+    ],
+)
+def test_errors_bash_n_passes_silently_are_reported(tmp_path, script, line, message):
+    # bash stops reading at these without a word: 'bash -n' exits 0, and a run ends silently there
+    # ('echo b' never runs). RL900 says so: the one place where it reports what 'bash -n' passes.
+    (tmp_path / "stop.sh").write_text(script, "utf-8")
     result = run_cli("check", "--isolated", "--no-cache", "--output-format", "json", str(tmp_path))
     errors = [(f["line"], f["message"]) for f in json.loads(result.stdout) if f["code"] == "RL900"]
-    assert errors == [(2, "syntax error: the '((' after 'for' is not closed by '))'")]
+    assert len(errors) == 1 and errors[0][0] == line and message in errors[0][1], errors
     if BASH is not None:
-        assert bash_verdict(tmp_path / "for.sh") == (False, None)
+        assert bash_verdict(tmp_path / "stop.sh") == (False, None)
 
 
 # Valid bash tree-sitter misreads, each beside a same-length form it reads: the launch inside or after

@@ -54,13 +54,16 @@ FAST_TOKEN = re.compile(
 )
 # a whole simple command of plain words, simple expansions, quotes and redirections (most lines of a
 # launch script), up to what ends it: nothing in it can be a syntax error
-_BLANK = r"(?:[ \t]|\\\n)"
+# a line continuation separates words only after a blank ('i\\<newline>f' is the word 'if'); a '\\'
+# at the end of the file is nothing
+_BLANK = r"(?:[ \t]|(?<=[ \t\n])\\(?:\n|\Z))"
 _VAR = r"\$(?:[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_])|[0-9@*#?$!-]|\{[A-Za-z_][A-Za-z0-9_]*\})"
 _WORD = (  # every alternative starts with a different character: no backtracking between them
     r"(?:[^ \t\n;&|()<>\"'`$\\]|" + _VAR + r"|'[^']*'|\\[^\n]"
     r"|\"(?:[^\"\\$`]|\\[\s\S]|" + _VAR + r")*\")+"
 )
-_REDIRECT = r"(?:>>|>\||>&|<&|&>>|&>|<>|>|<(?!<))" + _BLANK + r"*(?!#)" + _WORD
+# a target right before '<' or '>' ('>2>f', '<{fd}>f') would be the next descriptor: left to the slow path
+_REDIRECT = r"(?:>>|>\||>&|<&|&>>|&>|<>|>|<(?!<))" + _BLANK + r"*(?!#)" + _WORD + r"(?![<>])"
 SIMPLE_COMMAND = re.compile(
     rf"{_BLANK}*(?!#)(?:{_REDIRECT}|{_WORD})(?:{_BLANK}*{_REDIRECT}|{_BLANK}+(?!#){_WORD})*"
     rf"{_BLANK}*(?=[\n;|)]|(?<=[ \t\n])#|&(?!>)|\Z)"
@@ -69,7 +72,7 @@ SIMPLE_COMMAND = re.compile(
 # subshell in command position): the check skips them in one match
 _PLAIN_START = (
     r"(?!(?:if|then|else|elif|fi|do|done|case|esac|while|until|for|select|function|coproc|time|in"
-    r"|\{|\}|!|\[\[|\]\]|\[)(?![^ \t\n;&|()<>]))(?!#)"
+    r"|\{|\}|!|\[\[|\]\]|\[)(?![^ \t\n;&|()<>\\]))(?!#)"
 )
 _PLAIN_COMMAND = rf"{_BLANK}*{_PLAIN_START}(?:{_REDIRECT}|{_WORD})(?:{_BLANK}*{_REDIRECT}|{_BLANK}+(?!#){_WORD})*"
 _JOIN = rf"{_BLANK}*(?:&&|\|\||;(?![;&])|\|(?![|&])|&(?![&>]))"
@@ -79,7 +82,7 @@ PLAIN_LINE = re.compile(
 )
 EMPTY_LINES = re.compile(r"(?:(?:[ \t]|\\\n)*(?:#[^\n]*)?\n)+")
 FUNCTION_PARENS = re.compile(r"(?:[ \t]|\\\n)*\(")
-BLANKS = re.compile(r"(?:[ \t]|\\\n)+")
+BLANKS = re.compile(r"(?:[ \t]|\\\n|\\\Z)+")
 WORD_RUN = re.compile(r"[^ \t\n;&|()<>\"'`$\\]+")
 DQUOTE_RUN = re.compile(r"[^\"\\$`]+")
 BACKQUOTE_RUN = re.compile(r"[^`\\]+")
@@ -91,7 +94,7 @@ BRACE_STOP = re.compile(r"[{}\\'\"`$<>]")
 BRACKET_STOP = re.compile(r"[\[\]\\'\"`$<>]")
 ASSIGNMENT_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 SUBSCRIPTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[")
-ANY_SUBSCRIPTED = re.compile(r"(?<![^ \t\n])[A-Za-z_][A-Za-z0-9_]*\[")
+ANY_SUBSCRIPTED = re.compile(r"(?<![^ \t\n;&|])[A-Za-z_][A-Za-z0-9_]*\[")
 FD_PREFIX = re.compile(r"\d+|\{[A-Za-z_][A-Za-z0-9_]*\}")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 MAX_DEPTH = 50  # nesting bash itself would handle, but Python recursion would not
@@ -182,6 +185,7 @@ class _Parser:
         self.lossy_rewrites: list[tuple[int, int, str]] = []
         self._peeked: tuple[int, int, _Token] | None = None
         self._comsub_end: dict[int, int] = {}  # one parse per $( ), however often its word is read
+        self._paren_end: dict[int, int] = {}  # one scan per '(' of arithmetic, however deep the nesting
 
     # -- errors ----------------------------------------------------------------------------
     def line(self, offset: int) -> int:
@@ -305,8 +309,8 @@ class _Parser:
             return self._word(pos, mode)  # a regex group or alternative
         op = OPERATOR.match(s, pos)
         if op:
-            if mode in (COND, COND_EXTGLOB, COND_REGEX) and op.group() in ("<", ">"):
-                return _Token(WORD, pos, pos + 1, op.group())
+            if mode in (COND, COND_EXTGLOB, COND_REGEX) and s[pos] in "<>":
+                return _Token(s[pos], pos, pos + 1)  # in [[ ]] a comparison, not a redirection
             return _Token(op.group(), pos, op.end())
         return self._word(pos, mode)
 
@@ -531,6 +535,12 @@ class _Parser:
     def _matched_parens(self, pos: int, what: str) -> int:
         """Offset of the ')' matching the '(' at ``pos``; quotes and ``$( )`` inside are skipped (a
         ``${`` is not matched here: bash reads the braces of arithmetic only when it evaluates it)."""
+        known = self._paren_end.get(pos)
+        if known is None:
+            known = self._paren_end[pos] = self._scan_parens(pos, what)
+        return known
+
+    def _scan_parens(self, pos: int, what: str) -> int:
         s = self.s
         open_at = pos
         depth = 1
@@ -666,7 +676,8 @@ class _Parser:
         """Whole lines of plain simple commands (most of a launch script), skipped in one match each:
         nothing in them can be a syntax error. Returns how many."""
         count = 0
-        while not self.pending:
+        # only from where a line starts: retried after every command of a long line, it would be quadratic
+        while not self.pending and (self.pos == 0 or self.s[self.pos - 1] == "\n"):
             line = PLAIN_LINE.match(self.s, self.pos)
             if not line or line.end() == self.pos or ("[" in line.group() and ANY_SUBSCRIPTED.search(line.group())):
                 break
@@ -766,6 +777,8 @@ class _Parser:
         while tok.kind in ("|", "|&"):
             self.take(tok)
             self.command_after(tok)
+            if self.peek(CMD).is_word("!"):
+                raise self.unexpected(self.peek(CMD))  # '!' only starts a pipeline
             self.command()
             tok = self.peek()
 
@@ -894,13 +907,15 @@ class _Parser:
     def coproc(self, keyword: _Token) -> None:
         self.take(keyword)
         tok = self.peek(CMD)
+        if tok.kind == WORD and tok.text in RESERVED_CLOSERS:
+            raise self.unexpected(tok)
         if self.is_compound_start(tok):
             self.command()
             return
         if tok.kind != WORD and tok.kind not in REDIRECTS:
             raise self.unexpected(tok)
         after = self._lex(tok.end, CMD)
-        if tok.kind == WORD and self.is_compound_start(after):
+        if tok.kind == WORD and self.is_compound_start(after) and not ASSIGNMENT_START.match(tok.text):
             self.take(tok)  # the coprocess's name
             self.command()
             return
@@ -1120,7 +1135,7 @@ class _Parser:
         op = self.peek(COND)
         if op.kind in ("&&", "||", ")") or op.is_word("]]"):
             return  # [[ word ]]
-        if op.kind != WORD or op.text not in COND_BINARY:
+        if op.kind not in ("<", ">") and (op.kind != WORD or op.text not in COND_BINARY):
             raise self.cond_error(op, "conditional binary operator expected")
         self.take(op)
         mode = COND_REGEX if op.text == "=~" else COND_EXTGLOB if op.text in EXTGLOB_BINARY else COND
