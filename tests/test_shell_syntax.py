@@ -11,9 +11,11 @@ here-document ended by the end of the file) is not a rejection.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -261,3 +263,30 @@ def test_a_launch_reads_the_same_as_in_the_plain_form(misread, plain):
 
     assert len(misread) == len(plain)
     assert launches(misread) == launches(plain) != []
+
+
+def test_a_script_with_gbk_bytes_is_linted_and_fixed_byte_for_byte(tmp_path):
+    # bash does not care about the bytes of a comment or a string; the fix must not either
+    original = '#!/bin/bash\n# 设置环境变量\necho "完成"\n'.encode("gbk")
+    original += b"export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"
+    path = tmp_path / "run.sh"
+    path.write_bytes(original)
+    strict = {**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8:strict"}  # a UTF-8 locale
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "recovery_lint", "check", "--isolated", "--no-cache", *args, str(tmp_path)]
+        return subprocess.run(command, capture_output=True, env=strict, timeout=120)
+
+    report = run("--output-format", "json")
+    findings = json.loads(report.stdout.decode("utf-8"))
+    assert [(f["code"], f["line"], f["column"]) for f in findings if f["code"] in ("RL900", "RL101")] == [
+        ("RL101", 4, 8)
+    ]
+    full = run("--output-format", "full")
+    assert full.returncode == 1 and b"Traceback" not in full.stderr
+    diff = run("--diff")
+    assert diff.returncode == 1 and b"Traceback" not in diff.stderr, diff.stderr
+    assert "# 设置环境变量".encode("gbk") in diff.stdout  # context lines are the bytes of the file
+    assert b"-export HCCL_ASYNC_ERROR_HANDLING=0\n+export HCCL_ASYNC_ERROR_HANDLING=1\n" in diff.stdout
+    run("--fix")
+    assert path.read_bytes() == original.replace(b"HANDLING=0", b"HANDLING=1")
