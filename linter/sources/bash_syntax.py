@@ -17,7 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-RESERVED_CLOSERS = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "}", "in", "]]"})
+# reserved words that end or continue a construct: where a command starts, one is an error unless the
+# construct it belongs to is open and expects it
+NOT_A_COMMAND = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "}", "in", "]]"})
 COMPOUND_STARTS = frozenset({"{", "if", "while", "until", "for", "select", "case", "[["})
 DECLARATION_BUILTINS = frozenset({"declare", "typeset", "local", "export", "readonly", "alias"})
 CLOSER_OF = {
@@ -52,10 +54,8 @@ FAST_TOKEN = re.compile(
     r"(?:[ \t]|\\\n)*(?:(#[^\n]*)?(\n)|(;;&|;;|;&|;|&&|&(?!>)|\|\||\|&|\||\))"
     r"|([^ \t\n;&|()<>\"'`$\\#][^ \t\n;&|()<>\"'`$\\]*)(?=[ \t\n;&|)]|\Z))"
 )
-# a whole simple command of plain words, simple expansions, quotes and redirections (most lines of a
-# launch script), up to what ends it: nothing in it can be a syntax error
-# a line continuation separates words only after a blank ('i\\<newline>f' is the word 'if'); a '\\'
-# at the end of the file is nothing
+# Fast paths. A line continuation separates words only after a blank ('i\\<newline>f' is the word
+# 'if'); a '\\' at the end of the file is nothing.
 _BLANK = r"(?:[ \t]|(?<=[ \t\n])\\(?:\n|\Z))"
 _VAR = r"\$(?:[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_])|[0-9@*#?$!-]|\{[A-Za-z_][A-Za-z0-9_]*\})"
 _WORD = (  # every alternative starts with a different character: no backtracking between them
@@ -64,6 +64,8 @@ _WORD = (  # every alternative starts with a different character: no backtrackin
 )
 # a target right before '<' or '>' ('>2>f', '<{fd}>f') would be the next descriptor: left to the slow path
 _REDIRECT = r"(?:>>|>\||>&|<&|&>>|&>|<>|>|<(?!<))" + _BLANK + r"*(?!#)" + _WORD + r"(?![<>])"
+# a whole simple command of plain words, simple expansions, quotes and redirections, up to what ends
+# it: nothing in it can be a syntax error
 SIMPLE_COMMAND = re.compile(
     rf"{_BLANK}*(?!#)(?:{_REDIRECT}|{_WORD})(?:{_BLANK}*{_REDIRECT}|{_BLANK}+(?!#){_WORD})*"
     rf"{_BLANK}*(?=[\n;|)]|(?<=[ \t\n])#|&(?!>)|\Z)"
@@ -101,6 +103,12 @@ MAX_DEPTH = 50  # nesting bash itself would handle, but Python recursion would n
 
 # token kinds besides the operator texts
 WORD, NEWLINE, EOF, ARITH = "word", "newline", "end of file", "(("
+# Where a token is read decides what it is (bash's lexer depends on the parser's state too): CMD a
+# command start ('((' arithmetic, 'a=(' arrays, 'a[...]' subscripts), PREFIX after an assignment or
+# redirection before the command name, ARG an argument, DECL an argument of declare/local/export
+# (assignments again), ARRAY an element of 'a=( )', PATTERN a case pattern, TARGET a redirection
+# target after '>&', COND inside [[ ]] ('<' compares), COND_EXTGLOB right of '==' there (extglob
+# patterns), COND_REGEX right of '=~' ('(' and '|' are part of the word).
 CMD, PREFIX, ARG, DECL, ARRAY, PATTERN, TARGET, COND, COND_EXTGLOB, COND_REGEX = range(10)
 
 
@@ -266,12 +274,6 @@ class _Parser:
             self.take(tok)
             tok = self.peek(CMD)
         return tok
-
-    def expect_word(self, text: str, mode: int = CMD) -> _Token:
-        tok = self.peek(mode)
-        if not tok.is_word(text):
-            raise self.unexpected(tok)
-        return self.take(tok)
 
     def _lex(self, pos: int, mode: int) -> _Token:
         s = self.s
@@ -794,7 +796,7 @@ class _Parser:
             self.function_keyword(tok)
         elif tok.kind == WORD and tok.text == "coproc":
             self.coproc(tok)
-        elif tok.kind == WORD and tok.text in RESERVED_CLOSERS:
+        elif tok.kind == WORD and tok.text in NOT_A_COMMAND:
             raise self.unexpected(tok)
         elif tok.kind == WORD or tok.kind in REDIRECTS:
             self.simple_command()
@@ -907,7 +909,7 @@ class _Parser:
     def coproc(self, keyword: _Token) -> None:
         self.take(keyword)
         tok = self.peek(CMD)
-        if tok.kind == WORD and tok.text in RESERVED_CLOSERS:
+        if tok.kind == WORD and tok.text in NOT_A_COMMAND:
             raise self.unexpected(tok)
         if self.is_compound_start(tok):
             self.command()
@@ -919,7 +921,7 @@ class _Parser:
             self.take(tok)  # the coprocess's name
             self.command()
             return
-        if tok.kind == WORD and after.kind == WORD and after.text in RESERVED_CLOSERS:
+        if tok.kind == WORD and after.kind == WORD and after.text in NOT_A_COMMAND:
             raise self.unexpected(after)  # bash reads the word after 'coproc NAME' as a command start
         self.simple_command()
 
