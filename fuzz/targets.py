@@ -23,18 +23,21 @@ INTERESTING = [*":-#'\"{}[],&*!|>?%@`\\$()=;\n\r\t ", "é", "中", "😀", "\ufe
 
 # any character a UTF-8 file can hold (files are decoded strictly: no lone surrogates)
 CHARS = st.characters(codec="utf-8")
+# except shell scripts: bytes that are not UTF-8 (a GBK comment) are kept as U+DC80..U+DCFF
+UNDECODABLE = ["\udcd6", "\udcd0", "\udcb1", "\udcff"]
 
 
 @st.composite
-def mutated(draw, base: st.SearchStrategy[str]) -> str:
+def mutated(draw, base: st.SearchStrategy[str], pieces: tuple[str, ...] = ()) -> str:
     """A text from ``base`` with a few character-level mutations."""
+    interesting = st.sampled_from([*INTERESTING, *pieces])
     text = draw(base)
     for _ in range(draw(st.integers(0, 6))):
         op = draw(st.sampled_from(("insert", "delete", "duplicate", "replace", "truncate")))
         n = len(text)
         at = draw(st.integers(0, n))
         if op == "insert":
-            piece = draw(st.text(st.sampled_from(INTERESTING) | CHARS, min_size=1, max_size=4))
+            piece = draw(st.text(interesting | CHARS, min_size=1, max_size=4))
             text = text[:at] + piece + text[at:]
         elif op == "delete" and n:
             text = text[:at] + text[at + draw(st.integers(1, 8)) :]
@@ -42,14 +45,15 @@ def mutated(draw, base: st.SearchStrategy[str]) -> str:
             end = min(n, at + draw(st.integers(1, 40)))
             text = text[:end] + text[at:end] + text[end:]
         elif op == "replace" and n:
-            text = text[:at] + draw(st.sampled_from(INTERESTING)) + text[at + 1 :]
+            text = text[:at] + draw(interesting) + text[at + 1 :]
         elif op == "truncate":
             text = text[:at]
     return text
 
 
-def inputs(base: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    return st.one_of(base, mutated(base), st.text(st.sampled_from(INTERESTING) | CHARS, max_size=300))
+def inputs(base: st.SearchStrategy[str], pieces: tuple[str, ...] = ()) -> st.SearchStrategy[str]:
+    random_text = st.text(st.sampled_from([*INTERESTING, *pieces]) | CHARS, max_size=300)
+    return st.one_of(base, mutated(base, pieces), random_text)
 
 
 def _lines(strategy) -> st.SearchStrategy[str]:
@@ -119,9 +123,11 @@ def manifest_target(text: str) -> None:
 
 def shell_target(text: str) -> None:
     from recovery_lint.sources.shell import Assignment, parse_shell
+    from recovery_lint.span import to_bytes
 
     src = SourceText("train.sh", text)
     script = parse_shell(src)
+    data = to_bytes(text)
     for issue in script.issues:
         _check_span(src, issue.span, "issue")
     for span in script.comments:
@@ -138,6 +144,8 @@ def shell_target(text: str) -> None:
             for word in event.words:
                 _check_span(src, word.span, "word")
                 assert text[word.span.start : word.span.end] == word.text, f"word {word.text!r} misplaced"
+                raw = data[word.span.start_byte : word.span.end_byte]
+                assert raw == to_bytes(word.text), f"word {word.text!r} at bytes {raw!r}"
 
 
 def python_target(text: str) -> None:
@@ -213,7 +221,7 @@ def lint_files(root: Path):
 
 TARGETS: dict[str, tuple[st.SearchStrategy, Callable[[object], None]]] = {
     "manifest": (inputs(MANIFESTS), manifest_target),
-    "shell": (inputs(SCRIPTS), shell_target),
+    "shell": (inputs(SCRIPTS, tuple(UNDECODABLE)), shell_target),
     "python": (inputs(PYTHON), python_target),
     "pins": (inputs(PINS), pins_target),
     "fix": (mutated_repositories(), fix_target),

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Diagnostic, Edit
-from .span import SourceText
+from .span import SourceText, to_bytes
 from .suppress import find_directives
 
 # codes a line directive cannot silence: they judge the directives themselves
@@ -96,9 +96,10 @@ _SHELL_STRINGS = {"string", "raw_string", "ansi_c_string", "translated_string"}
 
 
 def _shell_ranges(src: SourceText) -> list[tuple[int, int, str]]:
-    from .sources.shell import _parser
+    from .sources.shell import _parser, tree_sitter_text
 
-    tree = _parser().parse(src.text.encode("utf-8", "surrogatepass"))
+    src = SourceText(src.path, tree_sitter_text(src.text))  # one character for one: offsets hold in the file
+    tree = _parser().parse(to_bytes(src.text))
     out: list[tuple[int, int, str]] = []
     stack = [tree.root_node]
     while stack:

@@ -75,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     # would only rescan them (seconds on 10,000 files), during the run and again at interpreter exit.
     collecting = gc.isenabled()
     gc.disable()
+    if process:
+        _write_undecodable_bytes_as_read()
     try:
         return _main(argv, verbose)
     finally:
@@ -82,6 +84,15 @@ def main(argv: list[str] | None = None) -> int:
             gc.freeze()  # nothing left for the exit-time collection to scan
         elif collecting:
             gc.enable()
+
+
+def _write_undecodable_bytes_as_read() -> None:
+    """A shell script may hold bytes that are not UTF-8 (kept as U+DC80..U+DCFF): source lines, diffs
+    and job listings print them as the bytes they are, whatever the locale's error handler."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and (getattr(stream, "encoding", "") or "").lower().replace("-", "") == "utf8":
+            reconfigure(errors="surrogateescape")
 
 
 def _main(argv: list[str], verbose: bool) -> int:
@@ -419,6 +430,7 @@ def _stdin_fix_command(args: argparse.Namespace, request, scope, fail_on: str) -
     import contextlib
 
     from .fix import fix_loop, unified_diff
+    from .span import to_bytes
 
     original = scope.overrides[scope.stdin]
     outcome = fix_loop(request, unsafe=args.unsafe_fixes)
@@ -430,7 +442,7 @@ def _stdin_fix_command(args: argparse.Namespace, request, scope, fail_on: str) -
         sys.stdout.write(unified_diff(scope.stdin, original, fixed))
     else:
         sys.stdout.flush()
-        sys.stdout.buffer.write(fixed.encode("utf-8", "surrogatepass"))
+        sys.stdout.buffer.write(to_bytes(fixed))
     sys.stdout.flush()
     with contextlib.redirect_stdout(sys.stderr):
         out = _Output(args)

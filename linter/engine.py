@@ -20,7 +20,7 @@ from .jobs import Job, JobSpec, Project, build_project
 from .parse import ParsedFile, read_and_parse
 from .roles import ci_path, vendored
 from .rule import Rule
-from .span import SourceText
+from .span import SourceText, to_bytes
 from .suppress import Directive, DirectiveProblem, find_directives
 
 PARALLEL_THRESHOLD = 2000  # files; below this a process pool costs more than it saves (bench/)
@@ -397,7 +397,7 @@ def _cacheable(parsed: ParsedFile, digest: str | None, cache) -> bool:
     """Store only a model of the very bytes that were hashed (the file may change in between)."""
     if digest is None or parsed.source is None or (not parsed.text and parsed.issues):
         return False
-    return cache.digest(parsed.text.encode("utf-8", "surrogatepass")) == digest
+    return cache.digest(to_bytes(parsed.text)) == digest
 
 
 def read_digests(candidates: list[Candidate], overrides: dict[str, str]) -> dict[str, str | None]:
@@ -409,7 +409,7 @@ def read_digests(candidates: list[Candidate], overrides: dict[str, str]) -> dict
     for c in candidates:
         text = overrides.get(c.display)
         if text is not None:
-            out[c.display] = Cache.digest(text.encode("utf-8", "surrogatepass"))
+            out[c.display] = Cache.digest(to_bytes(text))
             continue
         try:
             with open(c.location, "rb") as handle:

@@ -14,7 +14,7 @@ from pathlib import Path
 from .diagnostics import Applicability, Diagnostic, Edit, Fix
 from .engine import LintRequest, LintResult, lint
 from .parse import ParsedFile, parse_guarded
-from .span import SourceText
+from .span import SourceText, to_bytes
 
 MAX_PASSES = 10
 
@@ -211,7 +211,7 @@ def write_atomic(path: Path, expected_before: str, text: str, roots: list[Path])
         info = target.stat()
     except OSError as exc:
         raise WriteError(f"cannot read before writing: {exc.strerror}") from exc
-    if current != expected_before.encode("utf-8", "surrogatepass"):
+    if current != to_bytes(expected_before):
         raise WriteError("changed on disk while it was being linted; not written")
     mode = stat.S_IMODE(info.st_mode)
     # no write bit is read-only even for root, whom os.access always lets write
@@ -221,7 +221,7 @@ def write_atomic(path: Path, expected_before: str, text: str, roots: list[Path])
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8", "surrogatepass"))
+            handle.write(to_bytes(text))
             handle.flush()
             os.fsync(handle.fileno())
         with contextlib.suppress(OSError):  # before chmod: chown clears the set-user/group-ID bits

@@ -36,14 +36,23 @@ class ParsedFile:
         return self.source.text if self.source else ""
 
 
-def decode(path: str, data: bytes) -> tuple[SourceText | None, str | None]:
+SHELL_KINDS = ("shell", "maybe-shell")
+
+
+def decode(path: str, data: bytes, kind: str = "") -> tuple[SourceText | None, FileIssue | None]:
+    """The file's text, or why it is not linted. A shell script may hold bytes that are not UTF-8
+    (bash reads bytes: a GBK comment is fine); they are kept as U+DC80..U+DCFF (``span.to_bytes``)."""
     if b"\x00" in data[:8192]:
-        return None, "binary file (contains NUL bytes); not linted"
+        empty = SourceText(path, "")
+        return None, FileIssue(empty.span(0), "binary file (contains NUL bytes); not linted")
     try:
-        text = data.decode("utf-8")
+        return SourceText(path, data.decode("utf-8")), None
     except UnicodeDecodeError as exc:
-        return None, f"not valid UTF-8 (byte {exc.start}); not linted"
-    return SourceText(path, text), None
+        kept = SourceText(path, data.decode("utf-8", "surrogateescape"))
+        if kind in SHELL_KINDS:
+            return kept, None
+        at = len(data[: exc.start].decode("utf-8"))  # the bytes before the first bad one are valid
+        return None, FileIssue(kept.span(at, at + 1), f"not valid UTF-8 (byte {exc.start}); not linted")
 
 
 def read_and_parse(path: str, abs_path: str, kind: str, text: str | None = None) -> ParsedFile:
@@ -63,11 +72,10 @@ def read_and_parse(path: str, abs_path: str, kind: str, text: str | None = None)
                 None,
                 [FileIssue(empty.span(0), f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; not linted")],
             )
-        source, problem = decode(path, data)
+        source, problem = decode(path, data, kind)
         if source is None:
-            empty = SourceText(path, "")
-            relevant = kind not in ("maybe-shell",)
-            return ParsedFile(path, kind, empty, None, [FileIssue(empty.span(0), problem or "")], relevant)
+            assert problem is not None
+            return ParsedFile(path, kind, problem.span.source, None, [problem], kind not in SHELL_KINDS)
     else:
         source = SourceText(path, text)
     return parse_guarded(source, kind)
@@ -95,7 +103,8 @@ def parse_source(source: SourceText, kind: str) -> ParsedFile:
         from .sources.shell import parse_shell
 
         script = parse_shell(source)
-        return ParsedFile(source.path, kind, source, script, [FileIssue(i.span, i.message) for i in script.issues])
+        issues = [FileIssue(i.span, i.message, i.code) for i in script.issues]
+        return ParsedFile(source.path, kind, source, script, issues)
     if kind == "python":
         from .sources.python import parse_python
 

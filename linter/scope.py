@@ -95,17 +95,19 @@ def find_root(start: Path) -> Path | None:
 
 
 def _stdin_scope(cwd: Path, name: str | None, data: bytes) -> Scope:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ScopeError(f"standard input is not valid UTF-8 (byte {exc.start})") from exc
-    if name is None:
-        kind = guess_kind(text)
+    # as for files: a shell script may hold bytes that are not UTF-8 (bash reads bytes), nothing else
+    text = data.decode("utf-8", "surrogateescape")
+    path = Path(os.path.normpath(cwd / name)) if name is not None else None
+    kind = (classify(path.name) if path is not None else None) or guess_kind(text)
+    if kind not in ("shell", "maybe-shell"):
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ScopeError(f"standard input is not valid UTF-8 (byte {exc.start})") from exc
+    if path is None:
         cand = Candidate(cwd / STDIN_DISPLAY, STDIN_DISPLAY, kind)
         return Scope([], cwd, {STDIN_DISPLAY}, [cand], {STDIN_DISPLAY: text}, STDIN_DISPLAY, named={STDIN_DISPLAY})
-    path = Path(os.path.normpath(cwd / name))
     display = display_path(path, cwd)
-    kind = classify(path.name) or guess_kind(text)
     cand = Candidate(path, display, kind)
     root = find_root(path.parent) if path.parent.is_dir() else None
     paths = [root] if root is not None else []

@@ -3,6 +3,11 @@
 Offsets inside the tool are character offsets into the decoded text (what Python slices);
 byte offsets and 1-based line/column are derived from them on demand, so a parser that
 reports bytes (tree-sitter, ast) and one that reports characters (PyYAML) meet here.
+
+A shell script may hold bytes that are not UTF-8 (a GBK comment): bash does not care, so such a
+script is decoded with ``surrogateescape``, each such byte one character U+DC80..U+DCFF. ``to_bytes``
+turns a text back into exactly the bytes it was read from; every byte offset, digest and write
+goes through it.
 """
 
 from __future__ import annotations
@@ -10,6 +15,32 @@ from __future__ import annotations
 import bisect
 from array import array
 from itertools import chain, repeat
+
+
+def to_bytes(text: str) -> bytes:
+    """The bytes a text was decoded from (undecodable bytes come back as themselves)."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # another lone surrogate, never read from a file: kept as surrogatepass writes it
+        return text.encode("utf-8", "surrogatepass")
+
+
+def printable(text: str) -> str:
+    """The text for a message or a JSON document: an undecodable byte shows as U+FFFD."""
+    if text.isascii():
+        return text
+    return to_bytes(text).decode("utf-8", "replace")
+
+
+def _chars_in_prefix(line: str, size: int) -> int:
+    """How many whole characters of ``line`` fit in its first ``size`` bytes."""
+    decoded = to_bytes(line)[:size].decode("utf-8", "surrogateescape")
+    count = len(decoded)
+    if count and "\udc80" <= decoded[-1] <= "\udcff":
+        # either an undecodable byte of the line or a character cut in two: count back to the cut
+        while count and len(to_bytes(line[:count])) > size:
+            count -= 1
+    return count
 
 
 class Span:
@@ -89,7 +120,7 @@ class Span:
 class SourceText:
     """One file's decoded text plus the tables needed to translate positions (built on first use)."""
 
-    __slots__ = ("_ascii", "_byte_line_starts", "_char_of_byte", "_line_starts", "path", "text")
+    __slots__ = ("_ascii", "_byte_line_starts", "_byte_size", "_char_of_byte", "_line_starts", "path", "text")
 
     def __init__(self, path: str, text: str) -> None:
         self.path = path  # display path, relative to the working directory, '/' separated
@@ -97,6 +128,7 @@ class SourceText:
         self._line_starts: list[int] | None = None
         self._byte_line_starts: list[int] | None = None
         self._char_of_byte: array | None = None
+        self._byte_size: int | None = None
         self._ascii: bool | None = None
 
     def __reduce__(self) -> tuple[object, ...]:
@@ -174,7 +206,7 @@ class SourceText:
             total = 0
             for i in range(1, len(self.line_starts)):
                 seg = self.text[self.line_starts[i - 1] : self.line_starts[i]]
-                total += len(seg.encode("utf-8", "surrogatepass"))
+                total += len(to_bytes(seg))
                 starts.append(total)
             self._byte_line_starts = starts
         return self._byte_line_starts
@@ -184,7 +216,7 @@ class SourceText:
             return offset
         line0 = self.line_of(offset)
         prefix = self.text[self.line_starts[line0] : offset]
-        return self._byte_starts()[line0] + len(prefix.encode("utf-8", "surrogatepass"))
+        return self._byte_starts()[line0] + len(to_bytes(prefix))
 
     def char_offset(self, byte: int) -> int:
         """Character offset of a byte offset (as tree-sitter reports)."""
@@ -195,15 +227,18 @@ class SourceText:
             table = self._char_of_byte = _char_of_byte(self.text)
         return table[min(max(byte, 0), len(table) - 1)]
 
+    def _byte_total(self) -> int:
+        if self._byte_size is None:
+            self._byte_size = len(to_bytes(self.text))
+        return self._byte_size
+
     def offset_of_line_byte_col(self, line1: int, byte_col: int) -> int:
         """Character offset of a 1-based line and a 0-based UTF-8 column (as ``ast`` reports)."""
         line0 = min(max(line1 - 1, 0), len(self.line_starts) - 1)
         start = self.line_starts[line0]
         if self.ascii:
             return start + byte_col
-        line = self.text[start : self.line_end(line0)]
-        raw = line.encode("utf-8", "surrogatepass")[:byte_col]
-        return start + len(raw.decode("utf-8", "ignore"))
+        return start + _chars_in_prefix(self.text[start : self.line_end(line0)], byte_col)
 
     # -- spans ------------------------------------------------------------------------------
     def span(self, start: int, end: int | None = None) -> Span:
@@ -221,7 +256,10 @@ class SourceText:
 def _char_of_byte(text: str) -> array:
     """For each UTF-8 byte offset of ``text`` (one past the end included), the character it belongs
     to: one lookup per position where re-encoding a line for each one made parsing quadratic."""
-    widths = [1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4 for o in map(ord, text)]
+    # an undecodable byte a shell script kept (surrogateescape, U+DC80..U+DCFF) stands for one byte
+    widths = [
+        1 if o < 0x80 or 0xDC80 <= o <= 0xDCFF else 2 if o < 0x800 else 3 if o < 0x10000 else 4 for o in map(ord, text)
+    ]
     table = array("l", chain.from_iterable(repeat(i, w) for i, w in enumerate(widths)))
     table.append(len(text))
     return table

@@ -13,10 +13,17 @@ class ParseError(Rule):
     summary = "A manifest, launch script or Python file could not be parsed"
     what = """
 A file that could not be read or parsed: YAML syntax errors and duplicate keys, shell syntax
-errors (the regions the parser could not read; the rest of the script is still linted), CRLF
-line endings or a dangling line continuation in a shell script, Python syntax errors, invalid
-UTF-8, binary content, and files over the size limit. Python files are read (and so judged) when a
-launch or a manifest reaches them, or when they are named on the command line.
+errors, CRLF line endings in a shell script, Python syntax errors, invalid UTF-8 in a manifest or
+Python file, binary content, and files over the size limit.
+
+A shell script is a syntax error exactly when bash rejects it (`bash -n`): one finding, where bash
+stops, naming the problem (an unclosed quote, an `if` without `fi`, a `done` without a loop, ...);
+the rest of the script is still linted. What bash accepts is not reported, even where other
+parsers stumble: a `\\` at the end of the file, `$((16#ff))`, `for i do`, `[ "$a" \\< "$b" ]`.
+Bytes that are not UTF-8 (a GBK comment) are fine in a shell script, as they are to bash. CRLF
+line endings are one finding per file: `bash -n` often passes them, but every command then ends in
+a carriage return. A script for another shell is RL904, not a parse error. Python files are read
+(and so judged) when a launch or a manifest reaches them, or when they are named on the command line.
 """
     why = """
 What the linter cannot read it cannot check, and the same mistake usually stops the cluster from
@@ -30,7 +37,9 @@ metadata:
 ```
 """
     fix = "No fix. The message gives the parser's location and reason."
-    sources = ("YAML 1.1 (PyYAML), tree-sitter-bash, the Python grammar of the running interpreter",)
+    sources = (
+        "YAML 1.1 (PyYAML), the bash grammar (what `bash -n` accepts), the Python grammar of the running interpreter",
+    )
     cases = (
         Case(
             title="a YAML syntax error",
@@ -41,6 +50,18 @@ metadata:
             title="a shell script with a syntax error still gives the rest",
             files={"train.sh": "export A=1\nif then fi (\n"},
             expect=("train.sh:2",),
+        ),
+        Case(
+            title="one finding, where bash stops: a 'done' without a loop",
+            files={"train.sh": "for i in 1 2; do\n  echo $i\ndone\ndone\n"},
+            expect=("train.sh:4:1",),
+        ),
+        Case(
+            title="what bash accepts is no parse error",
+            files={
+                "a.sh": 'for i do echo $i; done\necho $((16#ff))\n[ "$a" \\< "$b" ] && echo lt\n',
+                "b.sh": "torchrun --nnodes 2 train.py \\",
+            },
         ),
         Case(
             title="a Python syntax error in an entry a launch script runs",

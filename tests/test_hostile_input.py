@@ -148,8 +148,21 @@ ROWS = [
     ),
     Row(
         "invalid-utf8",
+        # a manifest is reported where the bad byte is; bash reads bytes, and \x28 is the '(' it rejects
         {"job.yaml": b"apiVersion: v1\nkind: \xff\xfe\n", "train.sh": b"#!/bin/bash\necho \xc3\x28\n"},
-        ("job.yaml:1:1: RL900 not valid UTF-8 (byte 21); not linted", "train.sh:1:1: RL900 not valid UTF-8"),
+        (
+            "job.yaml:2:7: RL900 not valid UTF-8 (byte 21); not linted",
+            "train.sh:2:7: RL900 syntax error near unexpected token '('",
+        ),
+    ),
+    Row(
+        "shell-gbk-comment-and-string",
+        {
+            "gbk.sh": '#!/bin/bash\n# 设置环境变量\necho "完成"\n'.encode("gbk")
+            + b"export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"
+        },
+        ("gbk.sh:4:8: RL101", "gbk.sh:5:1: RL301"),
+        ("RL900",),
     ),
     Row(
         "utf16-manifest",
@@ -189,7 +202,7 @@ ROWS = [
     Row(
         "shell-no-parser-accepts",
         {"bad.sh": "#!/bin/bash\nif then ((( \nfi fi esac }}\n"},
-        ("bad.sh:2:1: RL900 syntax error near 'if then ((('",),
+        ("bad.sh:2:4: RL900 syntax error near unexpected token 'then': no command after 'if'",),
     ),
     Row(
         "shell-crlf",
@@ -198,8 +211,10 @@ ROWS = [
     ),
     Row(
         "shell-dangling-continuation",
-        {"cont.sh": "#!/bin/bash\ntorchrun a.py \\\n"},
-        ("cont.sh:2:15: RL900 the script ends in a line continuation",),
+        # bash accepts a '\' before the end of the file: no parse error, and the launch is still read
+        {"cont.sh": "#!/bin/bash\ntorchrun a.py \\\n", "cont2.sh": "#!/bin/bash\ntorchrun b.py \\"},
+        ("cont.sh:2:1: RL301", "cont2.sh:2:1: RL301"),
+        ("RL900",),
     ),
     Row(
         "shell-deep-nesting",

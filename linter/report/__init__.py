@@ -48,7 +48,8 @@ def write_report_file(path: Path, text: str) -> None:
     directory = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        # surrogateescape: a shell script's undecodable bytes, quoted in a text report, as they are in the file
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())

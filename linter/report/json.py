@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ..diagnostics import Diagnostic
+from ..span import printable
 
 
 def as_dict(d: Diagnostic) -> dict[str, object]:
@@ -36,4 +37,5 @@ def as_dict(d: Diagnostic) -> dict[str, object]:
 
 
 def render(diagnostics: list[Diagnostic]) -> str:
-    return json.dumps([as_dict(d) for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
+    # printable: a shell script's undecodable bytes (quoted in a message or an edit) cannot be JSON text
+    return printable(json.dumps([as_dict(d) for d in diagnostics], indent=2, ensure_ascii=False)) + "\n"

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..diagnostics import Diagnostic, Edit, Severity
-from ..span import SourceText, Span
+from ..span import SourceText, Span, printable
 from . import PROJECT_URL, repository_path, repository_root, rule_help_uri
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -191,4 +191,4 @@ def build(
 def render(diagnostics: list[Diagnostic], **kwargs) -> str:
     import json
 
-    return json.dumps(build(diagnostics, **kwargs), indent=2, ensure_ascii=False) + "\n"
+    return printable(json.dumps(build(diagnostics, **kwargs), indent=2, ensure_ascii=False)) + "\n"

@@ -367,7 +367,9 @@ def as_json(cards: list[JobCard]) -> dict[str, object]:
 def render_json(cards: list[JobCard]) -> str:
     import json
 
-    return json.dumps(as_json(cards), indent=2, ensure_ascii=False) + "\n"
+    from ..span import printable
+
+    return printable(json.dumps(as_json(cards), indent=2, ensure_ascii=False)) + "\n"
 
 
 # -- text ----------------------------------------------------------------------------------------------

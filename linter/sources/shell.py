@@ -3,6 +3,12 @@
 The model is the script's events in text order: assignments, exports, unsets, and commands
 (with their words and prefix assignments), wherever they appear: functions, conditionals,
 ``$(...)`` and continuation lines included.
+
+Whether the script is a syntax error is not tree-sitter's verdict but bash's grammar
+(``bash_syntax``): one issue, where bash reports it. Where tree-sitter misreads valid bash, the
+script is parsed again with the constructs it cannot read rewritten, same length (see
+``bash_syntax.check``), so the commands around them are still seen. A script whose shebang names
+another shell (zsh, fish, csh) is not parsed as bash at all.
 """
 
 from __future__ import annotations
@@ -11,7 +17,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..span import SourceText, Span
+from ..span import SourceText, Span, to_bytes
+from .bash_syntax import check
 
 STATEMENT_PARENTS = frozenset(
     {
@@ -116,6 +123,7 @@ Event = Assignment | Command
 class ShellIssue:
     span: Span
     message: str
+    code: str = "RL900"  # RL904: written for another shell, not checked
 
 
 @dataclass(eq=False)
@@ -126,6 +134,7 @@ class ShellScript:
     comments: list[Span] = field(default_factory=list)
     exact: bool = True  # False when positions only point at the enclosing scalar (no edits possible)
     argv: bool = False  # True for a manifest's command/args list: each word is a YAML list item
+    other_shell: str | None = None  # zsh, fish, csh, tcsh (from the shebang): not parsed, no events
 
     @property
     def commands(self) -> list[Command]:
@@ -148,29 +157,107 @@ def _parser():
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
+OTHER_SHELLS = frozenset({"zsh", "fish", "csh", "tcsh"})
+
+
 def parse_shell(src: SourceText) -> ShellScript:
-    script = _parse(src, src)
+    shell = other_shell(src.text)
+    if shell is not None:
+        return _not_bash(src, shell)
+    checked = check(_as_bash_reads_it(src.text))
+    # tree-sitter reads the file as it is: it takes a '\\' before CRLF for the continuation meant
+    script = _parse(src, src, rewrites=(checked.rewrites, checked.lossy_rewrites))
+    if checked.problem is not None:
+        problem = checked.problem
+        script.issues = [ShellIssue(src.span(problem.offset, problem.end), problem.message)]
+    elif not checked.undecided:
+        script.issues = []  # what tree-sitter could not read, bash can
+    else:
+        script.issues = script.issues[:1]  # nested too deeply for the grammar check: tree-sitter's word
     _line_ending_issues(src, script)
     return script
 
 
+def other_shell(text: str) -> str | None:
+    """The shell a ``#!`` line names when it is not in the sh/bash family (``#!/usr/bin/env zsh``)."""
+    if not text.startswith("#!"):
+        return None
+    words = text[2 : text.find("\n") if "\n" in text else len(text)].split()
+    if words and words[0].rsplit("/", 1)[-1] == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    name = words[0].rsplit("/", 1)[-1] if words else ""
+    return name if name in OTHER_SHELLS else None
+
+
+def _not_bash(src: SourceText, shell: str) -> ShellScript:
+    shebang = src.line_span(0)
+    line = src.text[shebang.start : shebang.end].strip()
+    message = f"a {shell} script ('{line}'), not bash: not checked"
+    return ShellScript(src, issues=[ShellIssue(shebang, message, "RL904")], other_shell=shell)
+
+
+def _as_bash_reads_it(text: str) -> str:
+    """The text the grammar check reads: a CRLF file as if converted (its line endings are one issue
+    of their own), one character for one so that offsets hold."""
+    return text.replace("\r\n", " \n") if "\r" in text else text
+
+
 # tree-sitter-bash 0.25 can read out of bounds (and crash the process) on a character above U+FFFF
-# after a redirection and '{' ("<{" + an emoji): the parser is given U+FFFD in its place, one
-# character for one, so character offsets still hold; the words' text is then taken from the file.
-ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+# after a redirection and '{' ("<{" + an emoji), and it is not given bytes that are not UTF-8 (a
+# GBK comment, kept as U+DC80..U+DCFF): either is given U+FFFD in its place, one character for one,
+# so character offsets still hold; the words' text is then taken from the file.
+NOT_FOR_TREE_SITTER = re.compile("[\U00010000-\U0010ffff\udc80-\udcff]")
 
 
-def _parse(src: SourceText, conv: SourceText, base: int = 0) -> ShellScript:
+def tree_sitter_text(text: str) -> str:
+    """The text to give tree-sitter for ``text``: same length in characters (see above)."""
+    if text.isascii():
+        return text
+    return NOT_FOR_TREE_SITTER.sub("\ufffd", text)
+
+
+Rewrites = list[tuple[int, int, str]]
+
+
+def _parse(
+    src: SourceText,
+    conv: SourceText,
+    base: int = 0,
+    rewrites: tuple[Rewrites, Rewrites] = ([], []),
+) -> ShellScript:
+    """Parse with tree-sitter; where it misreads valid bash, again with the constructs it cannot read
+    rewritten, and as a last resort with its unreadable backquoted commands made opaque too."""
     script = ShellScript(src)
-    substituted = not conv.ascii and ASTRAL.search(conv.text) is not None
+    text = parsed = tree_sitter_text(conv.text)
+    tree = _parser().parse(to_bytes(parsed))
+    safe, lossy = rewrites
+    attempts = [attempt for attempt in (safe, safe + lossy if lossy else []) if attempt]
+    for attempt in attempts:
+        if not tree.root_node.has_error:
+            break
+        parsed = _rewritten(text, attempt)
+        tree = _parser().parse(to_bytes(parsed))
+    substituted = parsed != conv.text
     if substituted:
-        conv = SourceText(conv.path, ASTRAL.sub("\ufffd", conv.text))
-    tree = _parser().parse(conv.text.encode("utf-8", "surrogatepass"))
+        conv = SourceText(conv.path, parsed)
     walker = _Walker(src, conv, script, base)
     walker.from_source = substituted
     walker.visit(tree.root_node, None)
     script.events.sort(key=lambda e: e.span.start)
     return script
+
+
+def _rewritten(text: str, rewrites: Rewrites) -> str:
+    """``text`` with same-length replacements; one inside another already applied is skipped."""
+    parts: list[str] = []
+    at = 0
+    for start, end, replacement in sorted(rewrites, key=lambda r: (r[0], -r[1])):
+        if start < at:
+            continue
+        parts += [text[at:start], replacement]
+        at = end
+    parts.append(text[at:])
+    return "".join(parts)
 
 
 def _blank(text: str) -> str:
@@ -220,22 +307,14 @@ def _reanchor(event: Event, anchor: Span) -> None:
 
 
 def _line_ending_issues(src: SourceText, script: ShellScript) -> None:
-    text = src.text
-    crlf = text.find("\r\n")
+    """CRLF endings are one issue per file: bash reads each carriage return as part of a command."""
+    crlf = src.text.find("\r\n")
     if crlf != -1:
         line0 = src.line_of(crlf)
         script.issues.append(
             ShellIssue(
                 src.span(crlf, crlf + 1),
                 f"CRLF line ending (line {line0 + 1}): bash reads the carriage return as part of each command",
-            )
-        )
-    stripped = text.rstrip("\r\n")
-    if stripped.endswith("\\") and not stripped.endswith("\\\\"):
-        script.issues.append(
-            ShellIssue(
-                src.span(len(stripped) - 1, len(stripped)),
-                "the script ends in a line continuation '\\' with nothing after it",
             )
         )
 
