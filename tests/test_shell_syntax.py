@@ -173,6 +173,8 @@ def test_a_launch_after_a_construct_tree_sitter_misreads_is_still_seen(tmp_path)
     }
     for name, text in scripts.items():
         (tmp_path / name).write_text(text, "utf-8")
+    # a release that ships torch_npu_run, so every torchrun launch the parser sees gets RL301
+    (tmp_path / "requirements.txt").write_text("torch==2.1.0\ntorch-npu==2.1.0.post10\n")
     result = run_cli("check", "--isolated", "--no-cache", "--output-format", "json", str(tmp_path))
     findings = json.loads(result.stdout)
     assert not [f for f in findings if f["code"] == "RL900"], findings
@@ -284,9 +286,9 @@ def test_a_script_with_gbk_bytes_is_linted_and_fixed_byte_for_byte(tmp_path):
     ]
     full = run("--output-format", "full")
     assert full.returncode == 1 and b"Traceback" not in full.stderr
-    diff = run("--diff")
+    diff = run("--diff", "--unsafe-fixes")  # the explicit 0 is the user's value: an unsafe fix
     assert diff.returncode == 1 and b"Traceback" not in diff.stderr, diff.stderr
     assert "# 设置环境变量".encode("gbk") in diff.stdout  # context lines are the bytes of the file
     assert b"-export HCCL_ASYNC_ERROR_HANDLING=0\n+export HCCL_ASYNC_ERROR_HANDLING=1\n" in diff.stdout
-    run("--fix")
+    run("--fix", "--unsafe-fixes")
     assert path.read_bytes() == original.replace(b"HANDLING=0", b"HANDLING=1")
