@@ -301,18 +301,17 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
 
     def _unmounted_path(self, job: Job, value: EnvValue, path: str, places: list[tuple[PodSpec, Container]]):
         directory = posixpath.dirname(norm(path))
-        where = ", ".join(f"'{c.name or '?'}'" + (f" ({pod.role})" if pod.role else "") for pod, c in places)
         message = (
-            f"{ENV}={path} points into {directory}, where no volume is mounted in container {where}: "
-            f"{without_table(job)}"
+            f"{ENV}={path} points into {directory}, where no volume is mounted in a container that runs this "
+            f"launch: {without_table(job)}"
         )
         if directory in SYSTEM_DIRECTORIES:
             message += (
                 f". No fix: a volume mounted over {directory} would hide the container's own files there; mount the "
                 f"'{VOLUME}' volume at a directory of its own and point {ENV} into it"
             )
-            return self.report(value.span, message)
-        return self.report(value.span, message, self._mount_fix(job, directory, places))
+            return self.report(value.span, message, related=_containers(places))
+        return self.report(value.span, message, self._mount_fix(job, directory, places), related=_containers(places))
 
     def _mount_fix(self, job: Job, directory: str, places: list[tuple[PodSpec, Container]]):
         doc = job.manifest
@@ -359,6 +358,16 @@ def written_by_job(job: Job, path: str) -> bool:
             if _WRITES.search(code):
                 return True
     return False
+
+
+def _containers(places: list[tuple[PodSpec, Container]]) -> list[tuple[object, str]]:
+    return [
+        (
+            c.node.span,
+            f"container '{c.name or '?'}'" + (f" of {pod.role}" if pod.role else "") + " mounts nothing there",
+        )
+        for pod, c in places
+    ]
 
 
 def _sharers_mount(job: Job, src, pod: PodSpec, volume, cmd, path: str) -> list[Edit | None]:
