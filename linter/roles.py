@@ -56,6 +56,7 @@ EVALUATION = frozenset({"eval", "evaluate", "evaluation", "evaluator", "val", "v
 CONVERSION = frozenset({"convert", "conversion", "converter", "export", "onnx", "pth2onnx", "pthtar2onnx", "publish"})
 DATA = frozenset({"preprocess", "preprocessing", "prepare", "download", "tokenize", "tokenizer", "dataprep"})
 BENCHMARK = frozenset({"perf", "performance", "benchmark", "benchmarks", "bench", "profiling", "profile"})
+BENCHMARK_FOLDERS = frozenset({"benchmark", "benchmarks", "perf", "performance"})
 TRAIN_WORDS = frozenset(
     {
         "train",
@@ -220,7 +221,7 @@ def launch_verdict(facts: LaunchFacts) -> Verdict:
             return found
     for path in (facts.script, facts.entry or ""):
         folders = {part.lower() for part in path.split("/")[:-1]}
-        if folders & {"benchmark", "benchmarks", "perf", "performance"}:
+        if folders & BENCHMARK_FOLDERS:
             return Verdict("benchmark", f"{path} is in a benchmark folder (short performance runs)")
     if facts.single:
         return Verdict("single-process", f"one process on one device ({facts.scale})")
@@ -256,6 +257,11 @@ def python_path_verdict(path: str) -> Verdict | None:
     folders = {p.lower() for p in path.split("/")[:-1]}
     if folders & {"tests", "unittest", "unittests"}:
         return Verdict("test", "under a tests/ folder")
+    if folders & BENCHMARK_FOLDERS:
+        return Verdict("benchmark", "in a benchmark folder (short performance runs)")
+    why = ci_path(path)
+    if why:
+        return Verdict("ci", why)
     return _negative_name(tokens(stem), f"the name {name}")
 
 
