@@ -109,7 +109,7 @@ def checkpoint_calls(job: Job, function: str) -> list[tuple[PythonFile, PyCall]]
                 continue
             if function == "save" and not saves_training_state(c.positional[0]):
                 continue
-            if function == "load" and not loads_checkpoint(target, c.function):
+            if function == "load" and not loads_checkpoint(target, c.function, c.guard):
                 continue
             out.append((f, c))
     return out
@@ -126,12 +126,12 @@ def saves_training_state(obj: PyArg) -> bool:
     return any(word in text for word in STATE_WORDS)
 
 
-def loads_checkpoint(path: PyArg, function: str | None) -> bool:
+def loads_checkpoint(path: PyArg, function: str | None, guard: str = "") -> bool:
     """Whether a load reads back a checkpoint the job saved (what MindIO ACP restores from memory):
-    its path, or the function it is in, says resume/checkpoint/latest…, not pretrained weights, a
-    dataset cache or a vocabulary."""
+    its path, or the function it is in, says resume/checkpoint/latest…; not pretrained weights, a
+    dataset cache or a vocabulary (in the path, or in the condition it is loaded under)."""
     text = f"{path.source} {function or ''}".lower()
-    if any(word in text for word in NOT_CHECKPOINT_WORDS):
+    if any(word in f"{text} {guard.lower()}" for word in NOT_CHECKPOINT_WORDS):
         return False
     return any(word in text for word in CHECKPOINT_WORDS)
 

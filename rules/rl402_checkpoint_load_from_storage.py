@@ -165,7 +165,8 @@ RL401: `import mindio_acp` after the `mindspeed_llm` import and
             files={
                 "run.sh": "torchrun --nproc_per_node 8 train.py\n",
                 "train.py": "import torch\n\nstate = torch.load(args.pretrained_weight_path, map_location='cpu')\n"
-                "dataset, _ = torch.load(cache_path)\nweights = torch.load(path)\n",
+                "dataset, _ = torch.load(cache_path)\nweights = torch.load(path)\n"
+                "if args.pretrained:\n    best = torch.load('/home/checkpoint_model_best.pth.tar')\n",
             },
         ),
         Case(

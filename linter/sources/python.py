@@ -39,6 +39,7 @@ class PyCall:
     positional: list[PyArg] = field(default_factory=list)
     conditional: bool = False  # inside an if/else branch (a main guard aside) or a try/except handler
     function: str | None = None  # the innermost function (or method) the call is written in
+    guard: str = ""  # the names the innermost condition around the call tests ("args.pretrained")
 
 
 @dataclass
@@ -161,7 +162,7 @@ class _Collector:
         for node in nodes:
             cls = node.__class__
             if cls is ast.Call:
-                self._call(node, id(node) in guarded, functions.get(id(node)))  # type: ignore[arg-type]
+                self._call(node, guarded.get(id(node)), functions.get(id(node)))  # type: ignore[arg-type]
             elif cls is ast.Assign:
                 self._environ_assign(node)  # type: ignore[arg-type]
                 for target in node.targets:  # type: ignore[attr-defined]
@@ -199,7 +200,7 @@ class _Collector:
             self.aliases[bound] = full
             self.result.imports.append(PyImport(full, bound, span, top_level))
 
-    def _call(self, node: ast.Call, conditional: bool = False, function: str | None = None) -> None:
+    def _call(self, node: ast.Call, guard: str | None = None, function: str | None = None) -> None:
         written = dotted(node.func)
         if not written:
             return
@@ -207,7 +208,13 @@ class _Collector:
         resolved = self.aliases.get(head, head)
         qualname = f"{resolved}.{rest}" if rest else resolved
         call = PyCall(
-            qualname, written, self.span(node), self.span(node.func), conditional=conditional, function=function
+            qualname,
+            written,
+            self.span(node),
+            self.span(node.func),
+            conditional=guard is not None,
+            function=function,
+            guard=guard or "",
         )
         for kw in node.keywords:
             if kw.arg:
@@ -315,22 +322,29 @@ def _enclosing_functions(nodes: list[ast.AST]) -> dict[int, str]:
     return out
 
 
-def _conditional_calls(nodes: list[ast.AST]) -> set[int]:
-    """Ids of the calls that run only when a condition holds: in an ``if``/``else`` branch (the
-    ``__main__`` guard aside), a conditional expression, or an ``except`` handler."""
-    out: set[int] = set()
-    for node in nodes:
+def _conditional_calls(nodes: list[ast.AST]) -> dict[int, str]:
+    """The calls that run only when a condition holds: in an ``if``/``else`` branch (the
+    ``__main__`` guard aside), a conditional expression, or an ``except`` handler; each with the
+    names its innermost condition tests (``args.pretrained``)."""
+    out: dict[int, str] = {}
+    for node in nodes:  # breadth first: an inner condition comes later and wins
         cls = node.__class__
         if cls is ast.If and not _is_main_guard(node.test):  # type: ignore[attr-defined]
             branches = node.body + node.orelse  # type: ignore[attr-defined]
+            test = node.test  # type: ignore[attr-defined]
         elif cls is ast.IfExp:
             branches = [node.body, node.orelse]  # type: ignore[attr-defined]
+            test = node.test  # type: ignore[attr-defined]
         elif cls is ast.ExceptHandler:
             branches = node.body  # type: ignore[attr-defined]
+            test = None
         else:
             continue
+        names = " ".join(d for d in (dotted(n) for n in _walk(test)) if d) if test is not None else "except"
         for branch in branches:
-            out.update(id(n) for n in _walk(branch) if n.__class__ is ast.Call)
+            for n in _walk(branch):
+                if n.__class__ is ast.Call:
+                    out[id(n)] = names
     return out
 
 
