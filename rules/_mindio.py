@@ -307,3 +307,27 @@ def mindspeed_fix(group: MindSpeedGroup) -> Fix | None:
                 return None
             edits += [e for e in found if e not in edits]
     return unsafe_fix(f"Import {ACP} and export {AUTO_PATCH}=true", *edits) if edits else None
+
+
+# -- what the two rules report -----------------------------------------------------------------
+def findings(rule, project: Project, function: str, cost: str, mindspeed_cost: str):
+    """RL401 (``save``) and RL402 (``load``): one finding per MindSpeed-LLM entry, one per call in
+    the other training entries; ``cost`` and ``mindspeed_cost`` say what the call costs a recovery."""
+    for group in mindspeed_groups(project):
+        yield rule.report(
+            group.anchor,
+            f"{mindspeed_message(group)}: {mindspeed_cost}.{mindspeed_note(group)}",
+            mindspeed_fix(group),
+            related=mindspeed_related(group),
+        )
+    for job in project.jobs:
+        if skip_reason(job):
+            continue
+        state = acp_state(job)
+        if state.in_use or state.mindspeed is not None:
+            continue
+        note = version_note(job)
+        for file, call in checkpoint_calls(job, function):
+            fix, why = call_fix(file, call, function)
+            tail = f" No fix: {why}." if why else ""
+            yield rule.report(call.span, f"{call.written}(...) {cost}.{note}{tail}", fix)

@@ -5,18 +5,7 @@ from recovery_lint.jobs import Project
 from recovery_lint.rule import Case, Rule
 
 from ._examples import PYTORCH_VCJOB as _VCJOB
-from ._mindio import (
-    acp_state,
-    call_fix,
-    checkpoint_calls,
-    mindspeed_fix,
-    mindspeed_groups,
-    mindspeed_message,
-    mindspeed_note,
-    mindspeed_related,
-    skip_reason,
-    version_note,
-)
+from ._mindio import findings
 
 _TRAIN = """\
 import os
@@ -273,29 +262,12 @@ before every launch command (a container `env` entry when there is no script).
     )
 
     def check_project(self, project: Project):
-        for group in mindspeed_groups(project):
-            yield self.report(
-                group.anchor,
-                f"{mindspeed_message(group)}: Megatron saves checkpoints with torch.save, which blocks training "
-                f"until they are on storage, so checkpoints are rare and a fault rolls back further."
-                f"{mindspeed_note(group)}",
-                mindspeed_fix(group),
-                related=mindspeed_related(group),
-            )
-        for job in project.jobs:
-            if skip_reason(job):
-                continue
-            state = acp_state(job)
-            if state.in_use or state.mindspeed is not None:
-                continue
-            note = version_note(job)
-            for file, call in checkpoint_calls(job, "save"):
-                fix, why = call_fix(file, call, "save")
-                tail = f" No fix: {why}." if why else ""
-                yield self.report(
-                    call.span,
-                    f"{call.written}(...) blocks training until the checkpoint is on storage, so checkpoints are "
-                    "rare and a fault rolls back further; MindIO ACP's mindio_acp.save writes to memory and "
-                    f"persists in the background.{note}{tail}",
-                    fix,
-                )
+        yield from findings(
+            self,
+            project,
+            "save",
+            "blocks training until the checkpoint is on storage, so checkpoints are rare and a fault rolls back further; "
+            "MindIO ACP's mindio_acp.save writes to memory and persists in the background",
+            "Megatron saves checkpoints with torch.save, which blocks training until they are on storage, so "
+            "checkpoints are rare and a fault rolls back further",
+        )

@@ -4,18 +4,7 @@ from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Project
 from recovery_lint.rule import Case, Rule
 
-from ._mindio import (
-    acp_state,
-    call_fix,
-    checkpoint_calls,
-    mindspeed_fix,
-    mindspeed_groups,
-    mindspeed_message,
-    mindspeed_note,
-    mindspeed_related,
-    skip_reason,
-    version_note,
-)
+from ._mindio import findings
 
 _RESUME = """\
 import torch
@@ -214,27 +203,12 @@ RL401: `import mindio_acp` after the `mindspeed_llm` import and
     )
 
     def check_project(self, project: Project):
-        for group in mindspeed_groups(project):
-            yield self.report(
-                group.anchor,
-                f"{mindspeed_message(group)}: after a fault Megatron loads the checkpoint back from storage with "
-                f"torch.load instead of restoring it from memory.{mindspeed_note(group)}",
-                mindspeed_fix(group),
-                related=mindspeed_related(group),
-            )
-        for job in project.jobs:
-            if skip_reason(job):
-                continue
-            state = acp_state(job)
-            if state.in_use or state.mindspeed is not None:
-                continue
-            note = version_note(job)
-            for file, call in checkpoint_calls(job, "load"):
-                fix, why = call_fix(file, call, "load")
-                tail = f" No fix: {why}." if why else ""
-                yield self.report(
-                    call.span,
-                    f"{call.written}(...) reads the checkpoint back from storage after every fault; MindIO ACP's "
-                    f"mindio_acp.load restores the checkpoints it saved from memory.{note}{tail}",
-                    fix,
-                )
+        yield from findings(
+            self,
+            project,
+            "load",
+            "reads the checkpoint back from storage after every fault; MindIO ACP's mindio_acp.load restores the "
+            "checkpoints it saved from memory",
+            "after a fault Megatron loads the checkpoint back from storage with torch.load instead of restoring it "
+            "from memory",
+        )
