@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -12,8 +13,10 @@ from . import __version__
 from .config import FAIL_ON, Config, ConfigError, find_config, load_config
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+COMMANDS = ("check", "rule")
 CHECK_FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
 PROGRESS_THRESHOLD = 300  # files; fewer finish before a progress bar would be worth drawing
+NOTHING_TO_LINT = "No files to lint (no manifests, shell scripts, Python files or version pins found)."
 
 
 class UsageError(Exception):
@@ -90,6 +93,8 @@ def _main(argv: list[str], verbose: bool) -> int:
             return _rule_command(argv[1:])
         if argv and argv[0] == "check":
             argv = argv[1:]
+        elif argv:
+            _refuse_mistyped_command(argv[0], Path.cwd())
         return _check_command(_check_parser().parse_args(argv))
     except UsageError as exc:
         print(f"recovery-lint: error: {exc}", file=sys.stderr)
@@ -205,6 +210,7 @@ def _check_command(args: argparse.Namespace) -> int:
     request.cache = _open_cache(args, config, rules, scope, cwd)
     out = _Output(args)
     out.report_only = request.report_only
+    out.stdin = scope.stdin is not None
     if args.scorecard and out.format not in ("full", "concise", "json"):
         raise UsageError(f"--scorecard prints a table or JSON, not {out.format}")
     request.progress = _progress(args)
@@ -315,6 +321,29 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
 
 
 # -- file mode, standard input, adoption -------------------------------------------------------
+def _refuse_mistyped_command(word: str, cwd: Path) -> None:
+    """A first word that names no path but is close to a command is a mistyped command."""
+    if not re.fullmatch(r"[a-z][a-z-]*", word) or os.path.lexists(cwd / word):
+        return
+    import difflib
+
+    close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
+    if close:
+        raise UsageError(f"{word}: no such command, file or directory (did you mean 'recovery-lint {close[0]}'?)")
+
+
+def _require_paths(given: list[str], cwd: Path) -> None:
+    """A path that does not exist is a usage error: a typo must not pass CI."""
+    missing = [p for p in given if not os.path.lexists(cwd / p)]
+    if not missing:
+        return
+    hint = ""
+    codes = [p for p in missing if re.fullmatch(r"(?i)RL\d{3}", p)]
+    if codes:
+        hint = f" (a rule's documentation: recovery-lint rule {codes[0].upper()})"
+    raise UsageError(f"{', '.join(missing)}: No such file or directory{hint}")
+
+
 def _scope(args: argparse.Namespace, cwd: Path):
     from .scope import STDIN_DISPLAY, ScopeError, resolve
 
@@ -327,6 +356,8 @@ def _scope(args: argparse.Namespace, cwd: Path):
         raise UsageError("--write-baseline cannot be combined with --fix or --diff")
     if STDIN_DISPLAY in given and args.add_suppressions:
         raise UsageError("--add-suppressions writes files; it cannot read standard input")
+    if STDIN_DISPLAY not in given and args.stdin_filename is None:
+        _require_paths(given, cwd)  # with standard input, scope.resolve says what is wrong
     data = sys.stdin.buffer.read() if STDIN_DISPLAY in given else None
     try:
         return resolve(given, cwd, args.stdin_filename, data)
@@ -451,6 +482,7 @@ class _Output:
         self.format = args.output_format or ("full" if stdout_tty else "concise")
         self.terminal = stdout_tty
         self.report_only: set[str] | None = None
+        self.stdin = False  # standard input is always something to lint
         self.color = stdout_tty and not args.no_color and not os.environ.get("NO_COLOR")
         self._chunks: list[str] = []
 
@@ -469,18 +501,18 @@ class _Output:
     def report(self, diagnostics, result, fixed: int) -> None:
         if self.args.scorecard:
             self._scorecard(diagnostics, result)
-            self._summary(diagnostics, fixed, sys.stderr if self.format == "json" else None)
+            self._summary(diagnostics, fixed, sys.stderr if self.format == "json" else None, result)
             return
         if self.format == "json":
             from .report import json as json_report
 
             self.write(json_report.render(diagnostics))
-            self._summary(diagnostics, fixed, sys.stderr)
+            self._summary(diagnostics, fixed, sys.stderr, result)
             return
         if self.format in ("sarif", "github", "junit"):
             self._machine(diagnostics, result)
             if self.format != "github":
-                self._summary(diagnostics, fixed, sys.stderr)
+                self._summary(diagnostics, fixed, sys.stderr, result)
                 return
         elif self.format == "full":
             self._full(diagnostics, result)
@@ -489,7 +521,7 @@ class _Output:
             from .report import concise
 
             self.write(concise.render(diagnostics))
-        self._summary(diagnostics, fixed)
+        self._summary(diagnostics, fixed, result=result)
 
     def _machine(self, diagnostics, result) -> None:
         cwd = Path.cwd()
@@ -557,7 +589,19 @@ class _Output:
         full.render(console, diagnostics, sources)
         self.write(buffer.getvalue())
 
-    def _summary(self, diagnostics, fixed: int, stream=None) -> None:
+    def _nothing_linted(self, result) -> bool:
+        """No file the run reads was found: no candidate with a known kind, and no extensionless
+        file with a shell shebang (what the kind of such a file is decided by)."""
+        if self.stdin or result is None:
+            return False
+        from .discover import classify
+
+        for path in result.abs_paths.values():
+            if classify(path.name) != "maybe-shell" or _shell_shebang(path):
+                return False
+        return True
+
+    def _summary(self, diagnostics, fixed: int, stream=None, result=None) -> None:
         files = len({d.path for d in diagnostics})
         safe = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability.value == "safe")
         unsafe = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability.value == "unsafe")
@@ -568,7 +612,7 @@ class _Output:
             done = f"Fixed {fixed} finding{'s' if fixed != 1 else ''}"
             line = f"{done}; {line} remain" if diagnostics else f"{done}; no findings remain."
         elif not diagnostics:
-            line = "All checks passed."
+            line = NOTHING_TO_LINT if self._nothing_linted(result) else "All checks passed."
         stream = stream or (sys.stderr if self.to_file else sys.stdout)
         print(line, file=stream)
 
@@ -626,6 +670,15 @@ class ProgressBar:
         if done >= total:
             self._bar.stop()
             self.finished = True
+
+
+def _shell_shebang(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(200)
+    except OSError:
+        return False
+    return first.startswith(b"#!") and any(sh in first for sh in (b"bash", b"/sh", b" sh", b"zsh", b"dash"))
 
 
 def _terminal_width() -> int:
