@@ -14,6 +14,7 @@ from .config import FAIL_ON, Config, ConfigError, find_config, load_config
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 COMMANDS = ("check", "rule")
+ALWAYS_REPORTED = ("RL900",)  # parse errors: see _always_reported
 CHECK_FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
 PROGRESS_THRESHOLD = 300  # files; fewer finish before a progress bar would be worth drawing
 NOTHING_TO_LINT = "No files to lint (no manifests, shell scripts, Python files or version pins found)."
@@ -191,7 +192,23 @@ def _select_rules(args: argparse.Namespace, config: Config):
     for selector in (sel or []) + ignore + extend:
         if not is_known_selector(selector):
             raise UsageError(f"unknown rule selector '{selector}' (see 'recovery-lint rule --all')")
-    return select(sel, ignore, extend)
+    chosen_rules = select(sel, ignore, extend)
+    return chosen_rules + _always_reported(chosen_rules, ignore)
+
+
+def _always_reported(chosen: list, ignore: list[str]) -> list:
+    """A file that could not be parsed was not checked at all, so its RL900 is reported whatever
+    the selection (as ruff reports syntax errors), unless RL900 itself is ignored by code or name."""
+    from .registry import all_rules
+
+    named = {s.strip().upper() for s in ignore} | {s.strip() for s in ignore}
+    have = {r.code for r in chosen}
+    rules = all_rules()
+    return [
+        rules[code]
+        for code in ALWAYS_REPORTED
+        if code in rules and code not in have and code not in named and rules[code].name not in named
+    ]
 
 
 def _check_command(args: argparse.Namespace) -> int:
