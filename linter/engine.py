@@ -46,6 +46,7 @@ class SuppressionState:
     problems: dict[str, list[DirectiveProblem]]
     sources: dict[str, SourceText]
     selected: set[str]
+    files: dict[str, ParsedFile] = field(default_factory=dict)  # what decides where a file's comments are
 
 
 @dataclass
@@ -100,7 +101,13 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     diagnostics, errors = run_rules(request.rules, project, min(request.workers, os.cpu_count() or 1))
     diagnostics = _dedupe(diagnostics)
     diagnostics = _per_file_ignores(diagnostics, request.config, request.cwd)
-    state = SuppressionState({}, {}, {f.path: f.source for f in relevant if f.source}, {r.code for r in request.rules})
+    state = SuppressionState(
+        {},
+        {},
+        {f.path: f.source for f in relevant if f.source},
+        {r.code for r in request.rules},
+        {f.path: f for f in relevant},
+    )
     diagnostics, suppressed = apply_suppressions(diagnostics, state)
     diagnostics += run_directive_rules(request.rules, state)
     diagnostics.sort(key=Diagnostic.sort_key)
@@ -433,19 +440,24 @@ def apply_suppressions(diagnostics: list[Diagnostic], state: SuppressionState) -
     for d in diagnostics:
         if d.path not in state.directives:
             src = state.sources.get(d.path)
-            found, problems = find_directives(src) if src else ([], [])
+            found, problems = _directives(state, d.path) if src else ([], [])
             state.directives[d.path] = found
             state.problems[d.path] = problems
         if _suppress(d, state.directives[d.path]):
             suppressed += 1
         else:
             kept.append(d)
-    for path, src in state.sources.items():
+    for path in state.sources:
         if path not in state.directives:
-            found, problems = find_directives(src)
+            found, problems = _directives(state, path)
             state.directives[path] = found
             state.problems[path] = problems
     return kept, suppressed
+
+
+def _directives(state: SuppressionState, path: str) -> tuple[list[Directive], list[DirectiveProblem]]:
+    parsed = state.files.get(path)
+    return find_directives(state.sources[path], parsed.kind if parsed else None, parsed.model if parsed else None)
 
 
 def _suppress(d: Diagnostic, directives: list[Directive]) -> bool:
@@ -454,7 +466,7 @@ def _suppress(d: Diagnostic, directives: list[Directive]) -> bool:
         codes = {c for c, _ in directive.codes}
         if d.code not in codes:
             continue
-        if directive.kind == "ignore-file" or directive.applies_to == d.span.line:
+        if directive.covers(d.span):
             directive.used.add(d.code)
             hit = True
     return hit
