@@ -230,6 +230,10 @@ def _check_command(args: argparse.Namespace) -> int:
     out.stdin = scope.stdin is not None
     if args.scorecard and out.format not in ("full", "concise", "json"):
         raise UsageError(f"--scorecard prints a table or JSON, not {out.format}")
+    if args.statistics and out.format not in ("full", "concise", "json"):
+        raise UsageError(f"--statistics prints a table or JSON, not {out.format}")
+    if args.statistics and args.scorecard:
+        raise UsageError("--statistics and --scorecard are two different reports: choose one")
     request.progress = _progress(args)
     if args.add_suppressions:
         return _add_suppressions(request)
@@ -249,8 +253,6 @@ def _check_command(args: argparse.Namespace) -> int:
         out.write(render_jobs(result.project))
         return EXIT_CLEAN
     out.report(result.diagnostics, result, fixed=0)
-    if args.statistics:
-        out.statistics(result.diagnostics)
     if result.internal_errors:
         for err in result.internal_errors:
             print(f"recovery-lint: internal error: {err}", file=sys.stderr)
@@ -328,8 +330,6 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
         before = len(outcome.before.diagnostics) if outcome.before is not None else 0
         fixed = max(0, before - len(outcome.result.diagnostics)) if written else 0
     out.report(outcome.result.diagnostics, outcome.result, fixed=fixed)
-    if args.statistics:
-        out.statistics(outcome.result.diagnostics)
     if status == EXIT_ERROR:
         return status
     if args.exit_non_zero_on_fix and written:
@@ -482,8 +482,6 @@ def _stdin_fix_command(args: argparse.Namespace, request, scope, fail_on: str) -
         out = _Output(args)
         applied = outcome.applied if fixed != original and not args.diff else 0
         out.report(outcome.result.diagnostics, outcome.result, fixed=applied)
-        if args.statistics:
-            out.statistics(outcome.result.diagnostics)
     if outcome.reverted or outcome.result.internal_errors:
         return EXIT_ERROR
     if fixed != original and (args.diff or args.exit_non_zero_on_fix):
@@ -516,6 +514,10 @@ class _Output:
             sys.stdout.write(text)
 
     def report(self, diagnostics, result, fixed: int) -> None:
+        if self.args.statistics:  # the table instead of the findings, as ruff prints it
+            self.statistics(diagnostics)
+            self._summary(diagnostics, fixed, sys.stderr if self.format == "json" else None, result)
+            return
         if self.args.scorecard:
             self._scorecard(diagnostics, result)
             self._summary(diagnostics, fixed, sys.stderr if self.format == "json" else None, result)
@@ -639,10 +641,18 @@ class _Output:
             entry = counts.setdefault((d.code, d.name), [0, 0])
             entry[0] += 1
             entry[1] += 1 if d.fix is not None else 0
-        stream = sys.stderr if self.to_file else sys.stdout
-        for (code, name), (n, fixable) in sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0])):
-            mark = "[*]" if fixable else "   "
-            print(f"{n:>6}  {code}  {mark} {name}", file=stream)
+        rows = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        if self.format == "json":
+            import json
+
+            table = [
+                {"code": code, "name": name, "count": n, "fixable": fixable > 0, "fixable_count": fixable}
+                for (code, name), (n, fixable) in rows
+            ]
+            self.write(json.dumps(table, indent=2) + "\n")
+            return
+        lines = [f"{n:>6}  {code}  {'[*]' if fixable else '   '} {name}\n" for (code, name), (n, fixable) in rows]
+        self.write("".join(lines))
 
 
 def _progress(args: argparse.Namespace):
