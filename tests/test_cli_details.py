@@ -44,3 +44,14 @@ def test_statistics_with_a_format_that_has_no_table_is_a_usage_error(tmp_path):
     result = run_cli("--statistics", "--output-format", "sarif", ".", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == "recovery-lint: error: --statistics prints a table or JSON, not sarif\n"
+
+
+# -- severity in the text formats ------------------------------------------------------------------------
+def test_concise_and_full_output_show_the_severity(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "bad.yaml": "apiVersion: v1\nkind: Job\nmetadata: {name: [x\n"})
+    concise = run_cli("--output-format", "concise", ".", cwd=tmp_path).stdout.splitlines()
+    assert concise[0].startswith("bad.yaml:4:1: RL900 error: YAML syntax error")
+    assert concise[1].startswith("train.sh:3:8: RL101 [*] warning: HCCL_ASYNC_ERROR_HANDLING=0")
+    full = run_cli("--output-format", "full", ".", cwd=tmp_path).stdout
+    assert "bad.yaml:4:1: RL900 error: YAML syntax error" in full
+    assert "train.sh:3:8: RL101 [*] warning: HCCL_ASYNC_ERROR_HANDLING=0" in full

@@ -48,7 +48,7 @@ def test_a_directive_in_a_python_string_or_docstring_is_text(tmp_path):
 def test_a_python_comment_directive_still_works_and_an_unused_one_is_reported(tmp_path):
     write(tmp_path, {"helpers.py": PYTHON_STRINGS + "X = 1  # recovery-lint: ignore[RL401] -- kept\n"})
     result = run_cli("--output-format", "concise", ".", cwd=tmp_path)
-    assert result.stdout.startswith("helpers.py:10:8: RL901 [*] unused suppression of RL401"), result.stdout
+    assert result.stdout.startswith("helpers.py:10:8: RL901 [*] warning: unused suppression of RL401"), result.stdout
     assert result.stdout.count("RL90") == 1
 
 

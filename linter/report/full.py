@@ -17,9 +17,10 @@ def render(console, diagnostics: list[Diagnostic], sources: dict[str, SourceText
         head = Text()
         head.append(f"{d.path}:{d.span.line}:{d.span.column}: ", style="bold")
         head.append(d.code, style=STYLES[d.severity])
-        head.append(f" {d.message}")
         if d.fix is not None and d.fix.applicability.value == "safe":
             head.append(" [*]", style="cyan")
+        head.append(f" {d.severity.value}:", style=STYLES[d.severity])
+        head.append(f" {d.message}")
         console.print(head, soft_wrap=True)
         src = sources.get(d.path)
         if src is not None and src.text:
