@@ -228,6 +228,7 @@ def _check_command(args: argparse.Namespace) -> int:
     out = _Output(args)
     out.report_only = request.report_only
     out.stdin = scope.stdin is not None
+    out.fail_on = fail_on
     if args.scorecard and out.format not in ("full", "concise", "json"):
         raise UsageError(f"--scorecard prints a table or JSON, not {out.format}")
     if args.statistics and out.format not in ("full", "concise", "json"):
@@ -480,6 +481,7 @@ def _stdin_fix_command(args: argparse.Namespace, request, scope, fail_on: str) -
     sys.stdout.flush()
     with contextlib.redirect_stdout(sys.stderr):
         out = _Output(args)
+        out.stdin, out.fail_on = True, fail_on
         applied = outcome.applied if fixed != original and not args.diff else 0
         out.report(outcome.result.diagnostics, outcome.result, fixed=applied)
     if outcome.reverted or outcome.result.internal_errors:
@@ -498,6 +500,7 @@ class _Output:
         self.terminal = stdout_tty
         self.report_only: set[str] | None = None
         self.stdin = False  # standard input is always something to lint
+        self.fail_on = "warning"  # what fails the run: the machine formats mark only that as a failure
         self.color = stdout_tty and not args.no_color and not os.environ.get("NO_COLOR")
         self._chunks: list[str] = []
 
@@ -555,19 +558,20 @@ class _Output:
                     cwd=cwd,
                     warnings=result.warnings,
                     internal_errors=result.internal_errors,
+                    fail_on=self.fail_on,
                 )
             )
         elif self.format == "github":
             from .report import github
 
-            self.write(github.render(diagnostics, cwd=cwd))
+            self.write(github.render(diagnostics, cwd=cwd, fail_on=self.fail_on))
         else:
             from .report import junit
 
             linted = [f.path for f in result.files if f.relevant]
             if self.report_only is not None:  # file mode: the files passed, not the context around them
                 linted = [p for p in linted if p in self.report_only]
-            self.write(junit.render(diagnostics, files=linted))
+            self.write(junit.render(diagnostics, files=linted, fail_on=self.fail_on))
 
     def _scorecard(self, diagnostics, result, section: bool = False) -> None:
         from .report import scorecard

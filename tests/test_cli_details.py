@@ -55,3 +55,49 @@ def test_concise_and_full_output_show_the_severity(tmp_path):
     full = run_cli("--output-format", "full", ".", cwd=tmp_path).stdout
     assert "bad.yaml:4:1: RL900 error: YAML syntax error" in full
     assert "train.sh:3:8: RL101 [*] warning: HCCL_ASYNC_ERROR_HANDLING=0" in full
+
+
+# -- --fail-on decides the exit code, and every format agrees --------------------------------------------
+TEMPLATED = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: {{ .Values.name }}\n"
+
+
+def machine_views(root: Path, *argv: str) -> tuple[int, str, str, dict]:
+    junit = run_cli("--output-format", "junit", *argv, ".", cwd=root)
+    github = run_cli("--output-format", "github", *argv, ".", cwd=root)
+    sarif = run_cli("--output-format", "sarif", *argv, ".", cwd=root)
+    assert junit.returncode == github.returncode == sarif.returncode
+    return junit.returncode, junit.stdout, github.stdout, json.loads(sarif.stdout)
+
+
+def test_an_info_finding_fails_nothing_by_default_in_any_format(tmp_path):
+    write(tmp_path, {"chart/job.yaml": TEMPLATED})
+    code, junit, github, sarif = machine_views(tmp_path)
+    assert code == 0
+    assert 'failures="0"' in junit and "<failure" not in junit
+    assert "RL903" in junit.split("<system-out>", 1)[1]  # still listed, as output of a passing test
+    assert github.startswith("::notice file=chart/job.yaml,")
+    assert [r["level"] for r in sarif["runs"][0]["results"]] == ["note"]
+
+
+def test_fail_on_info_makes_the_info_finding_a_failure_everywhere(tmp_path):
+    write(tmp_path, {"chart/job.yaml": TEMPLATED})
+    code, junit, github, sarif = machine_views(tmp_path, "--fail-on", "info")
+    assert code == 1
+    assert 'failures="1"' in junit and '<failure message="RL903 ' in junit
+    assert github.startswith("::warning file=chart/job.yaml,")
+    assert [r["level"] for r in sarif["runs"][0]["results"]] == ["warning"]
+
+
+def test_fail_on_error_turns_warnings_into_passing_notes(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    code, junit, github, sarif = machine_views(tmp_path, "--fail-on", "error")
+    assert code == 0
+    assert 'failures="0"' in junit and "<failure" not in junit
+    assert [line.split(" ", 1)[0] for line in github.splitlines() if line.startswith("::")] == ["::notice", "::notice"]
+    assert {r["level"] for r in sarif["runs"][0]["results"]} == {"note"}
+    default = machine_views(tmp_path)
+    assert default[0] == 1 and 'failures="1"' in default[1]
+    assert [line.split(" ", 1)[0] for line in default[2].splitlines() if line.startswith("::")] == [
+        "::warning",
+        "::warning",
+    ]

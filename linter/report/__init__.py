@@ -14,6 +14,14 @@ PROJECT_URL = "https://github.com/recovery-lint/recovery-lint"
 RULES_DOC_URL = f"{PROJECT_URL}/blob/main/docs/rules.md"
 
 
+def fails(severity, fail_on: str) -> bool:
+    """Whether a finding of this severity fails the run under ``--fail-on`` (the exit code's rule,
+    which every format follows: what does not fail the run is never shown as a failure)."""
+    from ..diagnostics import Severity
+
+    return severity.rank >= Severity(fail_on).rank
+
+
 def rule_anchor(code: str, name: str) -> str:
     """GitHub's anchor of the heading ``### RL101 `watchdog-disabled``` in docs/rules.md."""
     return f"{code.lower()}-{name}"

@@ -20,7 +20,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..diagnostics import Diagnostic, Edit, Severity
 from ..span import SourceText, Span
-from . import PROJECT_URL, repository_path, repository_root, rule_help_uri
+from . import PROJECT_URL, fails, repository_path, repository_root, rule_help_uri
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -84,6 +84,14 @@ def rule_descriptor(rule) -> dict[str, object]:
     }
 
 
+def _level(severity: Severity, fail_on: str) -> str:
+    """A result's level follows ``--fail-on``: below it a ``note`` (it does not fail the run), at or
+    above it at least a ``warning``."""
+    if not fails(severity, fail_on):
+        return "note"
+    return "warning" if severity is Severity.INFO else LEVELS[severity]
+
+
 def _fix(fix, locator: _Locator) -> dict[str, object]:
     by_path: dict[str, list[Edit]] = {}
     for edit in sorted(fix.edits, key=lambda e: (e.path, e.span.start)):
@@ -111,6 +119,7 @@ def build(
     root: Path | None = None,
     warnings: Iterable[str] = (),
     internal_errors: Iterable[str] = (),
+    fail_on: str = "warning",
 ) -> dict[str, object]:
     from ..adopt import fingerprint as finding_fingerprint
     from ..registry import all_rules
@@ -133,7 +142,7 @@ def build(
             result["ruleIndex"] = index[d.code]
         result.update(
             {
-                "level": LEVELS[d.severity],
+                "level": _level(d.severity, fail_on),
                 "message": {"text": d.message},
                 "locations": [{"physicalLocation": locator.physical(d.span)}],
                 "partialFingerprints": {
