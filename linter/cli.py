@@ -29,6 +29,16 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def _worker_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of processes (1 or more; default: all cores)")
+    return value
+
+
 def _check_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="recovery-lint",
@@ -41,9 +51,16 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--fix", action="store_true", help="apply safe fixes")
     p.add_argument("--unsafe-fixes", action="store_true", help="also apply unsafe fixes (with --fix or --diff)")
     p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing")
-    p.add_argument("--select", metavar="RULES", help="comma-separated codes, prefixes (RL3) or names")
-    p.add_argument("--ignore", metavar="RULES", help="comma-separated codes, prefixes or names to skip")
-    p.add_argument("--extend-select", metavar="RULES", help="add rules to the selection")
+    p.add_argument(
+        "--select", metavar="RULES", action="append", help="comma-separated codes, prefixes (RL3) or names; repeatable"
+    )
+    p.add_argument(
+        "--ignore",
+        metavar="RULES",
+        action="append",
+        help="comma-separated codes, prefixes or names to skip; repeatable",
+    )
+    p.add_argument("--extend-select", metavar="RULES", action="append", help="add rules to the selection; repeatable")
     p.add_argument("--output-format", choices=CHECK_FORMATS, help="default: full on a terminal, else concise")
     p.add_argument("--output-file", metavar="FILE", help="write the report alone to FILE (atomically)")
     p.add_argument("--scorecard", action="store_true", help="print the recovery scorecard of every job")
@@ -58,7 +75,7 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", metavar="FILE", help="use this config file (pyproject.toml or .recovery-lint.toml)")
     p.add_argument("--isolated", action="store_true", help="ignore every config file")
     p.add_argument("--show-jobs", action="store_true", help="print how the files were linked into jobs")
-    p.add_argument("--jobs", type=int, default=0, metavar="N", help="worker processes (default: all cores)")
+    p.add_argument("--jobs", type=_worker_count, metavar="N", help="worker processes, at least 1 (default: all cores)")
     p.add_argument(
         "--no-cache", action="store_true", help="neither read nor write the cache (also RECOVERY_LINT_NO_CACHE=1)"
     )
@@ -167,11 +184,14 @@ def _rule_json(rule) -> dict[str, object]:
 
 
 # -- check -------------------------------------------------------------------------------------
-def _split(value: str | None) -> list[str]:
-    return [v.strip() for v in value.split(",") if v.strip()] if value else []
+def _split(values: list[str] | None) -> list[str]:
+    """Repeated options accumulate (``--select RL1 --select RL3`` selects both), as in ruff."""
+    return [v.strip() for value in values or () for v in value.split(",") if v.strip()]
 
 
 def _load_config(args: argparse.Namespace, cwd: Path, paths: list[Path]) -> Config:
+    if args.isolated and args.config:
+        raise UsageError("--config and --isolated contradict each other (--isolated reads no config file)")
     if args.isolated:
         return Config()
     if args.config:
@@ -220,7 +240,7 @@ def _check_command(args: argparse.Namespace) -> int:
     config = _load_config(args, cwd, [scope.config_start])
     rules = _select_rules(args, config)
     fail_on = args.fail_on or config.fail_on
-    workers = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    workers = args.jobs or os.cpu_count() or 1
     request = LintRequest(paths=paths, cwd=cwd, config=config, rules=rules, workers=workers)
     request.overrides, request.report_only = dict(scope.overrides), scope.report_only
     request.extra_candidates = scope.extra

@@ -101,3 +101,72 @@ def test_fail_on_error_turns_warnings_into_passing_notes(tmp_path):
         "::warning",
         "::warning",
     ]
+
+
+# -- selection, workers, configuration ------------------------------------------------------------------
+def concise_codes(result) -> list[str]:
+    return [line.split(": ")[1].split()[0] for line in result.stdout.splitlines() if ": RL" in line]
+
+
+def test_repeated_select_and_ignore_accumulate(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": "torch==2.one\n"})
+    both = run_cli("--output-format", "concise", "--select", "RL101", "--select", "RL301", ".", cwd=tmp_path)
+    assert concise_codes(both) == ["RL101", "RL301"]
+    neither = run_cli("--output-format", "concise", "--ignore", "RL101", "--ignore", "RL301", ".", cwd=tmp_path)
+    assert concise_codes(neither) == ["RL602"]
+
+
+def test_jobs_must_be_at_least_one(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    for value in ("0", "-1", "two"):
+        result = run_cli("--jobs", value, ".", cwd=tmp_path)
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr == (
+            f"recovery-lint: error: argument --jobs: '{value}' is not a number of processes (1 or more; default: all cores)\n"
+        )
+    assert run_cli("--jobs", "1", ".", cwd=tmp_path).returncode == 1
+
+
+def test_config_with_isolated_is_a_usage_error(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "lint.toml": 'ignore = ["RL101"]\n'})
+    result = run_cli("--config", "lint.toml", "--isolated", ".", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "recovery-lint: error: --config and --isolated contradict each other (--isolated reads no config file)\n"
+    )
+
+
+def test_a_config_file_in_pyproject_form_is_read_under_any_name(tmp_path):
+    write(
+        tmp_path,
+        {
+            "train.sh": TORCHRUN_SCRIPT,
+            "ci/lint.toml": '[project]\nname = "x"\n\n[tool.recovery-lint]\nignore = ["RL101"]\n',
+        },
+    )
+    result = run_cli("--output-format", "concise", "--config", "ci/lint.toml", ".", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert concise_codes(result) == ["RL301"]
+
+
+def test_a_bad_configured_version_is_reported_where_it_is_written(tmp_path):
+    pyproject = '[project]\nname = "x"\n\n[tool.recovery-lint]\nfail-on = "warning"\n\n[tool.recovery-lint.versions]\ntorch = "2.1.0"\ncann = "eight"\n'
+    write(
+        tmp_path,
+        {"pyproject.toml": pyproject, "deploy/job.yaml": "apiVersion: v1\nkind: Pod\n", "train.sh": TORCHRUN_SCRIPT},
+    )
+    result = run_cli("--output-format", "concise", ".", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "recovery-lint: configuration error: pyproject.toml:9: invalid value for 'versions.cann': "
+        "'eight' (expected a CANN release such as 8.0.RC2 or 8.0.0)\n"
+    )
+
+
+def test_configuration_errors_name_the_line_of_the_key(tmp_path):
+    write(tmp_path, {".recovery-lint.toml": 'fail-on = "warning"\n\nselct = ["ALL"]\n', "train.sh": TORCHRUN_SCRIPT})
+    result = run_cli(".", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (
+        2,
+        "recovery-lint: configuration error: .recovery-lint.toml:3: unknown key 'selct'\n",
+    )

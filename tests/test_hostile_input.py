@@ -255,7 +255,7 @@ ROWS = [
     Row(
         "config-with-wrong-types",
         {".recovery-lint.toml": 'select = "RL101"\nfail-on = 3\n'},
-        ("recovery-lint: configuration error:", ".recovery-lint.toml: invalid value for 'fail-on'"),
+        ("recovery-lint: configuration error:", ".recovery-lint.toml:2: invalid value for 'fail-on'"),
         (GOOD_FINDING, "Traceback"),
         code=2,
         isolated=False,
