@@ -328,6 +328,7 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
     if args.diff:
         text = "".join(unified_diff(p, outcome.original[p], t) for p, t in sorted(outcome.fixed.items()))
         out.write(text)
+        _would_fix(outcome.applied if text else 0, outcome.result.diagnostics, args.unsafe_fixes)
         return EXIT_FINDINGS if text else status
     roots = _write_roots(request)
     written = 0
@@ -356,6 +357,20 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
     if args.exit_non_zero_on_fix and written:
         return EXIT_FINDINGS
     return _exit_code(outcome.result.diagnostics, fail_on, args.exit_zero)
+
+
+def _would_fix(count: int, remaining, unsafe: bool) -> None:
+    """--diff's summary, on standard error so that the patch on standard output stays a patch."""
+    more = 0 if unsafe else sum(1 for d in remaining if d.fix is not None and d.fix.applicability.value == "unsafe")
+    extra = f" ({more} more with --unsafe-fixes)" if more else ""
+    if count:
+        print(f"Would fix {_count(count, 'finding')}{extra}.", file=sys.stderr)
+    else:
+        print(f"No findings would be fixed{f' ({more} fixable with --unsafe-fixes)' if more else ''}.", file=sys.stderr)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 # -- file mode, standard input, adoption -------------------------------------------------------
@@ -495,6 +510,7 @@ def _stdin_fix_command(args: argparse.Namespace, request, scope, fail_on: str) -
     fixed = outcome.fixed.get(scope.stdin, original)
     if args.diff:
         sys.stdout.write(unified_diff(scope.stdin, original, fixed))
+        _would_fix(outcome.applied if fixed != original else 0, outcome.result.diagnostics, args.unsafe_fixes)
     else:
         sys.stdout.flush()
         sys.stdout.buffer.write(fixed.encode("utf-8", "surrogatepass"))

@@ -170,3 +170,24 @@ def test_configuration_errors_name_the_line_of_the_key(tmp_path):
         2,
         "recovery-lint: configuration error: .recovery-lint.toml:3: unknown key 'selct'\n",
     )
+
+
+# -- --diff ----------------------------------------------------------------------------------------------------
+def test_diff_prints_the_patch_and_says_how_many_findings_it_would_fix(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    result = run_cli("--diff", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout.startswith("--- a/train.sh\n+++ b/train.sh\n")
+    assert result.stderr == "Would fix 1 finding (1 more with --unsafe-fixes).\n"
+    both = run_cli("--diff", "--unsafe-fixes", ".", cwd=tmp_path)
+    assert both.stderr == "Would fix 2 findings.\n"
+    none = run_cli("--diff", "--select", "RL301", ".", cwd=tmp_path)
+    assert (none.returncode, none.stdout) == (0, "")
+    assert none.stderr == "No findings would be fixed (1 fixable with --unsafe-fixes).\n"
+    assert (tmp_path / "train.sh").read_text() == TORCHRUN_SCRIPT
+
+
+def test_diff_of_standard_input_says_it_too(tmp_path):
+    result = run_cli("--diff", "--stdin-filename", "train.sh", "-", cwd=tmp_path, stdin=TORCHRUN_SCRIPT)
+    assert result.returncode == 1 and result.stdout.startswith("--- a/train.sh\n")
+    assert result.stderr.startswith("Would fix 1 finding (1 more with --unsafe-fixes).\n")
