@@ -20,6 +20,27 @@ PROGRESS_THRESHOLD = 300  # files; fewer finish before a progress bar would be w
 NOTHING_TO_LINT = "No files to lint (no manifests, shell scripts, Python files or version pins found)."
 
 
+HELP_EPILOG = """\
+commands:
+  check [PATH ...]      lint files and folders (the default command; PATH defaults to .)
+  rule CODE|NAME        print a rule's documentation; 'rule --all' lists every rule
+
+exit codes:
+  0    nothing at or above --fail-on is left (or there was nothing to lint)
+  1    findings remain; also --diff with a patch, --exit-non-zero-on-fix after a fix
+  2    usage, configuration or internal error (one line; --verbose shows a traceback)
+  130  interrupted (Ctrl-C or SIGINT); 143: terminated (SIGTERM)
+
+examples:
+  recovery-lint .                                  lint the repository
+  recovery-lint --fix .                            apply the safe fixes
+  recovery-lint --diff --unsafe-fixes .            show every fix as a patch
+  recovery-lint --select RL1,RL3 --statistics .    count the findings of two phases
+  recovery-lint --output-format sarif --output-file recovery-lint.sarif .
+  recovery-lint rule RL101                         why RL101 matters and how its fix works
+"""
+
+
 class UsageError(Exception):
     pass
 
@@ -42,8 +63,11 @@ def _worker_count(text: str) -> int:
 def _check_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="recovery-lint",
-        description="Find missing or misconfigured recovery-time optimizations "
-        "in Ascend NPU PyTorch training jobs (manifests, launch scripts, training code, version pins).",
+        usage="recovery-lint [check] [options] [PATH ...]\n       recovery-lint rule CODE|NAME|--all",
+        description="Find missing or misconfigured recovery-time optimizations in Ascend NPU PyTorch\n"
+        "training jobs: manifests, launch scripts, training code and version pins.",
+        epilog=HELP_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "paths", nargs="*", metavar="PATH", help="files or folders to lint (default: .); '-' reads standard input"
@@ -83,7 +107,15 @@ def _check_parser() -> argparse.ArgumentParser:
         "--cache-dir", metavar="DIR", help="where the cache lives (default: .recovery-lint_cache in the project root)"
     )
     p.add_argument("--no-color", action="store_true", help="no colour, even on a terminal")
-    p.add_argument("--verbose", action="store_true", help="show tracebacks of internal errors")
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show the config file and the files linted, and tracebacks of internal errors",
+    )
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="print the findings and errors only: no summary, no warnings"
+    )
+    p.add_argument("--show-files", action="store_true", help="list the files that would be linted, then exit")
     p.add_argument("--version", action="version", version=f"recovery-lint {__version__}")
     return p
 
@@ -249,15 +281,14 @@ def _check_command(args: argparse.Namespace) -> int:
     out.report_only = request.report_only
     out.stdin = scope.stdin is not None
     out.fail_on = fail_on
-    if args.scorecard and out.format not in ("full", "concise", "json"):
-        raise UsageError(f"--scorecard prints a table or JSON, not {out.format}")
-    if args.statistics and out.format not in ("full", "concise", "json"):
-        raise UsageError(f"--statistics prints a table or JSON, not {out.format}")
-    if args.statistics and args.scorecard:
-        raise UsageError("--statistics and --scorecard are two different reports: choose one")
+    _check_report_options(args, out.format)
+    if args.verbose:
+        _verbose(f"config: {_config_shown(args, config)}")
+    if args.show_files:
+        return _show_files(request)
     request.progress = _progress(args)
     if args.add_suppressions:
-        return _add_suppressions(request)
+        return _add_suppressions(args, request)
     if scope.stdin is not None and (args.fix or args.diff):
         return _stdin_fix_command(args, request, scope, fail_on)
     if args.fix or args.diff:
@@ -267,7 +298,9 @@ def _check_command(args: argparse.Namespace) -> int:
         return _write_baseline(args, result, cwd)
     result.diagnostics = _baseline_filter(args, result, cwd)
     for warning in result.warnings:
-        print(f"recovery-lint: warning: {warning}", file=sys.stderr)
+        _warn(args, warning)
+    if args.verbose:
+        _verbose_files(result.abs_paths)
     if args.show_jobs:
         from .report.jobs import render_jobs
 
@@ -279,6 +312,59 @@ def _check_command(args: argparse.Namespace) -> int:
             print(f"recovery-lint: internal error: {err}", file=sys.stderr)
         return EXIT_ERROR
     return _exit_code(result.diagnostics, fail_on, args.exit_zero)
+
+
+def _check_report_options(args: argparse.Namespace, output_format: str) -> None:
+    if args.scorecard and output_format not in ("full", "concise", "json"):
+        raise UsageError(f"--scorecard prints a table or JSON, not {output_format}")
+    if args.statistics and output_format not in ("full", "concise", "json"):
+        raise UsageError(f"--statistics prints a table or JSON, not {output_format}")
+    if args.statistics and args.scorecard:
+        raise UsageError("--statistics and --scorecard are two different reports: choose one")
+
+
+def _verbose(line: str) -> None:
+    print(f"recovery-lint: {line}", file=sys.stderr)
+
+
+def _config_shown(args: argparse.Namespace, config: Config) -> str:
+    if config.path is not None:
+        try:
+            return config.path.relative_to(Path.cwd()).as_posix()
+        except ValueError:
+            return config.path.as_posix()
+    return "none (--isolated)" if args.isolated else "none found (defaults)"
+
+
+def _linted(candidates: dict[str, Path]) -> list[str]:
+    """Display paths of the files a run reads: an extensionless file only with a shell shebang."""
+    from .discover import classify
+
+    return sorted(
+        display
+        for display, path in candidates.items()
+        if display == "-" or classify(path.name) != "maybe-shell" or _shell_shebang(path)
+    )
+
+
+def _verbose_files(candidates: dict[str, Path]) -> None:
+    files = _linted(candidates)
+    _verbose(f"linted {_count(len(files), 'file')}:")
+    for display in files:
+        print(f"  {display}", file=sys.stderr)
+
+
+def _show_files(request) -> int:
+    """--show-files: the files a run would read, found as the engine finds them, one per line."""
+    from .discover import ExcludeSet, discover
+
+    excludes = ExcludeSet(request.config.exclude, request.config.root or request.cwd)
+    found, _ = discover(request.paths, request.cwd, excludes)
+    seen = {c.display for c in found}
+    found += [c for c in request.extra_candidates if c.display not in seen]
+    for display in _linted({c.display: c.path for c in found}):
+        print(display)
+    return EXIT_CLEAN
 
 
 def _open_cache(args: argparse.Namespace, config: Config, rules, scope, cwd: Path):
@@ -316,19 +402,18 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
     outcome = fix_loop(request, unsafe=args.unsafe_fixes)
     outcome.result.diagnostics = _baseline_filter(args, outcome.result, request.cwd)
     for warning in outcome.result.warnings:
-        print(f"recovery-lint: warning: {warning}", file=sys.stderr)
+        _warn(args, warning)
+    if args.verbose:
+        _verbose_files(outcome.result.abs_paths)
     for message in outcome.reverted:
         print(f"recovery-lint: error: {message}", file=sys.stderr)
     if not outcome.converged:
-        print(
-            "recovery-lint: warning: fixes did not converge after the maximum number of passes",
-            file=sys.stderr,
-        )
+        _warn(args, "fixes did not converge after the maximum number of passes")
     status = EXIT_ERROR if outcome.reverted else EXIT_CLEAN
     if args.diff:
         text = "".join(unified_diff(p, outcome.original[p], t) for p, t in sorted(outcome.fixed.items()))
         out.write(text)
-        _would_fix(outcome.applied if text else 0, outcome.result.diagnostics, args.unsafe_fixes)
+        _would_fix(args, outcome.applied if text else 0, outcome.result.diagnostics)
         return EXIT_FINDINGS if text else status
     roots = _write_roots(request)
     written = 0
@@ -359,8 +444,16 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
     return _exit_code(outcome.result.diagnostics, fail_on, args.exit_zero)
 
 
-def _would_fix(count: int, remaining, unsafe: bool) -> None:
+def _warn(args: argparse.Namespace, message: str) -> None:
+    if not args.quiet:
+        print(f"recovery-lint: warning: {message}", file=sys.stderr)
+
+
+def _would_fix(args: argparse.Namespace, count: int, remaining) -> None:
     """--diff's summary, on standard error so that the patch on standard output stays a patch."""
+    if args.quiet:
+        return
+    unsafe = args.unsafe_fixes
     more = 0 if unsafe else sum(1 for d in remaining if d.fix is not None and d.fix.applicability.value == "unsafe")
     extra = f" ({more} more with --unsafe-fixes)" if more else ""
     if count:
@@ -458,14 +551,14 @@ def _write_roots(request) -> list[Path]:
     return roots
 
 
-def _add_suppressions(request) -> int:
+def _add_suppressions(args: argparse.Namespace, request) -> int:
     from .adopt import plan_suppressions
     from .engine import lint
     from .fix import WriteError, _parse_regression, write_atomic
 
     result = lint(request)
     for warning in result.warnings:
-        print(f"recovery-lint: warning: {warning}", file=sys.stderr)
+        _warn(args, warning)
     kinds = {f.path: f.kind for f in result.files}
     plan = plan_suppressions(result.diagnostics, _sources(result), kinds)
     parsed = {f.path: f for f in result.files}
@@ -485,7 +578,7 @@ def _add_suppressions(request) -> int:
         added += plan.counts[path][0]
         extended += plan.counts[path][1]
     for line in plan.skipped:
-        print(f"recovery-lint: warning: {line}", file=sys.stderr)
+        print(f"recovery-lint: warning: {line}", file=sys.stderr)  # the lines that were not suppressed
     line = f"Added {added} suppression directive{'s' if added != 1 else ''}"
     if extended:
         line += f" and extended {extended}"
@@ -506,11 +599,11 @@ def _stdin_fix_command(args: argparse.Namespace, request, scope, fail_on: str) -
     outcome = fix_loop(request, unsafe=args.unsafe_fixes)
     outcome.result.diagnostics = _baseline_filter(args, outcome.result, request.cwd)
     for message in [*outcome.result.warnings, *outcome.reverted]:
-        print(f"recovery-lint: warning: {message}", file=sys.stderr)
+        _warn(args, message)
     fixed = outcome.fixed.get(scope.stdin, original)
     if args.diff:
         sys.stdout.write(unified_diff(scope.stdin, original, fixed))
-        _would_fix(outcome.applied if fixed != original else 0, outcome.result.diagnostics, args.unsafe_fixes)
+        _would_fix(args, outcome.applied if fixed != original else 0, outcome.result.diagnostics)
     else:
         sys.stdout.flush()
         sys.stdout.buffer.write(fixed.encode("utf-8", "surrogatepass"))
@@ -537,7 +630,7 @@ class _Output:
         self.report_only: set[str] | None = None
         self.stdin = False  # standard input is always something to lint
         self.fail_on = "warning"  # what fails the run: the machine formats mark only that as a failure
-        self.color = stdout_tty and not args.no_color and not os.environ.get("NO_COLOR")
+        self.color = _colour(args, stdout_tty)
         self._chunks: list[str] = []
 
     def write(self, text: str) -> None:
@@ -578,7 +671,7 @@ class _Output:
         else:
             from .report import concise
 
-            self.write(concise.render(diagnostics))
+            self.write(concise.render(diagnostics, color=self.color))
         self._summary(diagnostics, fixed, result=result)
 
     def _machine(self, diagnostics, result) -> None:
@@ -661,6 +754,8 @@ class _Output:
         return True
 
     def _summary(self, diagnostics, fixed: int, stream=None, result=None) -> None:
+        if self.args.quiet:
+            return
         files = len({d.path for d in diagnostics})
         safe = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability.value == "safe")
         unsafe = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability.value == "unsafe")
@@ -700,8 +795,7 @@ def _progress(args: argparse.Namespace):
     PROGRESS_THRESHOLD files are parsed and standard error is a terminal; None otherwise."""
     if not sys.stderr.isatty():
         return None
-    color = not args.no_color and not os.environ.get("NO_COLOR")
-    return ProgressBar(sys.stderr, color)
+    return ProgressBar(sys.stderr, _colour(args, True))
 
 
 class ProgressBar:
@@ -737,6 +831,16 @@ class ProgressBar:
         if done >= total:
             self._bar.stop()
             self.finished = True
+
+
+def _colour(args: argparse.Namespace, terminal: bool) -> bool:
+    """Colour on a terminal; FORCE_COLOR (not empty) forces it anywhere, also over NO_COLOR, as in
+    ruff; --no-color always wins."""
+    if args.no_color:
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return terminal and not os.environ.get("NO_COLOR")
 
 
 def _shell_shebang(path: Path) -> bool:

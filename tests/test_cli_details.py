@@ -191,3 +191,65 @@ def test_diff_of_standard_input_says_it_too(tmp_path):
     result = run_cli("--diff", "--stdin-filename", "train.sh", "-", cwd=tmp_path, stdin=TORCHRUN_SCRIPT)
     assert result.returncode == 1 and result.stdout.startswith("--- a/train.sh\n")
     assert result.stderr.startswith("Would fix 1 finding (1 more with --unsafe-fixes).\n")
+
+
+# -- --help, --verbose, --show-files, -q, FORCE_COLOR ----------------------------------------------------------
+def test_help_names_the_rule_command_the_exit_codes_and_examples():
+    result = run_cli("--help", env={"COLUMNS": "100"})
+    assert result.returncode == 0
+    text = result.stdout
+    assert text.startswith(
+        "usage: recovery-lint [check] [options] [PATH ...]\n       recovery-lint rule CODE|NAME|--all\n"
+    )
+    assert "  rule CODE|NAME        print a rule's documentation; 'rule --all' lists every rule\n" in text
+    assert "exit codes:\n  0    " in text and "\n  1    findings remain" in text and "\n  2    usage," in text
+    assert "examples:\n  recovery-lint .  " in text and "  recovery-lint rule RL101  " in text
+    for option in ("--show-files", "-q, --quiet", "--verbose", "--fail-on"):
+        assert option in text
+
+
+def test_verbose_shows_the_config_file_and_the_files_linted(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "ci/lint.toml": 'fail-on = "error"\n', "LICENSE": "MIT\n"})
+    result = run_cli("--verbose", "--config", "ci/lint.toml", "--output-format", "concise", ".", cwd=tmp_path)
+    assert result.stderr == "recovery-lint: config: ci/lint.toml\nrecovery-lint: linted 1 file:\n  train.sh\n"
+    isolated = run_cli("--verbose", "--isolated", ".", cwd=tmp_path)
+    assert isolated.stderr.startswith("recovery-lint: config: none (--isolated)\n")
+    found = run_cli("--verbose", ".", cwd=tmp_path)
+    assert found.stderr.startswith("recovery-lint: config: none found (defaults)\n")
+
+
+def test_show_files_lists_what_would_be_linted_and_exits(tmp_path):
+    write(
+        tmp_path,
+        {
+            "train.sh": TORCHRUN_SCRIPT,
+            "deploy/job.yaml": "apiVersion: v1\nkind: Pod\n",
+            "vendor/x.sh": "echo\n",
+            "LICENSE": "MIT\n",
+            "bin/launch": "#!/bin/bash\necho\n",
+            ".recovery-lint.toml": 'exclude = ["vendor"]\n',
+        },
+    )
+    result = run_cli("--show-files", ".", cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "bin/launch\ndeploy/job.yaml\ntrain.sh\n", "")
+
+
+def test_quiet_prints_the_findings_only(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    result = run_cli("-q", "--output-format", "concise", ".", cwd=tmp_path)
+    assert result.returncode == 1 and result.stderr == ""
+    assert [line.split(": ")[1].split()[0] for line in result.stdout.splitlines()] == ["RL101", "RL301"]
+    clean = run_cli("--quiet", "--select", "RL5", ".", cwd=tmp_path)
+    assert (clean.returncode, clean.stdout, clean.stderr) == (0, "", "")
+
+
+def test_force_color_colours_output_that_is_not_a_terminal(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    plain = run_cli("--output-format", "concise", ".", cwd=tmp_path, env={"NO_COLOR": ""})
+    assert "\x1b[" not in plain.stdout
+    forced = run_cli("--output-format", "concise", ".", cwd=tmp_path, env={"FORCE_COLOR": "1"})
+    assert "\x1b[1mtrain.sh:3:8:\x1b[0m \x1b[1;33mRL101\x1b[0m" in forced.stdout
+    full = run_cli("--output-format", "full", ".", cwd=tmp_path, env={"FORCE_COLOR": "1"})
+    assert "\x1b[" in full.stdout
+    refused = run_cli("--no-color", "--output-format", "concise", ".", cwd=tmp_path, env={"FORCE_COLOR": "1"})
+    assert "\x1b[" not in refused.stdout
