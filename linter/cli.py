@@ -187,9 +187,7 @@ def _rule_command(argv: list[str]) -> int:
 
             print(json.dumps([_rule_json(r) for r in rules.values()], indent=2))
         else:
-            for rule in rules.values():
-                fix = {"always": "fix", "sometimes": "fix?", "none": ""}[rule.fix_availability]
-                print(f"{rule.code}  {rule.name:<45} {rule.severity.value:<8} {fix:<5} {rule.summary}")
+            print(_rule_table(rules.values()), end="")
         return EXIT_CLEAN
     rule = rules.get(args.code.upper()) or by_name().get(args.code)
     if rule is None:
@@ -203,6 +201,33 @@ def _rule_command(argv: list[str]) -> int:
     return EXIT_CLEAN
 
 
+FIX_LEGEND = (
+    "fix: safe = applied by --fix; unsafe = applied with --unsafe-fixes; "
+    "sometimes = safe or unsafe, by finding; none = no fix\n"
+)
+
+
+def _rule_table(rules) -> str:
+    rows = [("CODE", "NAME", "SEVERITY", "FIX", "SUMMARY")]
+    rows += [(r.code, r.name, r.severity.value, fix_safety(r), r.summary) for r in rules]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) + "  " + row[4] for row in rows]
+    return "\n".join(lines) + "\n\n" + FIX_LEGEND
+
+
+def fix_safety(rule) -> str:
+    """safe, unsafe, sometimes (safe or unsafe by finding) or none, read from the rule's own fix
+    documentation, whose contract is to say which (see Rule.fix): "Safe. ...", "Unsafe: ...",
+    "Safe for X ... Unsafe for Y", "No fix ..."."""
+    if rule.fix_availability == "none":
+        return "none"
+    safe = re.search(r"\bsafe\b", rule.fix, re.IGNORECASE) is not None
+    unsafe = re.search(r"\bunsafe\b", rule.fix, re.IGNORECASE) is not None
+    if safe and unsafe:
+        return "sometimes"
+    return "unsafe" if unsafe else "safe"
+
+
 def _rule_json(rule) -> dict[str, object]:
     return {
         "code": rule.code,
@@ -210,6 +235,7 @@ def _rule_json(rule) -> dict[str, object]:
         "phase": rule.phase,
         "severity": rule.severity.value,
         "fix": rule.fix_availability,
+        "fix_safety": fix_safety(rule),
         "summary": rule.summary,
         "documentation": rule.documentation(),
     }

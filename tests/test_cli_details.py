@@ -253,3 +253,32 @@ def test_force_color_colours_output_that_is_not_a_terminal(tmp_path):
     assert "\x1b[" in full.stdout
     refused = run_cli("--no-color", "--output-format", "concise", ".", cwd=tmp_path, env={"FORCE_COLOR": "1"})
     assert "\x1b[" not in refused.stdout
+
+
+# -- rule --all ---------------------------------------------------------------------------------------------------
+def test_rule_all_has_a_header_and_a_fix_safety_column_that_agrees_with_the_rule_examples():
+    from recovery_lint.registry import all_rules
+
+    result = run_cli("rule", "--all")
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["CODE", "NAME", "SEVERITY", "FIX", "SUMMARY"]
+    assert lines[-1].startswith("fix: safe = applied by --fix; unsafe = applied with --unsafe-fixes;")
+    shown = {line.split()[0]: line.split()[3] for line in lines[1:] if line.startswith("RL")}
+    rules = all_rules()
+    assert set(shown) == set(rules)
+    for code, rule in rules.items():
+        # the rule's own examples: which of them change a file, and whether that needs --unsafe-fixes
+        needs_unsafe = {
+            case.unsafe
+            for case in rule.cases
+            if case.fixed is not None and any(text != case.files.get(path) for path, text in case.fixed.items())
+        }
+        expected = {frozenset(): "none", frozenset({False}): "safe", frozenset({True}): "unsafe"}.get(
+            frozenset(needs_unsafe), "sometimes"
+        )
+        assert shown[code] == expected, code
+    as_json = {
+        r["code"]: r["fix_safety"] for r in json.loads(run_cli("rule", "--all", "--output-format", "json").stdout)
+    }
+    assert as_json == shown
