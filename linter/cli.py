@@ -137,15 +137,21 @@ def main(argv: list[str] | None = None) -> int:
             gc.enable()
 
 
+def _dispatch(argv: list[str]) -> int:
+    if argv and argv[0] == "rule":
+        return _rule_command(argv[1:])
+    if argv and argv[0] == "check":
+        argv = argv[1:]
+    elif argv:
+        _refuse_mistyped_command(argv[0], Path.cwd())
+    return _check_command(_check_parser().parse_args(argv))
+
+
 def _main(argv: list[str], verbose: bool) -> int:
     try:
-        if argv and argv[0] == "rule":
-            return _rule_command(argv[1:])
-        if argv and argv[0] == "check":
-            argv = argv[1:]
-        elif argv:
-            _refuse_mistyped_command(argv[0], Path.cwd())
-        return _check_command(_check_parser().parse_args(argv))
+        code = _dispatch(argv)
+        sys.stdout.flush()  # a closed pipe shows here rather than as a message at interpreter exit
+        return code
     except UsageError as exc:
         print(f"recovery-lint: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -155,7 +161,9 @@ def _main(argv: list[str], verbose: bool) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        return EXIT_ERROR
+        # the reader went away (`recovery-lint . | head -1`): end quietly with 0, as ruff does
+        _discard_stdout()
+        return EXIT_CLEAN
     except Exception as exc:
         if verbose:
             raise
@@ -164,6 +172,15 @@ def _main(argv: list[str], verbose: bool) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
+
+
+def _discard_stdout() -> None:
+    """Point standard output at /dev/null, so the interpreter's final flush has nowhere to fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 # -- rule ---------------------------------------------------------------------------------------

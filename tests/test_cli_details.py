@@ -282,3 +282,27 @@ def test_rule_all_has_a_header_and_a_fix_safety_column_that_agrees_with_the_rule
         r["code"]: r["fix_safety"] for r in json.loads(run_cli("rule", "--all", "--output-format", "json").stdout)
     }
     assert as_json == shown
+
+
+# -- a closed pipe -------------------------------------------------------------------------------------------------
+def test_a_reader_that_goes_away_ends_the_run_quietly_with_zero_as_ruff_does(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    for i in range(400):  # far more output than a pipe buffers, so the write after the close fails
+        write(tmp_path, {f"s{i}.sh": "#!/bin/bash\ntorchrun train.py\n"})
+    env = {**os.environ, "NO_COLOR": "1"}
+    for fmt in ("concise", "full"):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "recovery_lint", "--output-format", fmt, "."],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        assert proc.stdout.readline().startswith(b"s0.sh:2:1: RL101")
+        proc.stdout.close()  # what `| head -1` does
+        assert proc.wait(timeout=60) == 0
+        assert proc.stderr.read() == b""
+        proc.stderr.close()
