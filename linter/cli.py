@@ -807,7 +807,8 @@ class _Output:
         line = f"{len(diagnostics)} {noun} ({safe} fixable{extra}) in {files} file{'s' if files != 1 else ''}"
         if fixed:
             done = f"Fixed {fixed} finding{'s' if fixed != 1 else ''}"
-            line = f"{done}; {line} remain" if diagnostics else f"{done}; no findings remain."
+            verb = "remains" if len(diagnostics) == 1 else "remain"
+            line = f"{done}; {line} {verb}" if diagnostics else f"{done}; no findings remain."
         elif not diagnostics:
             line = NOTHING_TO_LINT if self._nothing_linted(result) else "All checks passed."
         stream = stream or (sys.stderr if self.to_file else sys.stdout)

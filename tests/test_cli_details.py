@@ -306,3 +306,21 @@ def test_a_reader_that_goes_away_ends_the_run_quietly_with_zero_as_ruff_does(tmp
         assert proc.wait(timeout=60) == 0
         assert proc.stderr.read() == b""
         proc.stderr.close()
+
+
+# -- wording -------------------------------------------------------------------------------------------------------
+def test_one_remaining_finding_remains(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    result = run_cli("--fix", "--output-format", "concise", ".", cwd=tmp_path)
+    assert result.stdout.splitlines()[-1] == (
+        "Fixed 1 finding; 1 finding (0 fixable, 1 more with --unsafe-fixes) in 1 file remains"
+    )
+
+
+def test_the_fix_hint_says_what_the_fix_does_and_how_to_apply_it(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    full = run_cli("--output-format", "full", ".", cwd=tmp_path).stdout
+    assert "  = help: Set HCCL_ASYNC_ERROR_HANDLING=1 (safe fix: --fix)\n" in full
+    assert "(unsafe fix: --fix --unsafe-fixes)\n" in full
+    junit = run_cli("--output-format", "junit", ".", cwd=tmp_path).stdout
+    assert "  help: Set HCCL_ASYNC_ERROR_HANDLING=1 (safe fix: --fix)" in junit

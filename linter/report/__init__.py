@@ -22,6 +22,12 @@ def fails(severity, fail_on: str) -> bool:
     return severity.rank >= Severity(fail_on).rank
 
 
+def fix_hint(fix) -> str:
+    """How a fix is offered, in words: 'Add the label ... (safe fix: --fix)'."""
+    how = "safe fix: --fix" if fix.applicability.value == "safe" else "unsafe fix: --fix --unsafe-fixes"
+    return f"{fix.message} ({how})"
+
+
 def rule_anchor(code: str, name: str) -> str:
     """GitHub's anchor of the heading ``### RL101 `watchdog-disabled``` in docs/rules.md."""
     return f"{code.lower()}-{name}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..diagnostics import Diagnostic, Severity
 from ..span import SourceText
+from . import fix_hint
 
 STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "bold cyan"}
 CONTEXT = 1  # lines shown around the marked span
@@ -34,8 +35,7 @@ def render(console, diagnostics: list[Diagnostic], sources: dict[str, SourceText
                 soft_wrap=True,
             )
         if d.fix is not None:
-            label = "fix" if d.fix.applicability.value == "safe" else "unsafe fix (--unsafe-fixes)"
-            console.print(Text(f"  = help ({label}): {d.fix.message}", style="cyan"), soft_wrap=True)
+            console.print(Text(f"  = help: {fix_hint(d.fix)}", style="cyan"), soft_wrap=True)
         console.print()
 
 

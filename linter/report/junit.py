@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic
-from . import fails
+from . import fails, fix_hint
 
 # Characters XML 1.0 cannot carry at all (control characters other than tab, LF, CR; lone surrogates).
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -26,8 +26,7 @@ def _text(d: Diagnostic) -> str:
     if d.job:
         lines.append(f"  job: {d.job}")
     if d.fix is not None:
-        label = "fix" if d.fix.applicability.value == "safe" else "unsafe fix (--unsafe-fixes)"
-        lines.append(f"  {label}: {d.fix.message}")
+        lines.append(f"  help: {fix_hint(d.fix)}")
     return "\n".join(lines) + "\n"
 
 
