@@ -324,3 +324,16 @@ def test_the_fix_hint_says_what_the_fix_does_and_how_to_apply_it(tmp_path):
     assert "(unsafe fix: --fix --unsafe-fixes)\n" in full
     junit = run_cli("--output-format", "junit", ".", cwd=tmp_path).stdout
     assert "  help: Set HCCL_ASYNC_ERROR_HANDLING=1 (safe fix: --fix)" in junit
+
+
+def test_a_tab_in_yaml_indentation_is_called_a_tab(tmp_path):
+    write(
+        tmp_path,
+        {
+            "a.yaml": "apiVersion: v1\nkind: Job\nmetadata:\n\tname: x\n",
+            "b.yaml": "apiVersion: v1\nkind: Job\nmetadata:\n  labels:\n    a: b\n\t  c: d\n",
+        },
+    )
+    lines = run_cli("--output-format", "concise", ".", cwd=tmp_path).stdout.splitlines()
+    assert lines[0].startswith("a.yaml:4:1: RL900 error: YAML syntax error:") and "tab" in lines[0]
+    assert lines[1].startswith("b.yaml:6:1: RL900 error: YAML syntax error:") and "tab" in lines[1]
