@@ -337,3 +337,24 @@ def test_a_tab_in_yaml_indentation_is_called_a_tab(tmp_path):
     lines = run_cli("--output-format", "concise", ".", cwd=tmp_path).stdout.splitlines()
     assert lines[0].startswith("a.yaml:4:1: RL900 error: YAML syntax error:") and "tab" in lines[0]
     assert lines[1].startswith("b.yaml:6:1: RL900 error: YAML syntax error:") and "tab" in lines[1]
+
+
+# -- short concise messages, the detail elsewhere ---------------------------------------------------------------------
+def test_concise_messages_are_headlines_and_the_detail_lives_in_full_and_json(tmp_path):
+    from .conftest import FIXTURES
+
+    concise = run_cli("--output-format", "concise", str(FIXTURES)).stdout.splitlines()[:-1]
+    assert concise and all(len(line.split(": ", 2)[2]) <= 160 for line in concise), concise
+    findings = json.loads(run_cli("--output-format", "json", str(FIXTURES)).stdout)
+    rl401 = next(d for d in findings if d["code"] == "RL401" and "vcjob-gpt3" in d["path"])
+    assert rl401["message"] == (
+        "torch.save(...) blocks training until the checkpoint is on storage, so checkpoints are rare "
+        "and a fault rolls back further"
+    )
+    assert rl401["detail"].startswith("MindIO ACP's mindio_acp.save writes to memory and persists in the background.")
+    assert any(line.endswith(rl401["message"]) for line in concise)
+    full = run_cli("--output-format", "full", str(FIXTURES / "vcjob-gpt3")).stdout
+    assert f"  = note: {rl401['detail']}\n" in full
+    sarif = json.loads(run_cli("--output-format", "sarif", str(FIXTURES / "vcjob-gpt3")).stdout)
+    texts = [r["message"]["text"] for r in sarif["runs"][0]["results"] if r["ruleId"] == "RL401"]
+    assert texts == [f"{rl401['message']}; {rl401['detail']}"]

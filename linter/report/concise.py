@@ -1,4 +1,5 @@
-"""One ``path:line:col: CODE [*] severity: message`` line per finding (``[*]``: a safe fix)."""
+"""One ``path:line:col: CODE [*] severity: message`` line per finding (``[*]``: a safe fix). The
+message is the finding's headline, its first sentence; the full and JSON formats add the detail."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ def _line(d: Diagnostic, color: bool) -> str:
     safe = d.fix is not None and d.fix.applicability.value == "safe"
     where = f"{d.path}:{d.span.line}:{d.span.column}:"
     if not color:
-        return f"{where} {d.code}{' [*]' if safe else ''} {d.severity.value}: {d.message}"
+        return f"{where} {d.code}{' [*]' if safe else ''} {d.severity.value}: {d.headline}"
     style = SEVERITY_STYLES[d.severity]
     mark = f" {CYAN}[*]{RESET}" if safe else ""
-    return f"{BOLD}{where}{RESET} {style}{d.code}{RESET}{mark} {style}{d.severity.value}:{RESET} {d.message}"
+    return f"{BOLD}{where}{RESET} {style}{d.code}{RESET}{mark} {style}{d.severity.value}:{RESET} {d.headline}"

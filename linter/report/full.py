@@ -21,11 +21,13 @@ def render(console, diagnostics: list[Diagnostic], sources: dict[str, SourceText
         if d.fix is not None and d.fix.applicability.value == "safe":
             head.append(" [*]", style="cyan")
         head.append(f" {d.severity.value}:", style=STYLES[d.severity])
-        head.append(f" {d.message}")
+        head.append(f" {d.headline}")
         console.print(head, soft_wrap=True)
         src = sources.get(d.path)
         if src is not None and src.text:
             console.print(_snippet(src, d), soft_wrap=True, highlight=False)
+        if d.detail:
+            console.print(Text(f"  = note: {d.detail}"), soft_wrap=True)
         for related in d.related:
             console.print(
                 Text(

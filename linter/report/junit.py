@@ -60,7 +60,7 @@ def render(diagnostics: list[Diagnostic], *, files: Iterable[str], fail_on: str 
             failure = ET.SubElement(
                 case,
                 "failure",
-                message=_clean(f"{d.code} {d.message}"),
+                message=_clean(f"{d.code} {d.headline}"),
                 type=d.code,
             )
             failure.text = _clean(_text(d))
