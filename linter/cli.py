@@ -98,6 +98,11 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--stdin-filename", metavar="NAME", help="name of the file read from standard input ('-')")
     p.add_argument("--config", metavar="FILE", help="use this config file (pyproject.toml or .recovery-lint.toml)")
     p.add_argument("--isolated", action="store_true", help="ignore every config file")
+    p.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply the config's exclude also to paths passed on the command line (as pre-commit passes them)",
+    )
     p.add_argument("--show-jobs", action="store_true", help="print how the files were linked into jobs")
     p.add_argument("--jobs", type=_worker_count, metavar="N", help="worker processes, at least 1 (default: all cores)")
     p.add_argument(
@@ -311,8 +316,10 @@ def _check_command(args: argparse.Namespace) -> int:
 
     cwd = Path.cwd()
     scope = _scope(args, cwd)
-    paths = scope.paths
     config = _load_config(args, cwd, [scope.config_start])
+    if (args.force_exclude or config.force_exclude) and config.exclude and scope.stdin is None:
+        scope = _force_exclude(args, scope, config, cwd)
+    paths = scope.paths
     rules = _select_rules(args, config)
     fail_on = args.fail_on or config.fail_on
     workers = args.jobs or os.cpu_count() or 1
@@ -552,6 +559,22 @@ def _scope(args: argparse.Namespace, cwd: Path):
         return resolve(given, cwd, args.stdin_filename, data)
     except ScopeError as exc:
         raise UsageError(str(exc)) from exc
+
+
+def _force_exclude(args: argparse.Namespace, scope, config: Config, cwd: Path):
+    """--force-exclude: drop the paths passed that ``exclude`` matches (themselves or a folder
+    above them, as the walk would), then resolve what is left; nothing left lints nothing."""
+    from .discover import ExcludeSet
+    from .scope import Scope, resolve
+
+    excludes = ExcludeSet(config.exclude, config.root or cwd)
+    given = args.paths or ["."]
+    kept = [p for p in given if not excludes.match(Path(os.path.abspath(cwd / p)))]
+    if kept == given:
+        return scope
+    if not kept:
+        return Scope([], scope.config_start, report_only=set())
+    return resolve(kept, cwd)
 
 
 def _sources(result) -> dict:

@@ -29,6 +29,7 @@ class Config:
     extend_select: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     exclude: list[str] = field(default_factory=list)
+    force_exclude: bool = False  # exclude also the paths passed on the command line
     versions: dict[str, str] = field(default_factory=dict)
     jobs: list[JobSpec] = field(default_factory=list)
     fail_on: str = "warning"
@@ -176,6 +177,7 @@ def config_from_dict(section: dict, path: Path | None) -> Config:
         extend_select=list(section.get("extend-select", [])),
         per_file_ignores={k: list(v) for k, v in section.get("per-file-ignores", {}).items()},
         exclude=list(section.get("exclude", [])),
+        force_exclude=bool(section.get("force-exclude", False)),
         versions=dict(section.get("versions", {})),
         jobs=jobs,
         fail_on=section.get("fail-on", "warning"),

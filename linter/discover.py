@@ -142,7 +142,9 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
 
 
 class ExcludeSet:
-    """Configured ``exclude`` globs, matched against paths relative to the project root."""
+    """Configured ``exclude`` (and ``per-file-ignores``) globs, matched as .gitignore patterns
+    against paths relative to the project root: a pattern without '/' matches a name at any depth,
+    '*' stays within a folder, '**' crosses folders, and a folder's match covers what is below it."""
 
     def __init__(self, patterns: list[str], root: Path) -> None:
         self.root = root
@@ -153,6 +155,9 @@ class ExcludeSet:
             rel = path.relative_to(self.root).as_posix()
         except ValueError:
             rel = path.as_posix()
+        return self.match_relative(rel)
+
+    def match_relative(self, rel: str) -> bool:
         return any(r.match(rel) for r in self.regexes)
 
 

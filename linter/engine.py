@@ -3,7 +3,6 @@ fix loop, and the pre-commit mode."""
 
 from __future__ import annotations
 
-import fnmatch
 import gc
 import os
 import sys
@@ -412,12 +411,14 @@ def _per_file_ignores(diagnostics: list[Diagnostic], config: Config, cwd: Path) 
 
     rules = all_rules()
     root = config.root or cwd
+    # matched as `exclude` is: .gitignore patterns relative to the config file's folder
+    patterns = [(ExcludeSet([pattern], root), selectors) for pattern, selectors in config.per_file_ignores.items()]
     out = []
     for d in diagnostics:
         rel = _relative_to(Path(cwd, d.path), root)
         ignored = False
-        for pattern, selectors in config.per_file_ignores.items():
-            if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern.rstrip("/") + "/*"):
+        for pattern, selectors in patterns:
+            if pattern.match_relative(rel):
                 rule = rules.get(d.code)
                 if rule and any(matches(s, rule) for s in selectors):
                     ignored = True

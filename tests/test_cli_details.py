@@ -358,3 +358,56 @@ def test_concise_messages_are_headlines_and_the_detail_lives_in_full_and_json(tm
     sarif = json.loads(run_cli("--output-format", "sarif", str(FIXTURES / "vcjob-gpt3")).stdout)
     texts = [r["message"]["text"] for r in sarif["runs"][0]["results"] if r["ruleId"] == "RL401"]
     assert texts == [f"{rl401['message']}; {rl401['detail']}"]
+
+
+# -- exclude on paths passed explicitly, and per-file-ignores matched the same way ------------------------------------
+def excluded_repo(root: Path, config: str) -> None:
+    script = "#!/bin/bash\ntorchrun train.py\n"
+    write(
+        root,
+        {
+            ".recovery-lint.toml": config,
+            "third_party/x.sh": script,
+            "sub/third_party/y.sh": script,
+            "top.sh": script,
+        },
+    )
+
+
+def reported_paths(result) -> set[str]:
+    return {line.split(":", 1)[0] for line in result.stdout.splitlines() if ": RL" in line}
+
+
+def test_an_excluded_file_passed_explicitly_is_linted_unless_force_exclude(tmp_path):
+    excluded_repo(tmp_path, 'exclude = ["third_party"]\n')
+    assert reported_paths(run_cli("--output-format", "concise", ".", cwd=tmp_path)) == {"top.sh"}
+    explicit = run_cli("--output-format", "concise", "third_party/x.sh", cwd=tmp_path)
+    assert reported_paths(explicit) == {"third_party/x.sh"}  # as ruff: a path named is linted
+    forced = run_cli("--force-exclude", "--output-format", "concise", "third_party/x.sh", "top.sh", cwd=tmp_path)
+    assert reported_paths(forced) == {"top.sh"}
+    nothing = run_cli("--force-exclude", "--output-format", "concise", "sub/third_party/y.sh", cwd=tmp_path)
+    assert (nothing.returncode, nothing.stdout) == (0, NOTHING_TO_LINT)
+
+
+def test_force_exclude_in_the_config(tmp_path):
+    excluded_repo(tmp_path, 'exclude = ["third_party"]\nforce-exclude = true\n')
+    result = run_cli("--output-format", "concise", "third_party/x.sh", "sub/third_party/y.sh", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (0, NOTHING_TO_LINT)
+
+
+def test_per_file_ignores_match_names_as_exclude_does(tmp_path):
+    # a pattern without '/' names a file or folder at any depth, in both settings
+    excluded_repo(tmp_path, 'per-file-ignores = { "third_party" = ["RL301"], "top.sh" = ["RL101"] }\n')
+    result = run_cli("--output-format", "concise", ".", cwd=tmp_path)
+    codes = {
+        (path, line.split(": ")[1].split()[0])
+        for line in result.stdout.splitlines()
+        if ": RL" in line
+        for path in [line.split(":", 1)[0]]
+    }
+    assert codes == {("third_party/x.sh", "RL101"), ("sub/third_party/y.sh", "RL101"), ("top.sh", "RL301")}
+    excluded_repo(tmp_path, 'exclude = ["third_party"]\n')
+    assert reported_paths(run_cli("--output-format", "concise", ".", cwd=tmp_path)) == {"top.sh"}
+
+
+NOTHING_TO_LINT = "No files to lint (no manifests, shell scripts, Python files or version pins found).\n"
