@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from . import __version__
 from .config import FAIL_ON, Config, ConfigError, find_config, load_config
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT, 128 + SIGTERM, as a shell reports them
 COMMANDS = ("check", "rule")
 ALWAYS_REPORTED = ("RL900",)  # parse errors: see _always_reported
 CHECK_FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
@@ -125,21 +128,58 @@ def _check_parser() -> argparse.ArgumentParser:
     return p
 
 
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM: unwinds the run like Ctrl-C, so that every ``finally`` and ``except
+    BaseException`` on the way ends worker processes, the progress bar and unfinished writes."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_stop_signal(signum: int, frame: object) -> None:
+    _ignore_stop_signals()  # one interruption: a second Ctrl-C must not break the unwinding
+    raise Interrupted(signum)
+
+
+def _ignore_stop_signals() -> None:
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)
+
+
 def main(argv: list[str] | None = None) -> int:
     process = argv is None  # the command itself, not a call from Python
     argv = list(sys.argv[1:] if argv is None else argv)
     verbose = "--verbose" in argv
+    if process:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, _on_stop_signal)
     # The models of a run live until it ends and hold almost no garbage cycles: the cyclic collector
     # would only rescan them (seconds on 10,000 files), during the run and again at interpreter exit.
     collecting = gc.isenabled()
     gc.disable()
     try:
         return _main(argv, verbose)
+    except KeyboardInterrupt as exc:
+        code = EXIT_TERMINATED if getattr(exc, "signum", None) == signal.SIGTERM else EXIT_INTERRUPTED
+        if not process:
+            return code
+        _ignore_stop_signals()
+        _exit_now(code)
     finally:
         if process:
             gc.freeze()  # nothing left for the exit-time collection to scan
         elif collecting:
             gc.enable()
+
+
+def _exit_now(code: int) -> None:
+    """Leave at once after an interruption, without a traceback: the workers are gone and the
+    writes finished or undone, and interpreter shutdown could still wait on pool threads."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
 
 
 def _dispatch(argv: list[str]) -> int:
@@ -163,8 +203,6 @@ def _main(argv: list[str], verbose: bool) -> int:
     except ConfigError as exc:
         print(f"recovery-lint: configuration error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        return 130
     except BrokenPipeError:
         # the reader went away (`recovery-lint . | head -1`): end quietly with 0, as ruff does
         _discard_stdout()
@@ -181,11 +219,8 @@ def _main(argv: list[str], verbose: bool) -> int:
 
 def _discard_stdout() -> None:
     """Point standard output at /dev/null, so the interpreter's final flush has nowhere to fail."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 # -- rule ---------------------------------------------------------------------------------------
@@ -312,7 +347,7 @@ def _always_reported(chosen: list, ignore: list[str]) -> list:
 
 
 def _check_command(args: argparse.Namespace) -> int:
-    from .engine import LintRequest, lint
+    from .engine import LintRequest
 
     cwd = Path.cwd()
     scope = _scope(args, cwd)
@@ -336,7 +371,18 @@ def _check_command(args: argparse.Namespace) -> int:
         _verbose(f"config: {_config_shown(args, config)}")
     if args.show_files:
         return _show_files(request)
-    request.progress = _progress(args)
+    progress = request.progress = _progress(args)
+    try:
+        return _run(args, request, scope, out, fail_on)
+    finally:
+        if progress is not None:
+            progress.close()  # ends the bar's line, also when the run is interrupted
+
+
+def _run(args: argparse.Namespace, request, scope, out: _Output, fail_on: str) -> int:
+    from .engine import lint
+
+    cwd = request.cwd
     if args.add_suppressions:
         return _add_suppressions(args, request)
     if scope.stdin is not None and (args.fix or args.diff):
@@ -657,8 +703,6 @@ def _add_suppressions(args: argparse.Namespace, request) -> int:
 
 def _stdin_fix_command(args: argparse.Namespace, request, scope, fail_on: str) -> int:
     """'-' with --fix or --diff: the fixed text (or the diff) on standard output, the report on standard error."""
-    import contextlib
-
     from .fix import fix_loop, unified_diff
 
     original = scope.overrides[scope.stdin]
@@ -896,8 +940,13 @@ class ProgressBar:
             self._task = self._bar.add_task("files", total=total)
         self._bar.update(self._task, completed=done)
         if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        """Remove the bar and give the cursor back (the bar is transient)."""
+        if self._bar is not None and not self.finished:
             self._bar.stop()
-            self.finished = True
+        self.finished = True
 
 
 def _colour(args: argparse.Namespace, terminal: bool) -> bool:

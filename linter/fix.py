@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Applicability, Diagnostic, Edit, Fix
-from .engine import LintRequest, LintResult, lint
+from .engine import LintRequest, LintResult, lint, signals_held
 from .parse import ParsedFile, parse_guarded
 from .span import SourceText
 
@@ -233,20 +233,23 @@ def write_atomic(path: Path, expected_before: str, text: str, roots: list[Path])
         raise WriteError("is read-only; not written")
     tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8", "surrogatepass"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        with contextlib.suppress(OSError):  # before chmod: chown clears the set-user/group-ID bits
-            os.chown(tmp, info.st_uid, info.st_gid)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except OSError as exc:
+        with signals_held():  # Ctrl-C waits for the file to be written (or not at all)
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(text.encode("utf-8", "surrogatepass"))
+                handle.flush()
+                os.fsync(handle.fileno())
+            with contextlib.suppress(OSError):  # before chmod: chown clears the set-user/group-ID bits
+                os.chown(tmp, info.st_uid, info.st_gid)
+            os.chmod(tmp, mode)
+            os.replace(tmp, target)
+    except BaseException as exc:  # also an interruption that reached this thread anyway
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-        raise WriteError(f"write failed: {exc.strerror or exc}") from exc
+        if isinstance(exc, OSError):
+            raise WriteError(f"write failed: {exc.strerror or exc}") from exc
+        raise
 
 
 def _inside(path: Path, root: Path) -> bool:

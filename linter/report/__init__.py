@@ -58,8 +58,15 @@ def repository_path(display: str, cwd: Path, root: Path) -> str | None:
 
 def write_report_file(path: Path, text: str) -> None:
     """Write a report atomically: a reader (or an upload step) never sees a half-written file."""
+    from ..engine import signals_held
+
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
+    with signals_held():  # Ctrl-C waits for the report to be written (or not at all)
+        _write_replacing(path, directory, text)
+
+
+def _write_replacing(path: Path, directory: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
