@@ -9,10 +9,6 @@ from pathlib import Path
 
 FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
 
-# Where the project is published: SARIF's informationUri and the base of every rule's helpUri.
-PROJECT_URL = "https://github.com/recovery-lint/recovery-lint"
-RULES_DOC_URL = f"{PROJECT_URL}/blob/main/docs/rules.md"
-
 
 def fails(severity, fail_on: str) -> bool:
     """Whether a finding of this severity fails the run under ``--fail-on`` (the exit code's rule,
@@ -26,15 +22,6 @@ def fix_hint(fix) -> str:
     """How a fix is offered, in words: 'Add the label ... (safe fix: --fix)'."""
     how = "safe fix: --fix" if fix.applicability.value == "safe" else "unsafe fix: --fix --unsafe-fixes"
     return f"{fix.message} ({how})"
-
-
-def rule_anchor(code: str, name: str) -> str:
-    """GitHub's anchor of the heading ``### RL101 `watchdog-disabled``` in docs/rules.md."""
-    return f"{code.lower()}-{name}"
-
-
-def rule_help_uri(code: str, name: str) -> str:
-    return f"{RULES_DOC_URL}#{rule_anchor(code, name)}"
 
 
 def repository_root(cwd: Path) -> Path:
