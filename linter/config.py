@@ -7,7 +7,6 @@ import json
 import re
 import sys
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from .jobs import JobSpec
@@ -141,8 +140,9 @@ def _located(exc: ConfigError, path: Path, text: str) -> str:
 
 
 def _schema() -> dict:
-    text = resources.files("recovery_lint.schemas").joinpath("config.schema.json").read_text("utf-8")
-    return json.loads(text)
+    from .schemas import read_text
+
+    return json.loads(read_text("config.schema.json"))
 
 
 def validate(section: dict, where: str) -> None:

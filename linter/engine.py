@@ -291,8 +291,6 @@ def read_digests(candidates: list[Candidate], overrides: dict[str, str]) -> dict
 def parse_all(
     candidates: list[Candidate], request: LintRequest, digests: dict[str, str | None] | None = None
 ) -> list[ParsedFile]:
-    import pickle
-
     jobs = [(c.display, str(c.path), c.kind, request.overrides.get(c.display)) for c in candidates]
     cache = request.cache if digests is not None else None
     keys: list[str | None] = [None] * len(jobs)
@@ -314,9 +312,12 @@ def parse_all(
     def store(i: int, parsed: ParsedFile, blob: bytes | None) -> None:
         key = keys[i]
         if cache is not None and key is not None and _cacheable(parsed, digests.get(jobs[i][0]), cache):
+            import pickle  # here and below: a run without cache or pool does not load it
+
             cache.add_file(key, blob if blob is not None else pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
 
     if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
+        import pickle
         from concurrent.futures import ProcessPoolExecutor
 
         # this process parses a share too: it would otherwise only wait, and its share needs no pickling

@@ -144,9 +144,10 @@ def _parse_ascend_version(text: str) -> AscendVersion | None:
 @functools.cache
 def _data() -> dict[str, Any]:
     import json
-    from importlib.resources import files
 
-    return json.loads(files("recovery_lint.schemas").joinpath("knowledge.json").read_text(encoding="utf-8"))
+    from .schemas import read_text
+
+    return json.loads(read_text("knowledge.json"))
 
 
 def _ascend(text: str) -> AscendVersion:

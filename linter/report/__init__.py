@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
@@ -54,6 +53,8 @@ def write_report_file(path: Path, text: str) -> None:
 
 
 def _write_replacing(path: Path, directory: Path, text: str) -> None:
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
