@@ -117,8 +117,9 @@ class Diagnostic:
 
 
 HEADLINE_LIMIT = 160
-# a sentence ends at . ! or ? followed by a space and a capital, a quote or a parenthesis
-_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z`'\"(])")
+# a sentence ends at . ! or ? followed by a space and a capital, a quote or a parenthesis (compiled
+# on first use, by the re module's cache: most runs never render a long message)
+_SENTENCE_END = r"[.!?](?=\s+[A-Z`'\"(])"
 _CLAUSE_BREAKS = ("; ", ": ", ", ")  # where a long first sentence is cut, in this order of preference
 
 
@@ -129,7 +130,7 @@ def split_message(text: str) -> tuple[str, str]:
     brackets, double quotes or backticks."""
     text = text.strip()
     free = _free_positions(text)
-    end = next((m.start() for m in _SENTENCE_END.finditer(text) if m.start() in free), None)
+    end = next((m.start() for m in re.finditer(_SENTENCE_END, text) if m.start() in free), None)
     if end is not None and end < HEADLINE_LIMIT:
         return text[: end + 1], text[end + 1 :].strip()
     if len(text) <= HEADLINE_LIMIT:
