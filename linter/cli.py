@@ -94,7 +94,9 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-on", choices=FAIL_ON, help="lowest severity that makes the exit code 1 (default warning)")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     p.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when a fix was applied")
-    p.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
+    p.add_argument(
+        "--statistics", action="store_true", help="print the number of findings per rule instead of the findings"
+    )
     p.add_argument("--add-suppressions", action="store_true", help="add an ignore directive for every finding")
     p.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline")
     p.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE and exit")
