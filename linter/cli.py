@@ -566,7 +566,8 @@ def _count(n: int, noun: str) -> str:
 
 # -- file mode, standard input, adoption -------------------------------------------------------
 def _refuse_mistyped_command(word: str, cwd: Path) -> None:
-    """A first word that names no path but is close to a command is a mistyped command."""
+    """A first word that names no path but is close to a command (or is an option without its
+    dashes: `recovery-lint fix .`) is a mistyped command."""
     if not re.fullmatch(r"[a-z][a-z-]*", word) or os.path.lexists(cwd / word):
         return
     import difflib
@@ -574,6 +575,8 @@ def _refuse_mistyped_command(word: str, cwd: Path) -> None:
     close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
     if close:
         raise UsageError(f"{word}: no such command, file or directory (did you mean 'recovery-lint {close[0]}'?)")
+    if f"--{word}" in _check_parser()._option_string_actions:
+        raise UsageError(f"{word}: no such command, file or directory (did you mean '--{word}'?)")
 
 
 def _require_paths(given: list[str], cwd: Path) -> None:

@@ -36,6 +36,12 @@ def test_a_mistyped_command_is_a_usage_error_with_a_suggestion(tmp_path, argv, s
     assert f"did you mean 'recovery-lint {suggestion}'?" in result.stderr
 
 
+def test_an_option_written_as_a_command_is_pointed_at(tmp_path):
+    result = run_cli("fix", ".", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == "recovery-lint: error: fix: no such command, file or directory (did you mean '--fix'?)\n"
+
+
 def test_a_rule_code_given_as_a_path_points_at_the_rule_command(tmp_path):
     (tmp_path / "rules").mkdir()  # 'rules' exists here: it is a path, and RL101 is not
     result = run_cli("rules", "RL101", cwd=tmp_path)
