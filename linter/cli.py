@@ -170,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         _exit_now(code)
     finally:
         if process:
+            _ignore_stop_signals()  # the run is over: a late signal changes nothing
             gc.freeze()  # nothing left for the exit-time collection to scan
         elif collecting:
             gc.enable()
