@@ -746,7 +746,7 @@ class _Output:
         self.report_only: set[str] | None = None
         self.stdin = False  # standard input is always something to lint
         self.fail_on = "warning"  # what fails the run: the machine formats mark only that as a failure
-        self.color = _colour(args, stdout_tty)
+        self.color = not self.to_file and _colour(args, stdout_tty)  # a report file never holds escapes
         self._chunks: list[str] = []
 
     def write(self, text: str) -> None:

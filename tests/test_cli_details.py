@@ -253,6 +253,10 @@ def test_force_color_colours_output_that_is_not_a_terminal(tmp_path):
     assert "\x1b[" in full.stdout
     refused = run_cli("--no-color", "--output-format", "concise", ".", cwd=tmp_path, env={"FORCE_COLOR": "1"})
     assert "\x1b[" not in refused.stdout
+    to_file = run_cli(
+        "--output-format", "concise", "--output-file", "r.txt", ".", cwd=tmp_path, env={"FORCE_COLOR": "1"}
+    )
+    assert to_file.returncode == 1 and "\x1b[" not in (tmp_path / "r.txt").read_text()
 
 
 # -- rule --all ---------------------------------------------------------------------------------------------------
