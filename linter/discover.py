@@ -107,7 +107,9 @@ class GitIgnore:
         return result
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
+def _glob_regex(pattern: str, covering: bool = True) -> re.Pattern[str]:
+    """A .gitignore pattern as a regex over '/'-separated relative paths; ``covering``: a match of a
+    folder also matches everything below it."""
     anchored = "/" in pattern.strip("/")
     pattern = pattern.lstrip("/")
     out = []
@@ -138,7 +140,7 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
         i += 1
     body = "".join(out)
     prefix = "" if anchored else "(?:.*/)?"
-    return re.compile(f"^{prefix}{body}(?:/.*)?$")
+    return re.compile(f"^{prefix}{body}(?:/.*)?$" if covering else f"^{prefix}{body}$")
 
 
 class ExcludeSet:
@@ -149,16 +151,27 @@ class ExcludeSet:
     def __init__(self, patterns: list[str], root: Path) -> None:
         self.root = root
         self.regexes = [_glob_regex(p.rstrip("/")) for p in patterns]
+        self.own = [_glob_regex(p.rstrip("/"), covering=False) for p in patterns]
 
     def match(self, path: Path) -> bool:
-        try:
-            rel = path.relative_to(self.root).as_posix()
-        except ValueError:
-            rel = path.as_posix()
-        return self.match_relative(rel)
+        """The path, or a folder above it, is excluded."""
+        return self.match_relative(self._relative(path))
 
     def match_relative(self, rel: str) -> bool:
         return any(r.match(rel) for r in self.regexes)
+
+    def match_entry(self, path: Path) -> bool:
+        """The path itself is excluded: what a walk asks of each entry it meets (the folders above
+        it were asked on the way down), so that a folder named on the command line is walked even
+        when it is excluded, as ruff does."""
+        rel = self._relative(path)
+        return any(r.match(rel) for r in self.own)
+
+    def _relative(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return path.as_posix()
 
 
 def discover(
@@ -211,7 +224,7 @@ def _walk(
             sub = here / d
             if d in DEFAULT_EXCLUDES or sub.is_symlink():
                 continue
-            if (respect_gitignore and ignore.ignored(sub, True)) or (excludes and excludes.match(sub)):
+            if (respect_gitignore and ignore.ignored(sub, True)) or (excludes and excludes.match_entry(sub)):
                 continue
             keep.append(d)
         dirnames[:] = keep
@@ -225,7 +238,7 @@ def _walk(
                     continue  # never follow a link out of the linted tree
                 if not path.is_file():
                     continue  # a FIFO, socket or device (reading would block), or a dangling or looping link
-            if (respect_gitignore and ignore.ignored(path, False)) or (excludes and excludes.match(path)):
+            if (respect_gitignore and ignore.ignored(path, False)) or (excludes and excludes.match_entry(path)):
                 continue
             found[path] = Candidate(path, display_path(path, cwd), kind)
 

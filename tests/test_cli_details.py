@@ -393,6 +393,14 @@ def test_an_excluded_file_passed_explicitly_is_linted_unless_force_exclude(tmp_p
     assert (nothing.returncode, nothing.stdout) == (0, NOTHING_TO_LINT)
 
 
+def test_an_excluded_folder_named_explicitly_is_walked_unless_force_exclude(tmp_path):
+    excluded_repo(tmp_path, 'exclude = ["third_party"]\n')
+    named = run_cli("--output-format", "concise", "third_party", "sub", cwd=tmp_path)
+    assert reported_paths(named) == {"third_party/x.sh"}  # sub/third_party is excluded inside the walk
+    forced = run_cli("--force-exclude", "--output-format", "concise", "third_party", cwd=tmp_path)
+    assert (forced.returncode, forced.stdout) == (0, NOTHING_TO_LINT)
+
+
 def test_force_exclude_in_the_config(tmp_path):
     excluded_repo(tmp_path, 'exclude = ["third_party"]\nforce-exclude = true\n')
     result = run_cli("--output-format", "concise", "third_party/x.sh", "sub/third_party/y.sh", cwd=tmp_path)
