@@ -186,7 +186,7 @@ def _directive(codes: set[str]) -> str:
 
 
 def _file_edits(src: SourceText, kind: str, lines: dict[int, set[str]], plan: SuppressionPlan) -> list[Edit]:
-    directives, _ = find_directives(src)
+    directives, _ = find_directives(src, kind)
     existing = {d.applies_to: d for d in directives if d.kind == "ignore"}
     rules = comment_rules(src, kind)
     edits: list[Edit] = []

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
+import re
+import signal
 import sys
 from pathlib import Path
 
@@ -12,8 +15,33 @@ from . import __version__
 from .config import FAIL_ON, Config, ConfigError, find_config, load_config
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT, 128 + SIGTERM, as a shell reports them
+COMMANDS = ("check", "rule")
+ALWAYS_REPORTED = ("RL900",)  # parse errors: see _always_reported
 CHECK_FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
 PROGRESS_THRESHOLD = 300  # files; fewer finish before a progress bar would be worth drawing
+NOTHING_TO_LINT = "No files to lint (no manifests, shell scripts, Python files or version pins found)."
+
+
+HELP_EPILOG = """\
+commands:
+  check [PATH ...]      lint files and folders (the default command; PATH defaults to .)
+  rule CODE|NAME        print a rule's documentation; 'rule --all' lists every rule
+
+exit codes:
+  0    nothing at or above --fail-on is left (or there was nothing to lint)
+  1    findings remain; also --diff with a patch, --exit-non-zero-on-fix after a fix
+  2    usage, configuration or internal error (one line; --verbose shows a traceback)
+  130  interrupted (Ctrl-C or SIGINT); 143: terminated (SIGTERM)
+
+examples:
+  recovery-lint .                                  lint the repository
+  recovery-lint --fix .                            apply the safe fixes
+  recovery-lint --diff --unsafe-fixes .            show every fix as a patch
+  recovery-lint --select RL1,RL3 --statistics .    count the findings of two phases
+  recovery-lint --output-format sarif --output-file recovery-lint.sarif .
+  recovery-lint rule RL101                         why RL101 matters and how its fix works
+"""
 
 
 class UsageError(Exception):
@@ -25,11 +53,24 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def _worker_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of processes (1 or more; default: all cores)")
+    return value
+
+
 def _check_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="recovery-lint",
-        description="Find missing or misconfigured recovery-time optimizations "
-        "in Ascend NPU PyTorch training jobs (manifests, launch scripts, training code, version pins).",
+        usage="recovery-lint [check] [options] [PATH ...]\n       recovery-lint rule CODE|NAME|--all",
+        description="Find missing or misconfigured recovery-time optimizations in Ascend NPU PyTorch\n"
+        "training jobs: manifests, launch scripts, training code and version pins.",
+        epilog=HELP_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "paths", nargs="*", metavar="PATH", help="files or folders to lint (default: .); '-' reads standard input"
@@ -37,24 +78,38 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--fix", action="store_true", help="apply safe fixes")
     p.add_argument("--unsafe-fixes", action="store_true", help="also apply unsafe fixes (with --fix or --diff)")
     p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing")
-    p.add_argument("--select", metavar="RULES", help="comma-separated codes, prefixes (RL3) or names")
-    p.add_argument("--ignore", metavar="RULES", help="comma-separated codes, prefixes or names to skip")
-    p.add_argument("--extend-select", metavar="RULES", help="add rules to the selection")
+    p.add_argument(
+        "--select", metavar="RULES", action="append", help="comma-separated codes, prefixes (RL3) or names; repeatable"
+    )
+    p.add_argument(
+        "--ignore",
+        metavar="RULES",
+        action="append",
+        help="comma-separated codes, prefixes or names to skip; repeatable",
+    )
+    p.add_argument("--extend-select", metavar="RULES", action="append", help="add rules to the selection; repeatable")
     p.add_argument("--output-format", choices=CHECK_FORMATS, help="default: full on a terminal, else concise")
     p.add_argument("--output-file", metavar="FILE", help="write the report alone to FILE (atomically)")
     p.add_argument("--scorecard", action="store_true", help="print the recovery scorecard of every job")
     p.add_argument("--fail-on", choices=FAIL_ON, help="lowest severity that makes the exit code 1 (default warning)")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     p.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when a fix was applied")
-    p.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
+    p.add_argument(
+        "--statistics", action="store_true", help="print the number of findings per rule instead of the findings"
+    )
     p.add_argument("--add-suppressions", action="store_true", help="add an ignore directive for every finding")
     p.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline")
     p.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE and exit")
     p.add_argument("--stdin-filename", metavar="NAME", help="name of the file read from standard input ('-')")
     p.add_argument("--config", metavar="FILE", help="use this config file (pyproject.toml or .recovery-lint.toml)")
     p.add_argument("--isolated", action="store_true", help="ignore every config file")
+    p.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply the config's exclude also to paths passed on the command line (as pre-commit passes them)",
+    )
     p.add_argument("--show-jobs", action="store_true", help="print how the files were linked into jobs")
-    p.add_argument("--jobs", type=int, default=0, metavar="N", help="worker processes (default: all cores)")
+    p.add_argument("--jobs", type=_worker_count, metavar="N", help="worker processes, at least 1 (default: all cores)")
     p.add_argument(
         "--no-cache", action="store_true", help="neither read nor write the cache (also RECOVERY_LINT_NO_CACHE=1)"
     )
@@ -62,15 +117,45 @@ def _check_parser() -> argparse.ArgumentParser:
         "--cache-dir", metavar="DIR", help="where the cache lives (default: .recovery-lint_cache in the project root)"
     )
     p.add_argument("--no-color", action="store_true", help="no colour, even on a terminal")
-    p.add_argument("--verbose", action="store_true", help="show tracebacks of internal errors")
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show the config file and the files linted, and tracebacks of internal errors",
+    )
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="print the findings and errors only: no summary, no warnings"
+    )
+    p.add_argument("--show-files", action="store_true", help="list the files that would be linted, then exit")
     p.add_argument("--version", action="version", version=f"recovery-lint {__version__}")
     return p
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM: unwinds the run like Ctrl-C, so that every ``finally`` and ``except
+    BaseException`` on the way ends worker processes, the progress bar and unfinished writes."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_stop_signal(signum: int, frame: object) -> None:
+    _ignore_stop_signals()  # one interruption: a second Ctrl-C must not break the unwinding
+    raise Interrupted(signum)
+
+
+def _ignore_stop_signals() -> None:
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)
 
 
 def main(argv: list[str] | None = None) -> int:
     process = argv is None  # the command itself, not a call from Python
     argv = list(sys.argv[1:] if argv is None else argv)
     verbose = "--verbose" in argv
+    if process:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, _on_stop_signal)
     # The models of a run live until it ends and hold almost no garbage cycles: the cyclic collector
     # would only rescan them (seconds on 10,000 files), during the run and again at interpreter exit.
     collecting = gc.isenabled()
@@ -79,8 +164,15 @@ def main(argv: list[str] | None = None) -> int:
         _write_undecodable_bytes_as_read()
     try:
         return _main(argv, verbose)
+    except KeyboardInterrupt as exc:
+        code = EXIT_TERMINATED if getattr(exc, "signum", None) == signal.SIGTERM else EXIT_INTERRUPTED
+        if not process:
+            return code
+        _ignore_stop_signals()
+        _exit_now(code)
     finally:
         if process:
+            _ignore_stop_signals()  # the run is over: a late signal changes nothing
             gc.freeze()  # nothing left for the exit-time collection to scan
         elif collecting:
             gc.enable()
@@ -95,23 +187,40 @@ def _write_undecodable_bytes_as_read() -> None:
             reconfigure(errors="surrogateescape")
 
 
+def _exit_now(code: int) -> None:
+    """Leave at once after an interruption, without a traceback: the workers are gone and the
+    writes finished or undone, and interpreter shutdown could still wait on pool threads."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
+
+
+def _dispatch(argv: list[str]) -> int:
+    if argv and argv[0] == "rule":
+        return _rule_command(argv[1:])
+    if argv and argv[0] == "check":
+        argv = argv[1:]
+    elif argv:
+        _refuse_mistyped_command(argv[0], Path.cwd())
+    return _check_command(_check_parser().parse_args(argv))
+
+
 def _main(argv: list[str], verbose: bool) -> int:
     try:
-        if argv and argv[0] == "rule":
-            return _rule_command(argv[1:])
-        if argv and argv[0] == "check":
-            argv = argv[1:]
-        return _check_command(_check_parser().parse_args(argv))
+        code = _dispatch(argv)
+        sys.stdout.flush()  # a closed pipe shows here rather than as a message at interpreter exit
+        return code
     except UsageError as exc:
         print(f"recovery-lint: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except ConfigError as exc:
         print(f"recovery-lint: configuration error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        return 130
     except BrokenPipeError:
-        return EXIT_ERROR
+        # the reader went away (`recovery-lint . | head -1`): end quietly with 0, as ruff does
+        _discard_stdout()
+        return EXIT_CLEAN
     except Exception as exc:
         if verbose:
             raise
@@ -120,6 +229,12 @@ def _main(argv: list[str], verbose: bool) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
+
+
+def _discard_stdout() -> None:
+    """Point standard output at /dev/null, so the interpreter's final flush has nowhere to fail."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 # -- rule ---------------------------------------------------------------------------------------
@@ -143,9 +258,7 @@ def _rule_command(argv: list[str]) -> int:
 
             print(json.dumps([_rule_json(r) for r in rules.values()], indent=2))
         else:
-            for rule in rules.values():
-                fix = {"always": "fix", "sometimes": "fix?", "none": ""}[rule.fix_availability]
-                print(f"{rule.code}  {rule.name:<45} {rule.severity.value:<8} {fix:<5} {rule.summary}")
+            print(_rule_table(rules.values()), end="")
         return EXIT_CLEAN
     rule = rules.get(args.code.upper()) or by_name().get(args.code)
     if rule is None:
@@ -159,6 +272,33 @@ def _rule_command(argv: list[str]) -> int:
     return EXIT_CLEAN
 
 
+FIX_LEGEND = (
+    "fix: safe = applied by --fix; unsafe = applied with --unsafe-fixes; "
+    "sometimes = safe or unsafe, by finding; none = no fix\n"
+)
+
+
+def _rule_table(rules) -> str:
+    rows = [("CODE", "NAME", "SEVERITY", "FIX", "SUMMARY")]
+    rows += [(r.code, r.name, r.severity.value, fix_safety(r), r.summary) for r in rules]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) + "  " + row[4] for row in rows]
+    return "\n".join(lines) + "\n\n" + FIX_LEGEND
+
+
+def fix_safety(rule) -> str:
+    """safe, unsafe, sometimes (safe or unsafe by finding) or none, read from the rule's own fix
+    documentation, whose contract is to say which (see Rule.fix): "Safe. ...", "Unsafe: ...",
+    "Safe for X ... Unsafe for Y", "No fix ..."."""
+    if rule.fix_availability == "none":
+        return "none"
+    safe = re.search(r"\bsafe\b", rule.fix, re.IGNORECASE) is not None
+    unsafe = re.search(r"\bunsafe\b", rule.fix, re.IGNORECASE) is not None
+    if safe and unsafe:
+        return "sometimes"
+    return "unsafe" if unsafe else "safe"
+
+
 def _rule_json(rule) -> dict[str, object]:
     return {
         "code": rule.code,
@@ -166,17 +306,21 @@ def _rule_json(rule) -> dict[str, object]:
         "phase": rule.phase,
         "severity": rule.severity.value,
         "fix": rule.fix_availability,
+        "fix_safety": fix_safety(rule),
         "summary": rule.summary,
         "documentation": rule.documentation(),
     }
 
 
 # -- check -------------------------------------------------------------------------------------
-def _split(value: str | None) -> list[str]:
-    return [v.strip() for v in value.split(",") if v.strip()] if value else []
+def _split(values: list[str] | None) -> list[str]:
+    """Repeated options accumulate (``--select RL1 --select RL3`` selects both), as in ruff."""
+    return [v.strip() for value in values or () for v in value.split(",") if v.strip()]
 
 
 def _load_config(args: argparse.Namespace, cwd: Path, paths: list[Path]) -> Config:
+    if args.isolated and args.config:
+        raise UsageError("--config and --isolated contradict each other (--isolated reads no config file)")
     if args.isolated:
         return Config()
     if args.config:
@@ -197,19 +341,37 @@ def _select_rules(args: argparse.Namespace, config: Config):
     for selector in (sel or []) + ignore + extend:
         if not is_known_selector(selector):
             raise UsageError(f"unknown rule selector '{selector}' (see 'recovery-lint rule --all')")
-    return select(sel, ignore, extend)
+    chosen_rules = select(sel, ignore, extend)
+    return chosen_rules + _always_reported(chosen_rules, ignore)
+
+
+def _always_reported(chosen: list, ignore: list[str]) -> list:
+    """A file that could not be parsed was not checked at all, so its RL900 is reported whatever
+    the selection (as ruff reports syntax errors), unless RL900 itself is ignored by code or name."""
+    from .registry import all_rules
+
+    named = {s.strip().upper() for s in ignore} | {s.strip() for s in ignore}
+    have = {r.code for r in chosen}
+    rules = all_rules()
+    return [
+        rules[code]
+        for code in ALWAYS_REPORTED
+        if code in rules and code not in have and code not in named and rules[code].name not in named
+    ]
 
 
 def _check_command(args: argparse.Namespace) -> int:
-    from .engine import LintRequest, lint
+    from .engine import LintRequest
 
     cwd = Path.cwd()
     scope = _scope(args, cwd)
-    paths = scope.paths
     config = _load_config(args, cwd, [scope.config_start])
+    if (args.force_exclude or config.force_exclude) and config.exclude and scope.stdin is None:
+        scope = _force_exclude(args, scope, config, cwd)
+    paths = scope.paths
     rules = _select_rules(args, config)
     fail_on = args.fail_on or config.fail_on
-    workers = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    workers = args.jobs or os.cpu_count() or 1
     request = LintRequest(paths=paths, cwd=cwd, config=config, rules=rules, workers=workers)
     request.overrides, request.report_only = dict(scope.overrides), scope.report_only
     request.extra_candidates = scope.extra
@@ -218,11 +380,27 @@ def _check_command(args: argparse.Namespace) -> int:
     request.cache = _open_cache(args, config, rules, scope, cwd)
     out = _Output(args)
     out.report_only = request.report_only
-    if args.scorecard and out.format not in ("full", "concise", "json"):
-        raise UsageError(f"--scorecard prints a table or JSON, not {out.format}")
-    request.progress = _progress(args)
+    out.stdin = scope.stdin is not None
+    out.fail_on = fail_on
+    _check_report_options(args, out.format)
+    if args.verbose:
+        _verbose(f"config: {_config_shown(args, config)}")
+    if args.show_files:
+        return _show_files(request)
+    progress = request.progress = _progress(args)
+    try:
+        return _run(args, request, scope, out, fail_on)
+    finally:
+        if progress is not None:
+            progress.close()  # ends the bar's line, also when the run is interrupted
+
+
+def _run(args: argparse.Namespace, request, scope, out: _Output, fail_on: str) -> int:
+    from .engine import lint
+
+    cwd = request.cwd
     if args.add_suppressions:
-        return _add_suppressions(request)
+        return _add_suppressions(args, request)
     if scope.stdin is not None and (args.fix or args.diff):
         return _stdin_fix_command(args, request, scope, fail_on)
     if args.fix or args.diff:
@@ -232,20 +410,73 @@ def _check_command(args: argparse.Namespace) -> int:
         return _write_baseline(args, result, cwd)
     result.diagnostics = _baseline_filter(args, result, cwd)
     for warning in result.warnings:
-        print(f"recovery-lint: warning: {warning}", file=sys.stderr)
+        _warn(args, warning)
+    if args.verbose:
+        _verbose_files(result.abs_paths)
     if args.show_jobs:
         from .report.jobs import render_jobs, render_jobs_json
 
         out.write(render_jobs_json(result.project) if out.format == "json" else render_jobs(result.project))
         return EXIT_CLEAN
     out.report(result.diagnostics, result, fixed=0)
-    if args.statistics:
-        out.statistics(result.diagnostics)
     if result.internal_errors:
         for err in result.internal_errors:
             print(f"recovery-lint: internal error: {err}", file=sys.stderr)
         return EXIT_ERROR
     return _exit_code(result.diagnostics, fail_on, args.exit_zero)
+
+
+def _check_report_options(args: argparse.Namespace, output_format: str) -> None:
+    if args.scorecard and output_format not in ("full", "concise", "json"):
+        raise UsageError(f"--scorecard prints a table or JSON, not {output_format}")
+    if args.statistics and output_format not in ("full", "concise", "json"):
+        raise UsageError(f"--statistics prints a table or JSON, not {output_format}")
+    if args.statistics and args.scorecard:
+        raise UsageError("--statistics and --scorecard are two different reports: choose one")
+
+
+def _verbose(line: str) -> None:
+    print(f"recovery-lint: {line}", file=sys.stderr)
+
+
+def _config_shown(args: argparse.Namespace, config: Config) -> str:
+    if config.path is not None:
+        try:
+            return config.path.relative_to(Path.cwd()).as_posix()
+        except ValueError:
+            return config.path.as_posix()
+    return "none (--isolated)" if args.isolated else "none found (defaults)"
+
+
+def _linted(candidates: dict[str, Path]) -> list[str]:
+    """Display paths of the files a run reads: an extensionless file only with a shell shebang."""
+    from .discover import classify
+
+    return sorted(
+        display
+        for display, path in candidates.items()
+        if display == "-" or classify(path.name) != "maybe-shell" or _shell_shebang(path)
+    )
+
+
+def _verbose_files(candidates: dict[str, Path]) -> None:
+    files = _linted(candidates)
+    _verbose(f"linted {_count(len(files), 'file')}:")
+    for display in files:
+        print(f"  {display}", file=sys.stderr)
+
+
+def _show_files(request) -> int:
+    """--show-files: the files a run would read, found as the engine finds them, one per line."""
+    from .discover import ExcludeSet, discover
+
+    excludes = ExcludeSet(request.config.exclude, request.config.root or request.cwd)
+    found, _ = discover(request.paths, request.cwd, excludes)
+    seen = {c.display for c in found}
+    found += [c for c in request.extra_candidates if c.display not in seen]
+    for display in _linted({c.display: c.path for c in found}):
+        print(display)
+    return EXIT_CLEAN
 
 
 def _open_cache(args: argparse.Namespace, config: Config, rules, scope, cwd: Path):
@@ -283,18 +514,18 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
     outcome = fix_loop(request, unsafe=args.unsafe_fixes)
     outcome.result.diagnostics = _baseline_filter(args, outcome.result, request.cwd)
     for warning in outcome.result.warnings:
-        print(f"recovery-lint: warning: {warning}", file=sys.stderr)
+        _warn(args, warning)
+    if args.verbose:
+        _verbose_files(outcome.result.abs_paths)
     for message in outcome.reverted:
         print(f"recovery-lint: error: {message}", file=sys.stderr)
     if not outcome.converged:
-        print(
-            "recovery-lint: warning: fixes did not converge after the maximum number of passes",
-            file=sys.stderr,
-        )
+        _warn(args, "fixes did not converge after the maximum number of passes")
     status = EXIT_ERROR if outcome.reverted else EXIT_CLEAN
     if args.diff:
         text = "".join(unified_diff(p, outcome.original[p], t) for p, t in sorted(outcome.fixed.items()))
         out.write(text)
+        _would_fix(args, outcome.applied if text else 0, outcome.result.diagnostics)
         return EXIT_FINDINGS if text else status
     roots = _write_roots(request)
     written = 0
@@ -318,8 +549,6 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
         before = len(outcome.before.diagnostics) if outcome.before is not None else 0
         fixed = max(0, before - len(outcome.result.diagnostics)) if written else 0
     out.report(outcome.result.diagnostics, outcome.result, fixed=fixed)
-    if args.statistics:
-        out.statistics(outcome.result.diagnostics)
     if status == EXIT_ERROR:
         return status
     if args.exit_non_zero_on_fix and written:
@@ -327,7 +556,55 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
     return _exit_code(outcome.result.diagnostics, fail_on, args.exit_zero)
 
 
+def _warn(args: argparse.Namespace, message: str) -> None:
+    if not args.quiet:
+        print(f"recovery-lint: warning: {message}", file=sys.stderr)
+
+
+def _would_fix(args: argparse.Namespace, count: int, remaining) -> None:
+    """--diff's summary, on standard error so that the patch on standard output stays a patch."""
+    if args.quiet:
+        return
+    unsafe = args.unsafe_fixes
+    more = 0 if unsafe else sum(1 for d in remaining if d.fix is not None and d.fix.applicability.value == "unsafe")
+    extra = f" ({more} more with --unsafe-fixes)" if more else ""
+    if count:
+        print(f"Would fix {_count(count, 'finding')}{extra}.", file=sys.stderr)
+    else:
+        print(f"No findings would be fixed{f' ({more} fixable with --unsafe-fixes)' if more else ''}.", file=sys.stderr)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 # -- file mode, standard input, adoption -------------------------------------------------------
+def _refuse_mistyped_command(word: str, cwd: Path) -> None:
+    """A first word that names no path but is close to a command (or is an option without its
+    dashes: `recovery-lint fix .`) is a mistyped command."""
+    if not re.fullmatch(r"[a-z][a-z-]*", word) or os.path.lexists(cwd / word):
+        return
+    import difflib
+
+    close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
+    if close:
+        raise UsageError(f"{word}: no such command, file or directory (did you mean 'recovery-lint {close[0]}'?)")
+    if f"--{word}" in _check_parser()._option_string_actions:
+        raise UsageError(f"{word}: no such command, file or directory (did you mean '--{word}'?)")
+
+
+def _require_paths(given: list[str], cwd: Path) -> None:
+    """A path that does not exist is a usage error: a typo must not pass CI."""
+    missing = [p for p in given if not os.path.lexists(cwd / p)]
+    if not missing:
+        return
+    hint = ""
+    codes = [p for p in missing if re.fullmatch(r"(?i)RL\d{3}", p)]
+    if codes:
+        hint = f" (a rule's documentation: recovery-lint rule {codes[0].upper()})"
+    raise UsageError(f"{', '.join(missing)}: No such file or directory{hint}")
+
+
 def _scope(args: argparse.Namespace, cwd: Path):
     from .scope import STDIN_DISPLAY, ScopeError, resolve
 
@@ -340,11 +617,29 @@ def _scope(args: argparse.Namespace, cwd: Path):
         raise UsageError("--write-baseline cannot be combined with --fix or --diff")
     if STDIN_DISPLAY in given and args.add_suppressions:
         raise UsageError("--add-suppressions writes files; it cannot read standard input")
+    if STDIN_DISPLAY not in given and args.stdin_filename is None:
+        _require_paths(given, cwd)  # with standard input, scope.resolve says what is wrong
     data = sys.stdin.buffer.read() if STDIN_DISPLAY in given else None
     try:
         return resolve(given, cwd, args.stdin_filename, data)
     except ScopeError as exc:
         raise UsageError(str(exc)) from exc
+
+
+def _force_exclude(args: argparse.Namespace, scope, config: Config, cwd: Path):
+    """--force-exclude: drop the paths passed that ``exclude`` matches (themselves or a folder
+    above them, as the walk would), then resolve what is left; nothing left lints nothing."""
+    from .discover import ExcludeSet
+    from .scope import Scope, resolve
+
+    excludes = ExcludeSet(config.exclude, config.root or cwd)
+    given = args.paths or ["."]
+    kept = [p for p in given if not excludes.match(Path(os.path.abspath(cwd / p)))]
+    if kept == given:
+        return scope
+    if not kept:
+        return Scope([], scope.config_start, report_only=set())
+    return resolve(kept, cwd)
 
 
 def _sources(result) -> dict:
@@ -387,14 +682,14 @@ def _write_roots(request) -> list[Path]:
     return roots
 
 
-def _add_suppressions(request) -> int:
+def _add_suppressions(args: argparse.Namespace, request) -> int:
     from .adopt import plan_suppressions
     from .engine import lint
     from .fix import WriteError, _parse_regression, write_atomic
 
     result = lint(request)
     for warning in result.warnings:
-        print(f"recovery-lint: warning: {warning}", file=sys.stderr)
+        _warn(args, warning)
     kinds = {f.path: f.kind for f in result.files}
     plan = plan_suppressions(result.diagnostics, _sources(result), kinds)
     parsed = {f.path: f for f in result.files}
@@ -414,7 +709,7 @@ def _add_suppressions(request) -> int:
         added += plan.counts[path][0]
         extended += plan.counts[path][1]
     for line in plan.skipped:
-        print(f"recovery-lint: warning: {line}", file=sys.stderr)
+        print(f"recovery-lint: warning: {line}", file=sys.stderr)  # the lines that were not suppressed
     line = f"Added {added} suppression directive{'s' if added != 1 else ''}"
     if extended:
         line += f" and extended {extended}"
@@ -427,8 +722,6 @@ def _add_suppressions(request) -> int:
 
 def _stdin_fix_command(args: argparse.Namespace, request, scope, fail_on: str) -> int:
     """'-' with --fix or --diff: the fixed text (or the diff) on standard output, the report on standard error."""
-    import contextlib
-
     from .fix import fix_loop, unified_diff
     from .span import to_bytes
 
@@ -436,20 +729,20 @@ def _stdin_fix_command(args: argparse.Namespace, request, scope, fail_on: str) -
     outcome = fix_loop(request, unsafe=args.unsafe_fixes)
     outcome.result.diagnostics = _baseline_filter(args, outcome.result, request.cwd)
     for message in [*outcome.result.warnings, *outcome.reverted]:
-        print(f"recovery-lint: warning: {message}", file=sys.stderr)
+        _warn(args, message)
     fixed = outcome.fixed.get(scope.stdin, original)
     if args.diff:
         sys.stdout.write(unified_diff(scope.stdin, original, fixed))
+        _would_fix(args, outcome.applied if fixed != original else 0, outcome.result.diagnostics)
     else:
         sys.stdout.flush()
         sys.stdout.buffer.write(to_bytes(fixed))
     sys.stdout.flush()
     with contextlib.redirect_stdout(sys.stderr):
         out = _Output(args)
+        out.stdin, out.fail_on = True, fail_on
         applied = outcome.applied if fixed != original and not args.diff else 0
         out.report(outcome.result.diagnostics, outcome.result, fixed=applied)
-        if args.statistics:
-            out.statistics(outcome.result.diagnostics)
     if outcome.reverted or outcome.result.internal_errors:
         return EXIT_ERROR
     if fixed != original and (args.diff or args.exit_non_zero_on_fix):
@@ -465,7 +758,9 @@ class _Output:
         self.format = args.output_format or ("full" if stdout_tty else "concise")
         self.terminal = stdout_tty
         self.report_only: set[str] | None = None
-        self.color = stdout_tty and not args.no_color and not os.environ.get("NO_COLOR")
+        self.stdin = False  # standard input is always something to lint
+        self.fail_on = "warning"  # what fails the run: the machine formats mark only that as a failure
+        self.color = not self.to_file and _colour(args, stdout_tty)  # a report file never holds escapes
         self._chunks: list[str] = []
 
     def write(self, text: str) -> None:
@@ -481,20 +776,24 @@ class _Output:
             sys.stdout.write(text)
 
     def report(self, diagnostics, result, fixed: int) -> None:
+        if self.args.statistics:  # the table instead of the findings, as ruff prints it
+            self.statistics(diagnostics)
+            self._summary(diagnostics, fixed, sys.stderr if self.format == "json" else None, result)
+            return
         if self.args.scorecard:
             self._scorecard(diagnostics, result)
-            self._summary(diagnostics, fixed, sys.stderr if self.format == "json" else None)
+            self._summary(diagnostics, fixed, sys.stderr if self.format == "json" else None, result)
             return
         if self.format == "json":
             from .report import json as json_report
 
             self.write(json_report.render(diagnostics))
-            self._summary(diagnostics, fixed, sys.stderr)
+            self._summary(diagnostics, fixed, sys.stderr, result)
             return
         if self.format in ("sarif", "github", "junit"):
             self._machine(diagnostics, result)
             if self.format != "github":
-                self._summary(diagnostics, fixed, sys.stderr)
+                self._summary(diagnostics, fixed, sys.stderr, result)
                 return
         elif self.format == "full":
             self._full(diagnostics, result)
@@ -502,8 +801,8 @@ class _Output:
         else:
             from .report import concise
 
-            self.write(concise.render(diagnostics))
-        self._summary(diagnostics, fixed)
+            self.write(concise.render(diagnostics, color=self.color))
+        self._summary(diagnostics, fixed, result=result)
 
     def _machine(self, diagnostics, result) -> None:
         cwd = Path.cwd()
@@ -518,19 +817,20 @@ class _Output:
                     cwd=cwd,
                     warnings=result.warnings,
                     internal_errors=result.internal_errors,
+                    fail_on=self.fail_on,
                 )
             )
         elif self.format == "github":
             from .report import github
 
-            self.write(github.render(diagnostics, cwd=cwd))
+            self.write(github.render(diagnostics, cwd=cwd, fail_on=self.fail_on))
         else:
             from .report import junit
 
             linted = [f.path for f in result.files if f.relevant]
             if self.report_only is not None:  # file mode: the files passed, not the context around them
                 linted = [p for p in linted if p in self.report_only]
-            self.write(junit.render(diagnostics, files=linted))
+            self.write(junit.render(diagnostics, files=linted, fail_on=self.fail_on))
 
     def _scorecard(self, diagnostics, result, section: bool = False) -> None:
         from .report import scorecard
@@ -571,7 +871,21 @@ class _Output:
         full.render(console, diagnostics, sources)
         self.write(buffer.getvalue())
 
-    def _summary(self, diagnostics, fixed: int, stream=None) -> None:
+    def _nothing_linted(self, result) -> bool:
+        """No file the run reads was found: no candidate with a known kind, and no extensionless
+        file with a shell shebang (what the kind of such a file is decided by)."""
+        if self.stdin or result is None:
+            return False
+        from .discover import classify
+
+        for path in result.abs_paths.values():
+            if classify(path.name) != "maybe-shell" or _shell_shebang(path):
+                return False
+        return True
+
+    def _summary(self, diagnostics, fixed: int, stream=None, result=None) -> None:
+        if self.args.quiet:
+            return
         files = len({d.path for d in diagnostics})
         safe = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability.value == "safe")
         unsafe = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability.value == "unsafe")
@@ -580,9 +894,10 @@ class _Output:
         line = f"{len(diagnostics)} {noun} ({safe} fixable{extra}) in {files} file{'s' if files != 1 else ''}"
         if fixed:
             done = f"Fixed {fixed} finding{'s' if fixed != 1 else ''}"
-            line = f"{done}; {line} remain" if diagnostics else f"{done}; no findings remain."
+            verb = "remains" if len(diagnostics) == 1 else "remain"
+            line = f"{done}; {line} {verb}" if diagnostics else f"{done}; no findings remain."
         elif not diagnostics:
-            line = "All checks passed."
+            line = NOTHING_TO_LINT if self._nothing_linted(result) else "All checks passed."
         stream = stream or (sys.stderr if self.to_file else sys.stdout)
         print(line, file=stream)
 
@@ -592,10 +907,18 @@ class _Output:
             entry = counts.setdefault((d.code, d.name), [0, 0])
             entry[0] += 1
             entry[1] += 1 if d.fix is not None else 0
-        stream = sys.stderr if self.to_file else sys.stdout
-        for (code, name), (n, fixable) in sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0])):
-            mark = "[*]" if fixable else "   "
-            print(f"{n:>6}  {code}  {mark} {name}", file=stream)
+        rows = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        if self.format == "json":
+            import json
+
+            table = [
+                {"code": code, "name": name, "count": n, "fixable": fixable > 0, "fixable_count": fixable}
+                for (code, name), (n, fixable) in rows
+            ]
+            self.write(json.dumps(table, indent=2) + "\n")
+            return
+        lines = [f"{n:>6}  {code}  {'[*]' if fixable else '   '} {name}\n" for (code, name), (n, fixable) in rows]
+        self.write("".join(lines))
 
 
 def _progress(args: argparse.Namespace):
@@ -603,8 +926,7 @@ def _progress(args: argparse.Namespace):
     PROGRESS_THRESHOLD files are parsed and standard error is a terminal; None otherwise."""
     if not sys.stderr.isatty():
         return None
-    color = not args.no_color and not os.environ.get("NO_COLOR")
-    return ProgressBar(sys.stderr, color)
+    return ProgressBar(sys.stderr, _colour(args, True))
 
 
 class ProgressBar:
@@ -638,8 +960,32 @@ class ProgressBar:
             self._task = self._bar.add_task("files", total=total)
         self._bar.update(self._task, completed=done)
         if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        """Remove the bar and give the cursor back (the bar is transient)."""
+        if self._bar is not None and not self.finished:
             self._bar.stop()
-            self.finished = True
+        self.finished = True
+
+
+def _colour(args: argparse.Namespace, terminal: bool) -> bool:
+    """Colour on a terminal; FORCE_COLOR (not empty) forces it anywhere, also over NO_COLOR, as in
+    ruff; --no-color always wins."""
+    if args.no_color:
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return terminal and not os.environ.get("NO_COLOR")
+
+
+def _shell_shebang(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(200)
+    except OSError:
+        return False
+    return first.startswith(b"#!") and any(sh in first for sh in (b"bash", b"/sh", b" sh", b"zsh", b"dash"))
 
 
 def _terminal_width() -> int:

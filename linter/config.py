@@ -4,9 +4,9 @@ path upwards and validated against ``schemas/config.schema.json``."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from .jobs import JobSpec
@@ -28,6 +28,7 @@ class Config:
     extend_select: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     exclude: list[str] = field(default_factory=list)
+    force_exclude: bool = False  # exclude also the paths passed on the command line
     versions: dict[str, str] = field(default_factory=dict)
     jobs: list[JobSpec] = field(default_factory=list)
     fail_on: str = "warning"
@@ -67,18 +68,82 @@ def _has_section(pyproject: Path) -> bool:
 
 def load_config(path: Path) -> Config:
     try:
-        data = _toml().loads(path.read_text("utf-8"))
+        text = path.read_text("utf-8")
+        data = _toml().loads(text)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
-    section = data.get("tool", {}).get("recovery-lint", {}) if path.name == "pyproject.toml" else data
-    return config_from_dict(section, path)
+    section = _section(data, path)
+    try:
+        config = config_from_dict(section, path.absolute())
+    except ConfigError as exc:
+        raise ConfigError(_located(exc, path, text)) from None
+    _check_versions(config.versions, _shown(path), text)
+    return config
+
+
+def _shown(path: Path) -> Path:
+    """The path as a message shows it: relative to the working directory when below it."""
+    try:
+        return path.absolute().relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
+def _section(data: dict, path: Path) -> dict:
+    """A pyproject.toml, or any file with a ``[tool.recovery-lint]`` table (pyproject form, also
+    when passed with --config under another name), holds the settings in that table; a
+    .recovery-lint.toml holds them at the top level."""
+    tool = data.get("tool")
+    if path.name == "pyproject.toml" or (isinstance(tool, dict) and "recovery-lint" in tool):
+        section = tool.get("recovery-lint", {}) if isinstance(tool, dict) else {}
+        return section if isinstance(section, dict) else {}
+    return data
+
+
+def _check_versions(versions: dict[str, str], path: Path, text: str) -> None:
+    """A configured version must be readable: it stands in for a pin, and an unreadable one would
+    silently turn every version-dependent rule into a guess. Reported where it is written."""
+    if not versions:
+        return
+    from .knowledge import version_problem
+
+    for component, value in versions.items():
+        expected = version_problem(component, value)
+        if expected:
+            line = _line_of(text, component, value)
+            where = f"{path}:{line}" if line else str(path)
+            raise ConfigError(f"{where}: invalid value for 'versions.{component}': '{value}' ({expected})")
+
+
+def _line_of(text: str, key: str, value: object | None = None) -> int | None:
+    """The 1-based line where ``key`` is set (to ``value``, when given) in TOML text; tomllib keeps
+    no positions, so the text is searched: a bare or quoted key followed by '='."""
+    pattern = rf"(?:^|[\s{{,])[\"']?{re.escape(key)}[\"']?\s*="
+    if isinstance(value, str):
+        pattern += rf"\s*[\"']{re.escape(value)}[\"']"
+    match = re.search(pattern, text, re.MULTILINE)
+    if match is None:
+        return None
+    return text.count("\n", 0, match.end()) + 1
+
+
+def _located(exc: ConfigError, path: Path, text: str) -> str:
+    """The error with the line of the key it names, when the key can be found."""
+    message = str(exc)
+    key = re.search(r"'([^']+)'", message)
+    line = _line_of(text, key.group(1).rsplit(".", 1)[-1]) if key else None
+    prefix = f"{path.absolute()}: "
+    if line and message.startswith(prefix):
+        return f"{_shown(path)}:{line}: {message[len(prefix) :]}"
+    return message.replace(str(path.absolute()), str(_shown(path)), 1)
 
 
 def _schema() -> dict:
-    text = resources.files("recovery_lint.schemas").joinpath("config.schema.json").read_text("utf-8")
-    return json.loads(text)
+    from .schemas import read_text
+
+    return json.loads(read_text("config.schema.json"))
 
 
 def validate(section: dict, where: str) -> None:
@@ -113,6 +178,7 @@ def config_from_dict(section: dict, path: Path | None) -> Config:
         extend_select=list(section.get("extend-select", [])),
         per_file_ignores={k: list(v) for k, v in section.get("per-file-ignores", {}).items()},
         exclude=list(section.get("exclude", [])),
+        force_exclude=bool(section.get("force-exclude", False)),
         versions=dict(section.get("versions", {})),
         jobs=jobs,
         fail_on=section.get("fail-on", "warning"),

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from functools import lru_cache
 
 from .span import Span
 
@@ -102,8 +104,65 @@ class Diagnostic:
     def path(self) -> str:
         return self.span.path
 
+    @property
+    def headline(self) -> str:
+        """The message's first sentence (at most about HEADLINE_LIMIT characters): what the concise
+        format shows. The whole message is ``headline`` followed by ``detail``."""
+        return split_message(self.message)[0]
+
+    @property
+    def detail(self) -> str:
+        """The rest of the message: the explanation, shown by the full, JSON and SARIF formats."""
+        return split_message(self.message)[1]
+
     def sort_key(self) -> tuple[object, ...]:
         return (self.span.path, self.span.start, self.code, self.message)
 
     def with_job(self, job: str | None) -> Diagnostic:
         return replace(self, job=job)
+
+
+HEADLINE_LIMIT = 160
+# a sentence ends at . ! or ? followed by a space and a capital, a quote or a parenthesis (compiled
+# on first use, by the re module's cache: most runs never render a long message)
+_SENTENCE_END = r"[.!?](?=\s+[A-Z`'\"(])"
+_CLAUSE_BREAKS = ("; ", ": ", ", ")  # where a long first sentence is cut, in this order of preference
+
+
+@lru_cache(maxsize=4096)  # each format asks for both halves of the same messages
+def split_message(text: str) -> tuple[str, str]:
+    """A message as (headline, detail): the first sentence when it is short enough, else the
+    longest leading clause that is (cut at '; ', then ': ', then ', '), never inside parentheses,
+    brackets, double quotes or backticks."""
+    text = text.strip()
+    free = _free_positions(text)
+    end = next((m.start() for m in re.finditer(_SENTENCE_END, text) if m.start() in free), None)
+    if end is not None and end < HEADLINE_LIMIT:
+        return text[: end + 1], text[end + 1 :].strip()
+    if len(text) <= HEADLINE_LIMIT:
+        return text, ""
+    for sep in _CLAUSE_BREAKS:
+        cut = max((i for i in free if i <= HEADLINE_LIMIT and text.startswith(sep, i)), default=-1)
+        if cut > 0:
+            return text[:cut], text[cut + len(sep) :].strip()
+    cut = text.rfind(" ", 0, HEADLINE_LIMIT)
+    return (text[:cut], text[cut + 1 :]) if cut > 0 else (text, "")
+
+
+def _free_positions(text: str) -> set[int]:
+    """Offsets outside parentheses, brackets, double quotes and backticks."""
+    free = set()
+    depth = 0
+    quote = ""
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in '"`':
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            free.add(i)
+    return free

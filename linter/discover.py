@@ -599,7 +599,9 @@ def _run_git(git: str, top: Path, cwd: Path, args: list[str]) -> subprocess.Comp
         return None
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
+def _glob_regex(pattern: str, covering: bool = True) -> re.Pattern[str]:
+    """A .gitignore pattern as a regex over '/'-separated relative paths; ``covering``: a match of a
+    folder also matches everything below it."""
     anchored = "/" in pattern.strip("/")
     pattern = pattern.lstrip("/")
     out = []
@@ -630,24 +632,38 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
         i += 1
     body = "".join(out)
     prefix = "" if anchored else "(?:.*/)?"
-    return re.compile(f"^{prefix}{body}(?:/.*)?$")
+    return re.compile(f"^{prefix}{body}(?:/.*)?$" if covering else f"^{prefix}{body}$")
 
 
 class ExcludeSet:
-    """Configured ``exclude`` globs, matched against paths relative to the project root."""
+    """Configured ``exclude`` (and ``per-file-ignores``) globs, matched as .gitignore patterns
+    against paths relative to the project root: a pattern without '/' matches a name at any depth,
+    '*' stays within a folder, '**' crosses folders, and a folder's match covers what is below it."""
 
     def __init__(self, patterns: list[str], root: Path) -> None:
         self.root = root
         self.regexes = [_glob_regex(p.rstrip("/")) for p in patterns]
+        self.own = [_glob_regex(p.rstrip("/"), covering=False) for p in patterns]
 
     def match(self, path: Path) -> bool:
-        if not self.regexes:
-            return False
-        try:
-            rel = path.relative_to(self.root).as_posix()
-        except ValueError:
-            rel = path.as_posix()
+        """The path, or a folder above it, is excluded."""
+        return self.match_relative(self._relative(path))
+
+    def match_relative(self, rel: str) -> bool:
         return any(r.match(rel) for r in self.regexes)
+
+    def match_entry(self, path: Path) -> bool:
+        """The path itself is excluded: what a walk asks of each entry it meets (the folders above
+        it were asked on the way down), so that a folder named on the command line is walked even
+        when it is excluded, as ruff does."""
+        rel = self._relative(path)
+        return any(r.match(rel) for r in self.own)
+
+    def _relative(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return path.as_posix()
 
 
 def discover(
@@ -709,7 +725,7 @@ def _walk(
             sub = here / d
             if d in DEFAULT_EXCLUDES or sub.is_symlink():
                 continue
-            if rules.ignored(d, True) or (excludes and excludes.match(sub)):
+            if rules.ignored(d, True) or (excludes and excludes.match_entry(sub)):
                 continue
             keep.append(d)
             parents[os.path.join(dirpath, d)] = rules
@@ -726,7 +742,7 @@ def _walk(
                     continue  # a FIFO, socket or device (reading would block), or a dangling or looping link
                 if path.is_symlink():
                     links.add(os.fspath(path))
-            if rules.ignored(name, False) or (excludes and excludes.match(path)):
+            if rules.ignored(name, False) or (excludes and excludes.match_entry(path)):
                 continue
             found[os.fspath(path)] = Candidate(path, display_path(path, cwd), kind)
 

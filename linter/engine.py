@@ -3,9 +3,10 @@ fix loop, and the pre-commit mode."""
 
 from __future__ import annotations
 
-import fnmatch
+import contextlib
 import gc
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Mapping
@@ -50,6 +51,7 @@ class SuppressionState:
     problems: dict[str, list[DirectiveProblem]]
     sources: dict[str, SourceText]
     selected: set[str]
+    files: dict[str, ParsedFile] = field(default_factory=dict)  # what decides where a file's comments are
 
 
 @dataclass
@@ -109,8 +111,14 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     diagnostics, errors = run_rules(request.rules, project, min(request.workers, os.cpu_count() or 1))
     diagnostics = _dedupe(diagnostics)
     diagnostics = _per_file_ignores(diagnostics, request.config, request.cwd)
-    sources = {f.path: f.source for f in files if f.source and f.relevant}
-    state = SuppressionState({}, {}, sources, {r.code for r in request.rules})
+    shown = [f for f in files if f.relevant]
+    state = SuppressionState(
+        {},
+        {},
+        {f.path: f.source for f in shown if f.source},
+        {r.code for r in request.rules},
+        {f.path: f for f in shown},
+    )
     diagnostics, suppressed = apply_suppressions(diagnostics, state)
     diagnostics += run_directive_rules(request.rules, state)
     diagnostics.sort(key=Diagnostic.sort_key)
@@ -379,6 +387,62 @@ def _job_specs(config: Config, cwd: Path) -> list[JobSpec]:
 # -- parsing -----------------------------------------------------------------------------------
 def _init_worker() -> None:
     gc.disable()  # as in lint(): a worker only builds models
+    _leave_signals_to_parent()
+
+
+# -- interruption: Ctrl-C (SIGINT to the whole process group) or SIGINT/SIGTERM to this process ---
+# Workers and forked children ignore both signals; the main process, interrupted, ends them itself
+# (so none is left running, blocked on a pipe nobody reads, or printing a traceback of its own).
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def signals_held():
+    """Hold SIGINT/SIGTERM while starting children (a child must not act on them before it has set
+    them to be ignored) or while writing a file (the write completes, or never starts). A signal
+    that arrives meanwhile is delivered right after."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not on Linux
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _leave_signals_to_parent() -> None:
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
+def _end_pool(pool) -> None:
+    """End a process pool at once: its workers are killed rather than waited for (shutdown(wait=True)
+    would wait for every pending file, and a worker blocked on a full result pipe never ends)."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # no public API before 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        with contextlib.suppress(Exception):
+            worker.kill()
+    for worker in workers:
+        with contextlib.suppress(Exception):
+            worker.join(timeout=1)
+
+
+def _end_children(children: list[tuple[int, int]]) -> None:
+    """Kill and reap forked children not reaped yet, and close the read ends still open."""
+    for pid, read in children:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        if read >= 0:
+            with contextlib.suppress(OSError):
+                os.close(read)
+    for pid, _ in children:
+        with contextlib.suppress(OSError):
+            os.waitpid(pid, 0)
+    children.clear()
 
 
 def _parse_one(args: tuple[str, str, str, str | None]) -> ParsedFile:
@@ -445,16 +509,21 @@ def parse_all(
     def store(i: int, parsed: ParsedFile, blob: bytes | None) -> None:
         key = keys[i]
         if cache is not None and key is not None and _cacheable(parsed, digests.get(jobs[i][0]), cache):
+            import pickle  # here and below: a run without cache or pool does not load it
+
             cache.add_file(key, blob if blob is not None else pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
 
     if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
+        import pickle
         from concurrent.futures import ProcessPoolExecutor
 
         # this process parses a share too: it would otherwise only wait, and its share needs no pickling
         mine, theirs = todo[:: workers + 1], [i for k, i in enumerate(todo) if k % (workers + 1)]
-        with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker) as pool:
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
+        try:
             chunk = max(1, min(64, len(theirs) // (workers * 8)))
-            sent = pool.map(_parse_pickled, [jobs[i] for i in theirs], chunksize=chunk)
+            with signals_held():  # the workers start here
+                sent = pool.map(_parse_pickled, [jobs[i] for i in theirs], chunksize=chunk)
             for i in mine:
                 results[i] = parsed = _parse_one(jobs[i])
                 store(i, parsed, None)
@@ -463,6 +532,10 @@ def parse_all(
                 results[i] = parsed = pickle.loads(blob)
                 store(i, parsed, blob)
                 progress(len(results), len(jobs))
+        except BaseException:
+            _end_pool(pool)
+            raise
+        pool.shutdown()
     else:
         # pickling every model costs a fifth of parsing it: in one process, only small runs keep models
         keep = len(jobs) <= CACHED_MODELS_THRESHOLD
@@ -511,15 +584,28 @@ def _run_forked(tasks: list, project: Project, workers: int) -> tuple[list[Diagn
     """Run the rule hooks in forked children that share the linked project (copy on write); each
     sends back its findings, with the files' texts as references, and they are put together in the
     order of a single-process run. None when a child fails: the caller then runs them itself."""
-    import pickle
-
     sources = [f.source for f in project.files if f.source is not None]
     table = {id(src): i for i, src in enumerate(sources)}
     shares = [range(k, len(tasks), workers) for k in range(workers)]  # interleaved: rules and jobs mixed
-    children: list[tuple[int, int]] = []
+    children: list[tuple[int, int]] = []  # (pid, read end) of each child not yet reaped; -1: read end closed
+    try:
+        return _collect_forked(tasks, shares, sources, table, children)
+    except BaseException:  # interrupted: no child may outlive the run
+        _end_children(children)
+        raise
+
+
+def _collect_forked(tasks: list, shares: list, sources: list, table: dict, children: list[tuple[int, int]]):
+    import pickle
+
     for share in shares[1:]:
         read, write = os.pipe()
-        pid = os.fork()
+        with signals_held():  # until the child ignores them, and the parent knows the child
+            pid = os.fork()
+            if pid == 0:
+                _leave_signals_to_parent()
+            else:
+                children.append((pid, read))
         if pid == 0:  # the child: run its share, write the pickled outcome, leave without cleanup
             status = 1
             try:
@@ -532,19 +618,21 @@ def _run_forked(tasks: list, project: Project, workers: int) -> tuple[list[Diagn
             finally:
                 os._exit(status)
         os.close(write)
-        children.append((pid, read))
     mine = [_run_tasks(tasks, [i]) for i in shares[0]]
     results: dict[int, tuple[list[Diagnostic], list[str]]] = dict(zip(shares[0], mine, strict=True))
     failed = False
-    for share, (pid, read) in zip(shares[1:], children, strict=True):
+    for share in shares[1:]:
+        pid, read = children[0]
         try:
             with os.fdopen(read, "rb") as handle:
+                children[0] = (pid, -1)  # the handle closes the read end
                 unpickler = pickle.Unpickler(handle)
                 unpickler.persistent_load = sources.__getitem__
                 results.update(zip(share, unpickler.load(), strict=True))
         except Exception:
             failed = True
         _, status = os.waitpid(pid, 0)
+        children.pop(0)  # reaped: its pid may be reused, never signal it again
         failed = failed or status != 0
     if failed:
         return None
@@ -609,12 +697,14 @@ def _per_file_ignores(diagnostics: list[Diagnostic], config: Config, cwd: Path) 
 
     rules = all_rules()
     root = config.root or cwd
+    # matched as `exclude` is: .gitignore patterns relative to the config file's folder
+    patterns = [(ExcludeSet([pattern], root), selectors) for pattern, selectors in config.per_file_ignores.items()]
     out = []
     for d in diagnostics:
         rel = _relative_to(Path(cwd, d.path), root)
         ignored = False
-        for pattern, selectors in config.per_file_ignores.items():
-            if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern.rstrip("/") + "/*"):
+        for pattern, selectors in patterns:
+            if pattern.match_relative(rel):
                 rule = rules.get(d.code)
                 if rule and any(matches(s, rule) for s in selectors):
                     ignored = True
@@ -637,19 +727,24 @@ def apply_suppressions(diagnostics: list[Diagnostic], state: SuppressionState) -
     for d in diagnostics:
         if d.path not in state.directives:
             src = state.sources.get(d.path)
-            found, problems = find_directives(src) if src else ([], [])
+            found, problems = _directives(state, d.path) if src else ([], [])
             state.directives[d.path] = found
             state.problems[d.path] = problems
         if _suppress(d, state.directives[d.path]):
             suppressed += 1
         else:
             kept.append(d)
-    for path, src in state.sources.items():
+    for path in state.sources:
         if path not in state.directives:
-            found, problems = find_directives(src)
+            found, problems = _directives(state, path)
             state.directives[path] = found
             state.problems[path] = problems
     return kept, suppressed
+
+
+def _directives(state: SuppressionState, path: str) -> tuple[list[Directive], list[DirectiveProblem]]:
+    parsed = state.files.get(path)
+    return find_directives(state.sources[path], parsed.kind if parsed else None, parsed.model if parsed else None)
 
 
 def _suppress(d: Diagnostic, directives: list[Directive]) -> bool:
@@ -658,7 +753,7 @@ def _suppress(d: Diagnostic, directives: list[Directive]) -> bool:
         codes = {c for c, _ in directive.codes}
         if d.code not in codes:
             continue
-        if directive.kind == "ignore-file" or directive.applies_to == d.span.line:
+        if directive.covers(d.span):
             directive.used.add(d.code)
             hit = True
     return hit

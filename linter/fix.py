@@ -3,6 +3,7 @@ every changed file still parses, and writes atomically."""
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import difflib
 import os
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Applicability, Diagnostic, Edit, Fix
-from .engine import LintRequest, LintResult, lint
+from .engine import LintRequest, LintResult, lint, signals_held
 from .parse import ParsedFile, parse_guarded
 from .span import SourceText, to_bytes
 
@@ -48,6 +49,10 @@ def apply_fixes(
     accepted = {} if accepted is None else accepted
     taken: set[tuple[object, ...]] = set()
     count = 0
+    # the accepted edits of each path as a set and as (start, end) intervals in order, so that a
+    # file with thousands of fixes is checked in n log n rather than n squared
+    seen = {path: set(edits) for path, edits in accepted.items()}
+    ranges = {path: sorted((e.span.start, e.span.end) for e in edits) for path, edits in accepted.items()}
     fixes = [d.fix for d in diagnostics if applicable(d.fix, unsafe)]
     fixes.sort(key=lambda f: min((e.path, e.span.start) for e in f.edits))
     for fix in fixes:
@@ -57,12 +62,14 @@ def apply_fixes(
         if any(e.path not in texts for e in fix.edits):
             continue
         # an edit identical to one already taken (two fixes adding the same import) is shared
-        fresh = [e for e in fix.edits if e not in accepted.get(e.path, [])]
-        if any(_overlaps(e, accepted.get(e.path, [])) for e in fresh):
+        fresh = [e for e in fix.edits if e not in seen.get(e.path, ())]
+        if any(_overlaps(e, ranges.get(e.path, [])) for e in fresh):
             continue  # waits for the next pass
         taken.add(key)
         for e in fresh:
             accepted.setdefault(e.path, []).append(e)
+            seen.setdefault(e.path, set()).add(e)
+            bisect.insort(ranges.setdefault(e.path, []), (e.span.start, e.span.end))
         count += 1
     new = dict(texts)
     for path, edits in accepted.items():
@@ -70,12 +77,19 @@ def apply_fixes(
     return new, count
 
 
-def _overlaps(edit: Edit, others: list[Edit]) -> bool:
-    return any(_conflict(edit, other) for other in others)
+def _overlaps(edit: Edit, ranges: list[tuple[int, int]]) -> bool:
+    """Whether an edit conflicts with accepted ranges (in order). Accepted edits do not overlap each
+    other, so only the one before the edit's start and those starting up to its end can conflict."""
+    a0, a1 = edit.span.start, edit.span.end
+    i = max(bisect.bisect_left(ranges, (a0, a0)) - 1, 0)
+    while i < len(ranges) and ranges[i][0] <= a1:
+        if _conflict(a0, a1, *ranges[i]):
+            return True
+        i += 1
+    return False
 
 
-def _conflict(a: Edit, b: Edit) -> bool:
-    a0, a1, b0, b1 = a.span.start, a.span.end, b.span.start, b.span.end
+def _conflict(a0: int, a1: int, b0: int, b1: int) -> bool:
     if a0 == a1 and b0 == b1:
         # two insertions at one point (two new keys at the end of one YAML mapping, say) need not
         # compose; the later one waits for the next pass, which is linted on the text holding the first
@@ -219,20 +233,23 @@ def write_atomic(path: Path, expected_before: str, text: str, roots: list[Path])
         raise WriteError("is read-only; not written")
     tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(to_bytes(text))
-            handle.flush()
-            os.fsync(handle.fileno())
-        with contextlib.suppress(OSError):  # before chmod: chown clears the set-user/group-ID bits
-            os.chown(tmp, info.st_uid, info.st_gid)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except OSError as exc:
+        with signals_held():  # Ctrl-C waits for the file to be written (or not at all)
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(to_bytes(text))
+                handle.flush()
+                os.fsync(handle.fileno())
+            with contextlib.suppress(OSError):  # before chmod: chown clears the set-user/group-ID bits
+                os.chown(tmp, info.st_uid, info.st_gid)
+            os.chmod(tmp, mode)
+            os.replace(tmp, target)
+    except BaseException as exc:  # also an interruption that reached this thread anyway
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-        raise WriteError(f"write failed: {exc.strerror or exc}") from exc
+        if isinstance(exc, OSError):
+            raise WriteError(f"write failed: {exc.strerror or exc}") from exc
+        raise
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -212,9 +212,10 @@ def _release_data() -> dict[str, Any]:
 
 def _read_json(name: str) -> dict[str, Any]:
     import json
-    from importlib.resources import files
 
-    return json.loads(files("recovery_lint.schemas").joinpath(name).read_text(encoding="utf-8"))
+    from .schemas import read_text
+
+    return json.loads(read_text(name))
 
 
 def _ascend(text: str) -> AscendVersion:

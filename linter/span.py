@@ -120,7 +120,7 @@ class Span:
 class SourceText:
     """One file's decoded text plus the tables needed to translate positions (built on first use)."""
 
-    __slots__ = ("_ascii", "_byte_line_starts", "_byte_size", "_char_of_byte", "_line_starts", "path", "text")
+    __slots__ = ("_ascii", "_byte_line_starts", "_byte_size", "_char_of_byte", "_line_starts", "_newline", "path", "text")
 
     def __init__(self, path: str, text: str) -> None:
         self.path = path  # display path, relative to the working directory, '/' separated
@@ -130,6 +130,7 @@ class SourceText:
         self._char_of_byte: array | None = None
         self._byte_size: int | None = None
         self._ascii: bool | None = None
+        self._newline: str | None = None
 
     def __reduce__(self) -> tuple[object, ...]:
         return (SourceText, (self.path, self.text))  # the position tables are rebuilt where needed
@@ -168,10 +169,13 @@ class SourceText:
     # -- lines -------------------------------------------------------------------------------
     @property
     def newline(self) -> str:
-        """The file's dominant line ending, used for inserted lines."""
-        lf = self.text.count("\n")
-        crlf = self.text.count("\r\n")
-        return "\r\n" if crlf and crlf * 2 >= lf else "\n"
+        """The file's dominant line ending, used for inserted lines. Counted once: a fix builds an
+        edit per finding, and counting for each made a file of many findings quadratic."""
+        if self._newline is None:
+            lf = self.text.count("\n")
+            crlf = self.text.count("\r\n")
+            self._newline = "\r\n" if crlf and crlf * 2 >= lf else "\n"
+        return self._newline
 
     def line_of(self, offset: int) -> int:
         """0-based line index of a character offset."""

@@ -1,15 +1,22 @@
 """Inline suppression directives, the same in YAML, shell and Python comments:
 
-... # recovery-lint: ignore[RL301] -- reason       (this line, or the line below when alone)
+... # recovery-lint: ignore[RL301] -- reason       (the finding on this line, or on the line below when alone)
 # recovery-lint: ignore-file[RL501]                 (the whole file)
+
+A directive counts only in a real comment, as the file's own language sees it: Python's tokenizer,
+the YAML scanner and tree-sitter-bash say where comments are, so a ``#`` inside a string, a quoted
+scalar, a block scalar or a heredoc is text, not a directive.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
 from .span import SourceText, Span
+
+MARKER = "recovery-lint"  # files without it are never tokenized
 
 DIRECTIVE = re.compile(
     r"#\s*recovery-lint\s*:\s*(?P<kind>[A-Za-z-]+)(?P<bracket>\[(?P<codes>[^\]\n]*)\])?(?P<reason>[^\n\r]*)"
@@ -27,6 +34,15 @@ class Directive:
     applies_to: int  # 1-based line it suppresses (ignore) ; 0 for ignore-file
     used: set[str] = field(default_factory=set)
 
+    def covers(self, span: Span) -> bool:
+        """A file directive covers the file; a line directive covers a finding whose span includes
+        its line (a multi-line finding is suppressed from any of its lines)."""
+        if self.kind == "ignore-file":
+            return True
+        src = span.source
+        last = src.line_of(span.end - 1) + 1 if span.end > span.start else span.line
+        return span.line <= self.applies_to <= last
+
 
 @dataclass
 class DirectiveProblem:
@@ -39,17 +55,135 @@ def _comment_start_ok(text: str, pos: int, line_start: int) -> bool:
     return pos == line_start or text[pos - 1] in " \t"
 
 
-def find_directives(src: SourceText) -> tuple[list[Directive], list[DirectiveProblem]]:
+class Comments:
+    """Where a file's comments are: ``ranges`` (sorted, non-overlapping) from its language's own
+    tokenizer; from ``fallback`` on (where tokenizing stopped at a syntax error), and for kinds
+    without one, a ``#`` at a line start or after whitespace."""
+
+    def __init__(self, ranges: list[tuple[int, int]] | None = None, fallback: int = 0) -> None:
+        self.starts = [r[0] for r in ranges or ()]
+        self.ends = [r[1] for r in ranges or ()]
+        self.fallback = fallback if ranges is not None else 0
+
+    def holds(self, text: str, pos: int, line_start: int) -> bool:
+        i = bisect.bisect_right(self.starts, pos) - 1
+        if i >= 0 and pos < self.ends[i]:
+            return True
+        return pos >= self.fallback and _comment_start_ok(text, pos, line_start)
+
+
+def comments_of(src: SourceText, kind: str | None, model: object = None) -> Comments:
+    if kind == "python":
+        return _python_comments(src)
+    if kind == "manifest":
+        return _yaml_comments(src)
+    if kind == "shell":
+        return _shell_comments(src, model)
+    return Comments()  # requirements, pyproject, Dockerfile: a '#' after whitespace is a comment
+
+
+def _python_comments(src: SourceText) -> Comments:
+    import io
+    import tokenize
+
+    ranges: list[tuple[int, int]] = []
+    starts = src.line_starts
+    reached = 0
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(src.text).readline):
+            reached = starts[min(tok.end[0], len(starts)) - 1] + tok.end[1]
+            if tok.type == tokenize.COMMENT:
+                first = starts[tok.start[0] - 1] + tok.start[1]
+                ranges.append((first, first + len(tok.string)))
+    except (tokenize.TokenError, SyntaxError):
+        return Comments(ranges, fallback=reached)
+    return Comments(ranges, fallback=len(src.text) + 1)
+
+
+def _yaml_comments(src: SourceText) -> Comments:
+    """The complement of the scalars: a '#' outside every scalar token (after whitespace) is a
+    comment. A block scalar's header line (``key: |  # note``) is not part of its text."""
+    import yaml
+
+    try:
+        from yaml.cyaml import CParser as Scanner
+    except ImportError:  # pragma: no cover - PyYAML without libyaml
+        from yaml import SafeLoader as Scanner  # type: ignore[assignment]
+
+    text = src.text
+    base = 1 if text.startswith("\ufeff") else 0
+    scalars: list[tuple[int, int]] = []
+    reached = 0
+    scanner = Scanner(text[base:])
+    try:
+        while scanner.check_token():
+            tok = scanner.get_token()
+            reached = tok.end_mark.index + base
+            if isinstance(tok, yaml.ScalarToken):
+                start = tok.start_mark.index + base
+                if tok.style in ("|", ">"):
+                    start = src.line_end(src.line_of(start))
+                scalars.append((start, reached))
+    except yaml.YAMLError:
+        return _outside(text, scalars, reached)
+    finally:
+        scanner.dispose()
+    return _outside(text, scalars, len(text) + 1)
+
+
+def _outside(text: str, scalars: list[tuple[int, int]], fallback: int) -> Comments:
+    ranges = []
+    pos = 0
+    for start, end in scalars:
+        if start > pos:
+            ranges.extend(_hash_comments(text, pos, start))
+        pos = max(pos, end)
+    ranges.extend(_hash_comments(text, pos, min(fallback, len(text))))
+    return Comments(ranges, fallback)
+
+
+def _hash_comments(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Comments in a stretch of YAML with no scalar: from each '#' after whitespace to its line end."""
+    out = []
+    pos = text.find("#", start, end)
+    while pos != -1:
+        line_end = text.find("\n", pos)
+        line_end = len(text) if line_end == -1 else line_end
+        if pos == 0 or text[pos - 1] in " \t\n\r":
+            out.append((pos, line_end))
+            pos = line_end
+        pos = text.find("#", pos + 1, end)
+    return out
+
+
+def _shell_comments(src: SourceText, model: object) -> Comments:
+    comments = getattr(model, "comments", None)
+    if comments is None:
+        from .sources.shell import parse_shell
+
+        comments = parse_shell(src).comments
+    return Comments(sorted((c.start, c.end) for c in comments), fallback=len(src.text) + 1)
+
+
+def find_directives(
+    src: SourceText, kind: str | None = None, model: object = None
+) -> tuple[list[Directive], list[DirectiveProblem]]:
+    """The directives in ``src``'s comments; ``kind`` (and the parsed ``model``) say which language
+    decides what a comment is (without a kind: a '#' at a line start or after whitespace)."""
     text = src.text
     directives: list[Directive] = []
     problems: list[DirectiveProblem] = []
-    if "recovery-lint" not in text:
+    if MARKER not in text:
         return directives, problems
+    comments: Comments | None = None
     for match in DIRECTIVE.finditer(text):
         start = match.start()
         line0 = src.line_of(start)
         line_start = src.line_start(line0)
-        if not _comment_start_ok(text, start, line_start):
+        if not _comment_start_ok(text, start, line_start) and kind not in ("python", "shell"):
+            continue
+        comments = comments or comments_of(src, kind, model)
+        if not comments.holds(text, start, line_start):
             continue
         span = src.span(start, start + len(match.group(0).rstrip()))
         kind = match.group("kind")

@@ -113,7 +113,7 @@ def test_a_bad_baseline_is_a_clear_error(tmp_path, content, message):
 
 def test_statistics_prints_counts_per_rule(repo):
     result = concise("--statistics", "fixtures", cwd=repo)
-    findings = finding_lines(result.stdout)
+    findings = finding_lines(concise("fixtures", cwd=repo).stdout)
     per_code: dict[str, int] = {}
     for line in findings:
         code = line.split(": ")[1].split()[0]

@@ -96,27 +96,29 @@ ROWS = [
     Row(
         "yaml-syntax-error",
         {"job.yaml": "apiVersion: v1\nkind: Job\nmetadata: {name: [x\n"},
-        ("job.yaml:4:1: RL900 YAML syntax error",),
+        ("job.yaml:4:1: RL900 error: YAML syntax error",),
     ),
     Row(
         "duplicate-keys-name-both-lines",
         {"job.yaml": "apiVersion: v1\nkind: Job\nmetadata:\n  name: a\n  name: b\n"},
-        ("job.yaml:5:3: RL900 duplicate key 'name' (first at line 4)",),
+        ("job.yaml:5:3: RL900 error: duplicate key 'name' (first at line 4)",),
     ),
     Row(
         "python-object-tag-never-constructed",
         {"job.yaml": f"apiVersion: v1\nkind: Job\nx: !!python/object/apply:os.system ['touch {PWNED}']\n"},
-        ("job.yaml:3:4: RL900 unknown YAML tag '!!python/object/apply:os.system'", "never constructed"),
+        ("job.yaml:3:4: RL900 error: unknown YAML tag '!!python/object/apply:os.system'", "never constructed"),
     ),
     Row(
         "python-name-tag",
         {"job.yaml": "apiVersion: v1\nkind: Job\nx: !!python/name:os.system\ny: !Ref other\n"},
-        ("RL900 unknown YAML tag '!!python/name:os.system'", "RL900 unknown YAML tag '!Ref'"),
+        ("RL900 error: unknown YAML tag '!!python/name:os.system'", "RL900 error: unknown YAML tag '!Ref'"),
     ),
     Row(
         "billion-laughs",
         {"job.yaml": billion_laughs()},
-        ("job.yaml:1:1: RL900 YAML document 1: its aliases expand to more than 1,000,000 nodes (an alias bomb)",),
+        (
+            "job.yaml:1:1: RL900 error: YAML document 1: its aliases expand to more than 1,000,000 nodes (an alias bomb)",
+        ),
         ("Traceback", "internal error"),
         seconds=10,
     ),
@@ -124,35 +126,37 @@ ROWS = [
     Row(
         "deep-flow-nesting-10000",
         {"job.yaml": "apiVersion: v1\nkind: ConfigMap\ndata: " + "[" * 10_000 + "]" * 10_000 + "\n"},
-        ("job.yaml:", "RL900 document nested too deeply"),
+        ("job.yaml:", "RL900 error: document nested too deeply"),
     ),
     Row(
         "deep-block-nesting-10000",
         {"job.yaml": "apiVersion: v1\nkind: ConfigMap\ndata:\n" + "- " * 10_000 + "x\n"},
-        ("job.yaml:", "RL900 document nested too deeply"),
+        ("job.yaml:", "RL900 error: document nested too deeply"),
     ),
     Row(
         "file-of-50-MB",
         {"big.yaml": "apiVersion: v1\nkind: ConfigMap\ndata:\n" + "  k: " + "x" * (50 * 1024 * 1024) + "\n"},
-        ("big.yaml:1:1: RL900 larger than 10 MiB; not linted",),
+        ("big.yaml:1:1: RL900 error: larger than 10 MiB; not linted",),
     ),
     Row(
         "stream-of-10000-documents",
         {"many.yaml": documents(10_000)},
-        ("many.yaml:1:1: RL900 more than 5000 YAML documents; document 5001 (line 25002) and the rest are not linted",),
+        (
+            "many.yaml:1:1: RL900 error: more than 5000 YAML documents; document 5001 (line 25002) and the rest are not linted",
+        ),
     ),
     Row(
         "binary-file",
         {"job.yaml": b"\x7fELF\x02\x01\x01\x00\x00\x00apiVersion: v1\n"},
-        ("job.yaml:1:1: RL900 binary file (contains NUL bytes); not linted",),
+        ("job.yaml:1:1: RL900 error: binary file (contains NUL bytes); not linted",),
     ),
     Row(
         "invalid-utf8",
         # a manifest is reported where the bad byte is; bash reads bytes, and \x28 is the '(' it rejects
         {"job.yaml": b"apiVersion: v1\nkind: \xff\xfe\n", "train.sh": b"#!/bin/bash\necho \xc3\x28\n"},
         (
-            "job.yaml:2:7: RL900 not valid UTF-8 (byte 21); not linted",
-            "train.sh:2:7: RL900 syntax error near unexpected token '('",
+            "job.yaml:2:7: RL900 error: not valid UTF-8 (byte 21); not linted",
+            "train.sh:2:7: RL900 error: syntax error near unexpected token '('",
         ),
     ),
     Row(
@@ -167,25 +171,25 @@ ROWS = [
     Row(
         "utf16-manifest",
         {"job.yaml": "apiVersion: v1\nkind: Job\n".encode("utf-16")},
-        ("job.yaml:1:1: RL900 binary file",),
+        ("job.yaml:1:1: RL900 error: binary file",),
     ),
     Row(
         "control-character",
         {"job.yaml": "apiVersion: v1\nkind: Job\nx: \x07\n"},
-        ("job.yaml:1:1: RL900 YAML error: unacceptable character #x0007",),
+        ("job.yaml:1:1: RL900 error: YAML error: unacceptable character #x0007",),
     ),
     Row(
         "helm-template",
         {
             "templates/job.yaml": "apiVersion: v1\nkind: Job\nmetadata:\n  name: {{ .Values.name }}\n{{- if .Values.x }}\n"
         },
-        ("templates/job.yaml:4:9: RL903 templated manifest",),
+        ("templates/job.yaml:4:9: RL903 info: templated manifest",),
         ("RL900",),
     ),
     Row(
         "jinja-template",
         {"job.yaml": "apiVersion: v1\nkind: Job\n{% if gpu %}\nspec: {}\n{% endif %}\n"},
-        ("job.yaml:3:1: RL903 templated manifest",),
+        ("job.yaml:3:1: RL903 info: templated manifest",),
         ("RL900",),
     ),
     Row(
@@ -202,12 +206,12 @@ ROWS = [
     Row(
         "shell-no-parser-accepts",
         {"bad.sh": "#!/bin/bash\nif then ((( \nfi fi esac }}\n"},
-        ("bad.sh:2:4: RL900 syntax error near unexpected token 'then': no command after 'if'",),
+        ("bad.sh:2:4: RL900 error: syntax error near unexpected token 'then': no command after 'if'",),
     ),
     Row(
         "shell-crlf",
         {"crlf.sh": "#!/bin/bash\r\nexport A=1\r\n"},
-        ("crlf.sh:1:12: RL900 CRLF line ending (line 1)",),
+        ("crlf.sh:1:12: RL900 error: CRLF line ending (line 1)",),
     ),
     Row(
         "shell-dangling-continuation",
@@ -234,12 +238,12 @@ ROWS = [
     Row(
         "python-syntax-error",
         launched("bad.py", "import torch\ndef f(:\n"),
-        ("bad.py:2:7: RL900 Python syntax error: invalid syntax",),
+        ("bad.py:2:7: RL900 error: Python syntax error: invalid syntax",),
     ),
     Row(
         "python-newer-grammar",
         launched("new.py", "type Vector = list[float]\n"),
-        ("new.py:1:6: RL900 Python syntax error: invalid syntax (read with the Python 3.11 grammar)",)
+        ("new.py:1:6: RL900 error: Python syntax error: invalid syntax (read with the Python 3.11 grammar)",)
         if NEWER_GRAMMAR
         else (),
         () if NEWER_GRAMMAR else ("new.py",),
@@ -253,7 +257,7 @@ ROWS = [
     Row(
         "python-nesting-beyond-the-parser",
         launched("deep.py", "x = " + "(" * 10_000 + "1" + ")" * 10_000 + "\n"),
-        ("deep.py:1:", "RL900 Python syntax error: too many nested parentheses"),
+        ("deep.py:1:", "RL900 error: Python syntax error: too many nested parentheses"),
     ),
     Row(
         "python-null-byte-after-8k",
@@ -270,7 +274,7 @@ ROWS = [
     Row(
         "config-with-wrong-types",
         {".recovery-lint.toml": 'select = "RL101"\nfail-on = 3\n'},
-        ("recovery-lint: configuration error:", ".recovery-lint.toml: invalid value for 'fail-on'"),
+        ("recovery-lint: configuration error:", ".recovery-lint.toml:2: invalid value for 'fail-on'"),
         (GOOD_FINDING, "Traceback"),
         code=2,
         isolated=False,

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import jsonschema
 import pytest
@@ -49,17 +48,6 @@ def validate_sarif(doc: dict) -> None:
 
 def findings_json(*args: str, cwd: Path = ROOT) -> list[dict]:
     return json.loads(run_cli("--output-format", "json", *args, cwd=cwd).stdout)
-
-
-def github_anchors(markdown: str) -> set[str]:
-    """The anchors GitHub gives the headings of a Markdown page."""
-    out = set()
-    for line in markdown.splitlines():
-        if line.startswith("#"):
-            text = line.lstrip("#").strip().lower()
-            text = re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
-            out.add(text)
-    return out
 
 
 # -- SARIF ----------------------------------------------------------------------------------------
@@ -111,22 +99,17 @@ def test_sarif_of_a_clean_run_has_an_empty_results_array(tmp_path):
     assert "All checks passed." in result.stderr
 
 
-def test_sarif_rules_carry_documentation_and_help_uris_into_the_rules_page():
+def test_sarif_rules_carry_their_documentation_and_no_address_that_does_not_exist():
     run = sarif_of("fixtures/vcjob-gpt3")["runs"][0]
     driver = run["tool"]["driver"]
     assert driver["name"] == "recovery-lint" and driver["version"]
-    assert urlsplit(driver["informationUri"]).scheme == "https"
-    from recovery_lint.docs import rules_markdown
+    assert "informationUri" not in driver  # the project has no public address (optional in SARIF)
     from recovery_lint.registry import all_rules
-
-    anchors = github_anchors(rules_markdown())  # docs/rules.md is this text (test_cli keeps it current)
 
     registry = all_rules()
     assert [r["id"] for r in driver["rules"]] == list(registry)
     for rule in driver["rules"]:
-        url = urlsplit(rule["helpUri"])
-        assert url.scheme == "https" and url.netloc and url.path.endswith("/docs/rules.md")
-        assert url.fragment in anchors, f"{rule['id']}: no heading #{url.fragment} in docs/rules.md"
+        assert "helpUri" not in rule
         doc = registry[rule["id"]].documentation()
         assert rule["shortDescription"]["text"] == registry[rule["id"]].summary
         assert rule["help"]["markdown"] == doc and rule["fullDescription"]["markdown"] == doc

@@ -325,3 +325,63 @@ def test_readme_scorecard_capture_is_a_real_run():
         "the README's scorecard capture is out of date: paste the output of "
         "'recovery-lint --scorecard fixtures/vcjob-gpt3' into the README"
     )
+
+
+RANKTABLE_POD = """\
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: pytorch-npu:24.0
+            command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+            volumeMounts:
+            - name: code
+              mountPath: /job/code
+          volumes:
+          - name: code
+            hostPath:
+              path: /data/code
+"""
+ASCENDJOB_WITHOUT_RANKTABLE = f"""\
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: gpt3
+  namespace: train
+  labels:
+    framework: pytorch
+    ring-controller.atlas: ascend-910b
+spec:
+  replicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: Never
+{RANKTABLE_POD}    Worker:
+      replicas: 3
+      restartPolicy: Never
+{RANKTABLE_POD}"""
+
+
+def test_info_advice_alone_does_not_make_a_visible_optimization_missing(tmp_path):
+    write(
+        tmp_path,
+        {
+            "job.yaml": ASCENDJOB_WITHOUT_RANKTABLE,
+            "train.sh": "#!/bin/bash\nexport RESUME_MODE_ENABLE=1\ntorch_npu_run --nnodes=4 --nproc_per_node=8 train.py\n",
+            "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
+        },
+    )
+    comm = phases(only_job(card_json(tmp_path)))["comm-init"]
+    assert (comm["status"], comm["codes"]) == ("optimized", ["RL310"])  # RL310 (info) fires, as advice
+    text = run_cli("--scorecard", ".", cwd=tmp_path).stdout
+    row = next(line for line in text.splitlines() if "Communication setup" in line)
+    assert row.split()[2:] == [
+        "optimized",
+        "-",
+        "Parallel",
+        "Store",
+        "(torch_npu_run);",
+        "advice:",
+        "RL310",
+        "ranktable-mode-unused",
+    ]

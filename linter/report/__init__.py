@@ -4,23 +4,23 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
 
-# Where the project is published: SARIF's informationUri and the base of every rule's helpUri.
-PROJECT_URL = "https://github.com/recovery-lint/recovery-lint"
-RULES_DOC_URL = f"{PROJECT_URL}/blob/main/docs/rules.md"
+
+def fails(severity, fail_on: str) -> bool:
+    """Whether a finding of this severity fails the run under ``--fail-on`` (the exit code's rule,
+    which every format follows: what does not fail the run is never shown as a failure)."""
+    from ..diagnostics import Severity
+
+    return severity.rank >= Severity(fail_on).rank
 
 
-def rule_anchor(code: str, name: str) -> str:
-    """GitHub's anchor of the heading ``### RL101 `watchdog-disabled``` in docs/rules.md."""
-    return f"{code.lower()}-{name}"
-
-
-def rule_help_uri(code: str, name: str) -> str:
-    return f"{RULES_DOC_URL}#{rule_anchor(code, name)}"
+def fix_hint(fix) -> str:
+    """How a fix is offered, in words: 'Add the label ... (safe fix: --fix)'."""
+    how = "safe fix: --fix" if fix.applicability.value == "safe" else "unsafe fix: --fix --unsafe-fixes"
+    return f"{fix.message} ({how})"
 
 
 def repository_root(cwd: Path) -> Path:
@@ -44,8 +44,17 @@ def repository_path(display: str, cwd: Path, root: Path) -> str | None:
 
 def write_report_file(path: Path, text: str) -> None:
     """Write a report atomically: a reader (or an upload step) never sees a half-written file."""
+    from ..engine import signals_held
+
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
+    with signals_held():  # Ctrl-C waits for the report to be written (or not at all)
+        _write_replacing(path, directory, text)
+
+
+def _write_replacing(path: Path, directory: Path, text: str) -> None:
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         # surrogateescape: a shell script's undecodable bytes, quoted in a text report, as they are in the file

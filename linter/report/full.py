@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..diagnostics import Diagnostic, Severity
 from ..span import SourceText
+from . import fix_hint
 
 STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "bold cyan"}
 CONTEXT = 1  # lines shown around the marked span
@@ -17,13 +18,16 @@ def render(console, diagnostics: list[Diagnostic], sources: dict[str, SourceText
         head = Text()
         head.append(f"{d.path}:{d.span.line}:{d.span.column}: ", style="bold")
         head.append(d.code, style=STYLES[d.severity])
-        head.append(f" {d.message}")
         if d.fix is not None and d.fix.applicability.value == "safe":
             head.append(" [*]", style="cyan")
+        head.append(f" {d.severity.value}:", style=STYLES[d.severity])
+        head.append(f" {d.headline}")
         console.print(head, soft_wrap=True)
         src = sources.get(d.path)
         if src is not None and src.text:
             console.print(_snippet(src, d), soft_wrap=True, highlight=False)
+        if d.detail:
+            console.print(Text(f"  = note: {d.detail}"), soft_wrap=True)
         for related in d.related:
             console.print(
                 Text(
@@ -33,8 +37,7 @@ def render(console, diagnostics: list[Diagnostic], sources: dict[str, SourceText
                 soft_wrap=True,
             )
         if d.fix is not None:
-            label = "fix" if d.fix.applicability.value == "safe" else "unsafe fix (--unsafe-fixes)"
-            console.print(Text(f"  = help ({label}): {d.fix.message}", style="cyan"), soft_wrap=True)
+            console.print(Text(f"  = help: {fix_hint(d.fix)}", style="cyan"), soft_wrap=True)
         console.print()
 
 

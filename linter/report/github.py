@@ -1,12 +1,14 @@
 """GitHub Actions workflow commands: one ``::error``/``::warning``/``::notice`` line per finding,
-which the runner turns into an annotation on the file and lines of the pull request."""
+which the runner turns into an annotation on the file and lines of the pull request. A finding
+below ``--fail-on`` does not fail the run, so it is a ``::notice``; one that fails it is at least a
+``::warning``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, Severity
-from . import repository_path, repository_root
+from . import fails, repository_path, repository_root
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -21,7 +23,13 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def line(d: Diagnostic, path: str) -> str:
+def command(d: Diagnostic, fail_on: str = "warning") -> str:
+    if not fails(d.severity, fail_on):
+        return "notice"
+    return "warning" if d.severity is Severity.INFO else COMMANDS[d.severity]
+
+
+def line(d: Diagnostic, path: str, fail_on: str = "warning") -> str:
     s = d.span
     props = [
         ("file", path),
@@ -32,10 +40,10 @@ def line(d: Diagnostic, path: str) -> str:
         ("title", f"{d.code} {d.name}"),
     ]
     head = ",".join(f"{key}={escape_property(value)}" for key, value in props)
-    return f"::{COMMANDS[d.severity]} {head}::{escape_data(d.message)}"
+    return f"::{command(d, fail_on)} {head}::{escape_data(d.message)}"
 
 
-def render(diagnostics: list[Diagnostic], *, cwd: Path, root: Path | None = None) -> str:
+def render(diagnostics: list[Diagnostic], *, cwd: Path, root: Path | None = None, fail_on: str = "warning") -> str:
     root = root or repository_root(cwd)
-    lines = [line(d, repository_path(d.path, cwd, root) or d.path) for d in diagnostics]
+    lines = [line(d, repository_path(d.path, cwd, root) or d.path, fail_on) for d in diagnostics]
     return "\n".join(lines) + ("\n" if lines else "")

@@ -1,4 +1,5 @@
-"""JUnit XML for CI test reports: one test case per linted file, one failure per finding."""
+"""JUnit XML for CI test reports: one test case per linted file, one failure per finding that fails
+the run (``--fail-on``); findings below it are listed in the test case's ``system-out``."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import re
 from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic
+from . import fails, fix_hint
 
 # Characters XML 1.0 cannot carry at all (control characters other than tab, LF, CR; lone surrogates).
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -24,12 +26,11 @@ def _text(d: Diagnostic) -> str:
     if d.job:
         lines.append(f"  job: {d.job}")
     if d.fix is not None:
-        label = "fix" if d.fix.applicability.value == "safe" else "unsafe fix (--unsafe-fixes)"
-        lines.append(f"  {label}: {d.fix.message}")
+        lines.append(f"  help: {fix_hint(d.fix)}")
     return "\n".join(lines) + "\n"
 
 
-def render(diagnostics: list[Diagnostic], *, files: Iterable[str]) -> str:
+def render(diagnostics: list[Diagnostic], *, files: Iterable[str], fail_on: str = "warning") -> str:
     import xml.etree.ElementTree as ET
 
     by_path: dict[str, list[Diagnostic]] = {}
@@ -37,7 +38,8 @@ def render(diagnostics: list[Diagnostic], *, files: Iterable[str]) -> str:
         by_path.setdefault(path, [])
     for d in diagnostics:
         by_path.setdefault(d.path, []).append(d)
-    failures = sum(1 for found in by_path.values() if found)  # failed test cases, as JUnit counts
+    # failed test cases, as JUnit counts
+    failures = sum(1 for found in by_path.values() if any(fails(d.severity, fail_on) for d in found))
     suites = ET.Element("testsuites", name="recovery-lint", tests=str(len(by_path)), failures=str(failures))
     suite = ET.SubElement(
         suites,
@@ -50,13 +52,19 @@ def render(diagnostics: list[Diagnostic], *, files: Iterable[str]) -> str:
     )
     for path in sorted(by_path):
         case = ET.SubElement(suite, "testcase", classname=_clean(path), name=_clean(path), file=_clean(path))
+        passing = []
         for d in by_path[path]:
+            if not fails(d.severity, fail_on):
+                passing.append(_text(d))
+                continue
             failure = ET.SubElement(
                 case,
                 "failure",
-                message=_clean(f"{d.code} {d.message}"),
+                message=_clean(f"{d.code} {d.headline}"),
                 type=d.code,
             )
             failure.text = _clean(_text(d))
+        if passing:
+            ET.SubElement(case, "system-out").text = _clean("".join(passing))
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

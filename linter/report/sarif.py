@@ -1,7 +1,8 @@
 """SARIF 2.1.0 for code scanning (GitHub and other consumers): one run per invocation.
 
-- ``tool.driver.rules`` lists every rule of the registry with its documentation and a ``helpUri``
-  into docs/rules.md; results point at their rule by ``ruleId`` and ``ruleIndex``.
+- ``tool.driver.rules`` lists every rule of the registry with its documentation; results point at
+  their rule by ``ruleId`` and ``ruleIndex``. No ``helpUri`` or ``informationUri``: the project has
+  no public address for them (both are optional in SARIF).
 - Locations are relative to the repository root (``%SRCROOT%``), regions are 1-based and come
   from the diagnostic's real span; columns count characters (``columnKind: unicodeCodePoints``).
 - ``partialFingerprints`` are the baseline's fingerprint (``adopt.fingerprint``: rule, repository
@@ -20,7 +21,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..diagnostics import Diagnostic, Edit, Severity
 from ..span import SourceText, Span, printable
-from . import PROJECT_URL, repository_path, repository_root, rule_help_uri
+from . import fails, repository_path, repository_root
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -74,7 +75,6 @@ def rule_descriptor(rule) -> dict[str, object]:
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": _plain(doc), "markdown": doc},
         "help": {"text": _plain(doc), "markdown": doc},
-        "helpUri": rule_help_uri(rule.code, rule.name),
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {
             "tags": ["recovery-time", rule.phase],
@@ -82,6 +82,14 @@ def rule_descriptor(rule) -> dict[str, object]:
             "fix": rule.fix_availability,
         },
     }
+
+
+def _level(severity: Severity, fail_on: str) -> str:
+    """A result's level follows ``--fail-on``: below it a ``note`` (it does not fail the run), at or
+    above it at least a ``warning``."""
+    if not fails(severity, fail_on):
+        return "note"
+    return "warning" if severity is Severity.INFO else LEVELS[severity]
 
 
 def _fix(fix, locator: _Locator) -> dict[str, object]:
@@ -111,6 +119,7 @@ def build(
     root: Path | None = None,
     warnings: Iterable[str] = (),
     internal_errors: Iterable[str] = (),
+    fail_on: str = "warning",
 ) -> dict[str, object]:
     from ..adopt import fingerprint as finding_fingerprint
     from ..registry import all_rules
@@ -133,7 +142,7 @@ def build(
             result["ruleIndex"] = index[d.code]
         result.update(
             {
-                "level": LEVELS[d.severity],
+                "level": _level(d.severity, fail_on),
                 "message": {"text": d.message},
                 "locations": [{"physicalLocation": locator.physical(d.span)}],
                 "partialFingerprints": {
@@ -176,7 +185,6 @@ def build(
                 "name": "recovery-lint",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "informationUri": PROJECT_URL,
                 "rules": [rule_descriptor(r) for r in rules],
             }
         },

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, Severity
 from ..jobs import EnvValue, Job, Project
 from ..rule import PHASE_TITLES
 
@@ -159,6 +159,9 @@ def build(project: Project, diagnostics: list[Diagnostic], only_files: set[str] 
 
 
 def score_phase(job: Job, phase: str, findings: list[Diagnostic]) -> PhaseScore:
+    advice = _advice_only(job, phase, findings)
+    if advice is not None:
+        return advice
     if findings:
         kinds = {(rule_phase(d.code) or (phase, MISSING))[1] for d in findings}
         status = MISCONFIGURED if MISCONFIGURED in kinds else MISSING
@@ -173,6 +176,17 @@ def score_phase(job: Job, phase: str, findings: list[Diagnostic]) -> PhaseScore:
     if phase == "detection" and (set(score.codes) & WATCHDOG_OFF_RULES or score.status == "unknown"):
         score.worst_case = detection_worst_case(job)
     return score
+
+
+def _advice_only(job: Job, phase: str, findings: list[Diagnostic]) -> PhaseScore | None:
+    """Info-level findings are advice (RL310: RankTable mode would be faster still): they do not
+    make a phase missing when the job visibly uses its optimization (torch_npu_run's Parallel Store)."""
+    if not findings or any(d.severity is not Severity.INFO for d in findings):
+        return None
+    if phase in PYTORCH_ONLY and not job.context.pytorch:
+        return None
+    status, detail = EVIDENCE[phase](job)
+    return PhaseScore(phase, status, detail, list(findings)) if status == "optimized" else None
 
 
 def _torch_launches(job: Job):
@@ -393,10 +407,16 @@ def _context_line(job: Job) -> str:
 
 
 def _details(p: PhaseScore) -> str:
+    if p.findings and p.status == "optimized":  # advice only (see _advice_only)
+        return f"{p.detail}; advice: " + ", ".join(f"{d.code} {d.name}" for d in _unique_codes(p.findings))
     if p.findings:
         names = {d.code: d.name for d in p.findings}
         return ", ".join(f"{code} {names[code]}" for code in p.codes)
     return p.detail
+
+
+def _unique_codes(findings: list[Diagnostic]) -> list[Diagnostic]:
+    return list({d.code: d for d in sorted(findings, key=lambda d: d.code)}.values())
 
 
 def _rows(card: JobCard) -> list[tuple[str, str, str, str]]:

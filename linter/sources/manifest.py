@@ -230,6 +230,8 @@ def compose_documents(src: SourceText) -> tuple[list[YNode], list[YamlIssue]]:
         mark = exc.problem_mark or exc.context_mark
         offset = (mark.index + base) if mark is not None else 0
         message = " ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
+        if "tab" not in message and text[offset : offset + 1] == "\t":
+            message += " (a tab: YAML indents with spaces, never tabs)"  # libyaml names no character here
         if "nesting depth" in message:  # newer libyaml builds stop deep nesting themselves
             conv.issues.append(YamlIssue(src.span(offset), f"document nested too deeply ({message})", "too-large"))
         else:

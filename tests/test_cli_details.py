@@ -1,0 +1,425 @@
+"""The smaller command-line behaviours a ruff or yamllint user relies on, each as seen from outside."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .conftest import run_cli
+
+TORCHRUN_SCRIPT = "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nproc_per_node 8 train.py\n"
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+# -- --statistics ------------------------------------------------------------------------------------
+def test_statistics_prints_the_table_and_the_summary_only(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    result = run_cli("--statistics", "--output-format", "concise", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "     1  RL101  [*] watchdog-disabled",
+        "     1  RL301  [*] torchrun-without-parallel-store",
+        "2 findings (1 fixable, 1 more with --unsafe-fixes) in 1 file",
+    ]
+
+
+def test_statistics_as_json_is_json_only(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    result = run_cli("--statistics", "--output-format", "json", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    assert json.loads(result.stdout) == [
+        {"code": "RL101", "name": "watchdog-disabled", "count": 1, "fixable": True, "fixable_count": 1},
+        {"code": "RL301", "name": "torchrun-without-parallel-store", "count": 1, "fixable": True, "fixable_count": 1},
+    ]
+    assert result.stderr == "2 findings (1 fixable, 1 more with --unsafe-fixes) in 1 file\n"
+
+
+def test_statistics_with_a_format_that_has_no_table_is_a_usage_error(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    result = run_cli("--statistics", "--output-format", "sarif", ".", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == "recovery-lint: error: --statistics prints a table or JSON, not sarif\n"
+
+
+# -- severity in the text formats ------------------------------------------------------------------------
+def test_concise_and_full_output_show_the_severity(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "bad.yaml": "apiVersion: v1\nkind: Job\nmetadata: {name: [x\n"})
+    concise = run_cli("--output-format", "concise", ".", cwd=tmp_path).stdout.splitlines()
+    assert concise[0].startswith("bad.yaml:4:1: RL900 error: YAML syntax error")
+    assert concise[1].startswith("train.sh:3:8: RL101 [*] warning: HCCL_ASYNC_ERROR_HANDLING=0")
+    full = run_cli("--output-format", "full", ".", cwd=tmp_path).stdout
+    assert "bad.yaml:4:1: RL900 error: YAML syntax error" in full
+    assert "train.sh:3:8: RL101 [*] warning: HCCL_ASYNC_ERROR_HANDLING=0" in full
+
+
+# -- --fail-on decides the exit code, and every format agrees --------------------------------------------
+TEMPLATED = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: {{ .Values.name }}\n"
+
+
+def machine_views(root: Path, *argv: str) -> tuple[int, str, str, dict]:
+    junit = run_cli("--output-format", "junit", *argv, ".", cwd=root)
+    github = run_cli("--output-format", "github", *argv, ".", cwd=root)
+    sarif = run_cli("--output-format", "sarif", *argv, ".", cwd=root)
+    assert junit.returncode == github.returncode == sarif.returncode
+    return junit.returncode, junit.stdout, github.stdout, json.loads(sarif.stdout)
+
+
+def test_an_info_finding_fails_nothing_by_default_in_any_format(tmp_path):
+    write(tmp_path, {"chart/job.yaml": TEMPLATED})
+    code, junit, github, sarif = machine_views(tmp_path)
+    assert code == 0
+    assert 'failures="0"' in junit and "<failure" not in junit
+    assert "RL903" in junit.split("<system-out>", 1)[1]  # still listed, as output of a passing test
+    assert github.startswith("::notice file=chart/job.yaml,")
+    assert [r["level"] for r in sarif["runs"][0]["results"]] == ["note"]
+
+
+def test_fail_on_info_makes_the_info_finding_a_failure_everywhere(tmp_path):
+    write(tmp_path, {"chart/job.yaml": TEMPLATED})
+    code, junit, github, sarif = machine_views(tmp_path, "--fail-on", "info")
+    assert code == 1
+    assert 'failures="1"' in junit and '<failure message="RL903 ' in junit
+    assert github.startswith("::warning file=chart/job.yaml,")
+    assert [r["level"] for r in sarif["runs"][0]["results"]] == ["warning"]
+
+
+def test_fail_on_error_turns_warnings_into_passing_notes(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    code, junit, github, sarif = machine_views(tmp_path, "--fail-on", "error")
+    assert code == 0
+    assert 'failures="0"' in junit and "<failure" not in junit
+    assert [line.split(" ", 1)[0] for line in github.splitlines() if line.startswith("::")] == ["::notice", "::notice"]
+    assert {r["level"] for r in sarif["runs"][0]["results"]} == {"note"}
+    default = machine_views(tmp_path)
+    assert default[0] == 1 and 'failures="1"' in default[1]
+    assert [line.split(" ", 1)[0] for line in default[2].splitlines() if line.startswith("::")] == [
+        "::warning",
+        "::warning",
+    ]
+
+
+# -- selection, workers, configuration ------------------------------------------------------------------
+def concise_codes(result) -> list[str]:
+    return [line.split(": ")[1].split()[0] for line in result.stdout.splitlines() if ": RL" in line]
+
+
+def test_repeated_select_and_ignore_accumulate(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": "torch==2.one\n"})
+    both = run_cli("--output-format", "concise", "--select", "RL101", "--select", "RL301", ".", cwd=tmp_path)
+    assert concise_codes(both) == ["RL101", "RL301"]
+    neither = run_cli("--output-format", "concise", "--ignore", "RL101", "--ignore", "RL301", ".", cwd=tmp_path)
+    assert concise_codes(neither) == ["RL602"]
+
+
+def test_jobs_must_be_at_least_one(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    for value in ("0", "-1", "two"):
+        result = run_cli("--jobs", value, ".", cwd=tmp_path)
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr == (
+            f"recovery-lint: error: argument --jobs: '{value}' is not a number of processes (1 or more; default: all cores)\n"
+        )
+    assert run_cli("--jobs", "1", ".", cwd=tmp_path).returncode == 1
+
+
+def test_config_with_isolated_is_a_usage_error(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "lint.toml": 'ignore = ["RL101"]\n'})
+    result = run_cli("--config", "lint.toml", "--isolated", ".", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "recovery-lint: error: --config and --isolated contradict each other (--isolated reads no config file)\n"
+    )
+
+
+def test_a_config_file_in_pyproject_form_is_read_under_any_name(tmp_path):
+    write(
+        tmp_path,
+        {
+            "train.sh": TORCHRUN_SCRIPT,
+            "ci/lint.toml": '[project]\nname = "x"\n\n[tool.recovery-lint]\nignore = ["RL101"]\n',
+        },
+    )
+    result = run_cli("--output-format", "concise", "--config", "ci/lint.toml", ".", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert concise_codes(result) == ["RL301"]
+
+
+def test_a_bad_configured_version_is_reported_where_it_is_written(tmp_path):
+    pyproject = '[project]\nname = "x"\n\n[tool.recovery-lint]\nfail-on = "warning"\n\n[tool.recovery-lint.versions]\ntorch = "2.1.0"\ncann = "eight"\n'
+    write(
+        tmp_path,
+        {"pyproject.toml": pyproject, "deploy/job.yaml": "apiVersion: v1\nkind: Pod\n", "train.sh": TORCHRUN_SCRIPT},
+    )
+    result = run_cli("--output-format", "concise", ".", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "recovery-lint: configuration error: pyproject.toml:9: invalid value for 'versions.cann': "
+        "'eight' (expected a CANN release such as 8.0.RC2 or 8.0.0)\n"
+    )
+
+
+def test_configuration_errors_name_the_line_of_the_key(tmp_path):
+    write(tmp_path, {".recovery-lint.toml": 'fail-on = "warning"\n\nselct = ["ALL"]\n', "train.sh": TORCHRUN_SCRIPT})
+    result = run_cli(".", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (
+        2,
+        "recovery-lint: configuration error: .recovery-lint.toml:3: unknown key 'selct'\n",
+    )
+
+
+# -- --diff ----------------------------------------------------------------------------------------------------
+def test_diff_prints_the_patch_and_says_how_many_findings_it_would_fix(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    result = run_cli("--diff", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout.startswith("--- a/train.sh\n+++ b/train.sh\n")
+    assert result.stderr == "Would fix 1 finding (1 more with --unsafe-fixes).\n"
+    both = run_cli("--diff", "--unsafe-fixes", ".", cwd=tmp_path)
+    assert both.stderr == "Would fix 2 findings.\n"
+    none = run_cli("--diff", "--select", "RL301", ".", cwd=tmp_path)
+    assert (none.returncode, none.stdout) == (0, "")
+    assert none.stderr == "No findings would be fixed (1 fixable with --unsafe-fixes).\n"
+    assert (tmp_path / "train.sh").read_text() == TORCHRUN_SCRIPT
+
+
+def test_diff_of_standard_input_says_it_too(tmp_path):
+    result = run_cli("--diff", "--stdin-filename", "train.sh", "-", cwd=tmp_path, stdin=TORCHRUN_SCRIPT)
+    assert result.returncode == 1 and result.stdout.startswith("--- a/train.sh\n")
+    assert result.stderr.startswith("Would fix 1 finding (1 more with --unsafe-fixes).\n")
+
+
+# -- --help, --verbose, --show-files, -q, FORCE_COLOR ----------------------------------------------------------
+def test_help_names_the_rule_command_the_exit_codes_and_examples():
+    result = run_cli("--help", env={"COLUMNS": "100"})
+    assert result.returncode == 0
+    text = result.stdout
+    assert text.startswith(
+        "usage: recovery-lint [check] [options] [PATH ...]\n       recovery-lint rule CODE|NAME|--all\n"
+    )
+    assert "  rule CODE|NAME        print a rule's documentation; 'rule --all' lists every rule\n" in text
+    assert "exit codes:\n  0    " in text and "\n  1    findings remain" in text and "\n  2    usage," in text
+    assert "examples:\n  recovery-lint .  " in text and "  recovery-lint rule RL101  " in text
+    for option in ("--show-files", "-q, --quiet", "--verbose", "--fail-on"):
+        assert option in text
+
+
+def test_verbose_shows_the_config_file_and_the_files_linted(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "ci/lint.toml": 'fail-on = "error"\n', "LICENSE": "MIT\n"})
+    result = run_cli("--verbose", "--config", "ci/lint.toml", "--output-format", "concise", ".", cwd=tmp_path)
+    assert result.stderr == "recovery-lint: config: ci/lint.toml\nrecovery-lint: linted 1 file:\n  train.sh\n"
+    isolated = run_cli("--verbose", "--isolated", ".", cwd=tmp_path)
+    assert isolated.stderr.startswith("recovery-lint: config: none (--isolated)\n")
+    found = run_cli("--verbose", ".", cwd=tmp_path)
+    assert found.stderr.startswith("recovery-lint: config: none found (defaults)\n")
+
+
+def test_show_files_lists_what_would_be_linted_and_exits(tmp_path):
+    write(
+        tmp_path,
+        {
+            "train.sh": TORCHRUN_SCRIPT,
+            "deploy/job.yaml": "apiVersion: v1\nkind: Pod\n",
+            "vendor/x.sh": "echo\n",
+            "LICENSE": "MIT\n",
+            "bin/launch": "#!/bin/bash\necho\n",
+            ".recovery-lint.toml": 'exclude = ["vendor"]\n',
+        },
+    )
+    result = run_cli("--show-files", ".", cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "bin/launch\ndeploy/job.yaml\ntrain.sh\n", "")
+
+
+def test_quiet_prints_the_findings_only(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    result = run_cli("-q", "--output-format", "concise", ".", cwd=tmp_path)
+    assert result.returncode == 1 and result.stderr == ""
+    assert [line.split(": ")[1].split()[0] for line in result.stdout.splitlines()] == ["RL101", "RL301"]
+    clean = run_cli("--quiet", "--select", "RL5", ".", cwd=tmp_path)
+    assert (clean.returncode, clean.stdout, clean.stderr) == (0, "", "")
+
+
+def test_force_color_colours_output_that_is_not_a_terminal(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    plain = run_cli("--output-format", "concise", ".", cwd=tmp_path, env={"NO_COLOR": ""})
+    assert "\x1b[" not in plain.stdout
+    forced = run_cli("--output-format", "concise", ".", cwd=tmp_path, env={"FORCE_COLOR": "1"})
+    assert "\x1b[1mtrain.sh:3:8:\x1b[0m \x1b[1;33mRL101\x1b[0m" in forced.stdout
+    full = run_cli("--output-format", "full", ".", cwd=tmp_path, env={"FORCE_COLOR": "1"})
+    assert "\x1b[" in full.stdout
+    refused = run_cli("--no-color", "--output-format", "concise", ".", cwd=tmp_path, env={"FORCE_COLOR": "1"})
+    assert "\x1b[" not in refused.stdout
+    to_file = run_cli(
+        "--output-format", "concise", "--output-file", "r.txt", ".", cwd=tmp_path, env={"FORCE_COLOR": "1"}
+    )
+    assert to_file.returncode == 1 and "\x1b[" not in (tmp_path / "r.txt").read_text()
+
+
+# -- rule --all ---------------------------------------------------------------------------------------------------
+def test_rule_all_has_a_header_and_a_fix_safety_column_that_agrees_with_the_rule_examples():
+    from recovery_lint.registry import all_rules
+
+    result = run_cli("rule", "--all")
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["CODE", "NAME", "SEVERITY", "FIX", "SUMMARY"]
+    assert lines[-1].startswith("fix: safe = applied by --fix; unsafe = applied with --unsafe-fixes;")
+    shown = {line.split()[0]: line.split()[3] for line in lines[1:] if line.startswith("RL")}
+    rules = all_rules()
+    assert set(shown) == set(rules)
+    for code, rule in rules.items():
+        # the rule's own examples: which of them change a file, and whether that needs --unsafe-fixes
+        needs_unsafe = {
+            case.unsafe
+            for case in rule.cases
+            if case.fixed is not None and any(text != case.files.get(path) for path, text in case.fixed.items())
+        }
+        expected = {frozenset(): "none", frozenset({False}): "safe", frozenset({True}): "unsafe"}.get(
+            frozenset(needs_unsafe), "sometimes"
+        )
+        assert shown[code] == expected, code
+    as_json = {
+        r["code"]: r["fix_safety"] for r in json.loads(run_cli("rule", "--all", "--output-format", "json").stdout)
+    }
+    assert as_json == shown
+
+
+# -- a closed pipe -------------------------------------------------------------------------------------------------
+def test_a_reader_that_goes_away_ends_the_run_quietly_with_zero_as_ruff_does(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    for i in range(400):  # far more output than a pipe buffers, so the write after the close fails
+        write(tmp_path, {f"s{i}.sh": "#!/bin/bash\ntorchrun train.py\n"})
+    env = {**os.environ, "NO_COLOR": "1"}
+    for fmt in ("concise", "full"):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "recovery_lint", "--output-format", fmt, "."],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        assert proc.stdout.readline().startswith(b"s0.sh:2:1: RL101")
+        proc.stdout.close()  # what `| head -1` does
+        assert proc.wait(timeout=60) == 0
+        assert proc.stderr.read() == b""
+        proc.stderr.close()
+
+
+# -- wording -------------------------------------------------------------------------------------------------------
+def test_one_remaining_finding_remains(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    result = run_cli("--fix", "--output-format", "concise", ".", cwd=tmp_path)
+    assert result.stdout.splitlines()[-1] == (
+        "Fixed 1 finding; 1 finding (0 fixable, 1 more with --unsafe-fixes) in 1 file remains"
+    )
+
+
+def test_the_fix_hint_says_what_the_fix_does_and_how_to_apply_it(tmp_path):
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    full = run_cli("--output-format", "full", ".", cwd=tmp_path).stdout
+    assert "  = help: Set HCCL_ASYNC_ERROR_HANDLING=1 (safe fix: --fix)\n" in full
+    assert "(unsafe fix: --fix --unsafe-fixes)\n" in full
+    junit = run_cli("--output-format", "junit", ".", cwd=tmp_path).stdout
+    assert "  help: Set HCCL_ASYNC_ERROR_HANDLING=1 (safe fix: --fix)" in junit
+
+
+def test_a_tab_in_yaml_indentation_is_called_a_tab(tmp_path):
+    write(
+        tmp_path,
+        {
+            "a.yaml": "apiVersion: v1\nkind: Job\nmetadata:\n\tname: x\n",
+            "b.yaml": "apiVersion: v1\nkind: Job\nmetadata:\n  labels:\n    a: b\n\t  c: d\n",
+        },
+    )
+    lines = run_cli("--output-format", "concise", ".", cwd=tmp_path).stdout.splitlines()
+    assert lines[0].startswith("a.yaml:4:1: RL900 error: YAML syntax error:") and "tab" in lines[0]
+    assert lines[1].startswith("b.yaml:6:1: RL900 error: YAML syntax error:") and "tab" in lines[1]
+
+
+# -- short concise messages, the detail elsewhere ---------------------------------------------------------------------
+def test_concise_messages_are_headlines_and_the_detail_lives_in_full_and_json(tmp_path):
+    from .conftest import FIXTURES
+
+    concise = run_cli("--output-format", "concise", str(FIXTURES)).stdout.splitlines()[:-1]
+    assert concise and all(len(line.split(": ", 2)[2]) <= 160 for line in concise), concise
+    findings = json.loads(run_cli("--output-format", "json", str(FIXTURES)).stdout)
+    rl401 = next(d for d in findings if d["code"] == "RL401" and "vcjob-gpt3" in d["path"])
+    assert rl401["message"] == (
+        "torch.save(...) blocks training until the checkpoint is on storage, so checkpoints are rare "
+        "and a fault rolls back further"
+    )
+    assert rl401["detail"].startswith("MindIO ACP's mindio_acp.save writes to memory and persists in the background.")
+    assert any(line.endswith(rl401["message"]) for line in concise)
+    full = run_cli("--output-format", "full", str(FIXTURES / "vcjob-gpt3")).stdout
+    assert f"  = note: {rl401['detail']}\n" in full
+    sarif = json.loads(run_cli("--output-format", "sarif", str(FIXTURES / "vcjob-gpt3")).stdout)
+    texts = [r["message"]["text"] for r in sarif["runs"][0]["results"] if r["ruleId"] == "RL401"]
+    assert texts == [f"{rl401['message']}; {rl401['detail']}"]
+
+
+# -- exclude on paths passed explicitly, and per-file-ignores matched the same way ------------------------------------
+def excluded_repo(root: Path, config: str) -> None:
+    script = "#!/bin/bash\ntorchrun train.py\n"
+    write(
+        root,
+        {
+            ".recovery-lint.toml": config,
+            "third_party/x.sh": script,
+            "sub/third_party/y.sh": script,
+            "top.sh": script,
+        },
+    )
+
+
+def reported_paths(result) -> set[str]:
+    return {line.split(":", 1)[0] for line in result.stdout.splitlines() if ": RL" in line}
+
+
+def test_an_excluded_file_passed_explicitly_is_linted_unless_force_exclude(tmp_path):
+    excluded_repo(tmp_path, 'exclude = ["third_party"]\n')
+    assert reported_paths(run_cli("--output-format", "concise", ".", cwd=tmp_path)) == {"top.sh"}
+    explicit = run_cli("--output-format", "concise", "third_party/x.sh", cwd=tmp_path)
+    assert reported_paths(explicit) == {"third_party/x.sh"}  # as ruff: a path named is linted
+    forced = run_cli("--force-exclude", "--output-format", "concise", "third_party/x.sh", "top.sh", cwd=tmp_path)
+    assert reported_paths(forced) == {"top.sh"}
+    nothing = run_cli("--force-exclude", "--output-format", "concise", "sub/third_party/y.sh", cwd=tmp_path)
+    assert (nothing.returncode, nothing.stdout) == (0, NOTHING_TO_LINT)
+
+
+def test_an_excluded_folder_named_explicitly_is_walked_unless_force_exclude(tmp_path):
+    excluded_repo(tmp_path, 'exclude = ["third_party"]\n')
+    named = run_cli("--output-format", "concise", "third_party", "sub", cwd=tmp_path)
+    assert reported_paths(named) == {"third_party/x.sh"}  # sub/third_party is excluded inside the walk
+    forced = run_cli("--force-exclude", "--output-format", "concise", "third_party", cwd=tmp_path)
+    assert (forced.returncode, forced.stdout) == (0, NOTHING_TO_LINT)
+
+
+def test_force_exclude_in_the_config(tmp_path):
+    excluded_repo(tmp_path, 'exclude = ["third_party"]\nforce-exclude = true\n')
+    result = run_cli("--output-format", "concise", "third_party/x.sh", "sub/third_party/y.sh", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (0, NOTHING_TO_LINT)
+
+
+def test_per_file_ignores_match_names_as_exclude_does(tmp_path):
+    # a pattern without '/' names a file or folder at any depth, in both settings
+    excluded_repo(tmp_path, 'per-file-ignores = { "third_party" = ["RL301"], "top.sh" = ["RL101"] }\n')
+    result = run_cli("--output-format", "concise", ".", cwd=tmp_path)
+    codes = {
+        (path, line.split(": ")[1].split()[0])
+        for line in result.stdout.splitlines()
+        if ": RL" in line
+        for path in [line.split(":", 1)[0]]
+    }
+    assert codes == {("third_party/x.sh", "RL101"), ("sub/third_party/y.sh", "RL101"), ("top.sh", "RL301")}
+    excluded_repo(tmp_path, 'exclude = ["third_party"]\n')
+    assert reported_paths(run_cli("--output-format", "concise", ".", cwd=tmp_path)) == {"top.sh"}
+
+
+NOTHING_TO_LINT = "No files to lint (no manifests, shell scripts, Python files or version pins found).\n"

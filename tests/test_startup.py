@@ -1,0 +1,75 @@
+"""A one-file run imports only what it uses: no jsonschema without a config file or a schema-checked
+value, no rich without terminal output, no tree-sitter without a shell script, no packaging without
+a version to compare, no pickle, process pool or cache without a cache or a large run."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+MANIFEST = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: gpt3
+  labels:
+    ring-controller.atlas: ascend-910b
+spec:
+  tasks:
+    - name: worker
+      replicas: 2
+      template:
+        spec:
+          containers:
+            - name: train
+              image: train:latest
+              command: ["python", "train.py"]
+"""
+NOT_USED = (
+    "jsonschema",
+    "rich",
+    "tree_sitter",
+    "tree_sitter_bash",
+    "packaging",
+    "pickle",
+    "concurrent.futures",
+    "multiprocessing",
+    "difflib",
+    "xml.etree",
+    "tomllib",
+    "tomli",
+    "recovery_lint.cache",
+    "recovery_lint.fix",
+    "recovery_lint.adopt",
+    "recovery_lint.report.full",
+    "recovery_lint.report.scorecard",
+)
+
+
+def imported_by_run(cwd: Path, *argv: str) -> set[str]:
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "recovery_lint", *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
+    )
+    assert result.returncode == 1, result.stdout + result.stderr  # the manifest has a finding
+    return set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s+(\S+)$", result.stderr, re.MULTILINE))
+
+
+def test_a_one_file_concise_run_imports_none_of_the_heavy_modules(tmp_path):
+    (tmp_path / "job.yaml").write_text(MANIFEST)
+    modules = imported_by_run(tmp_path, "--isolated", "--no-cache", "--output-format", "concise", "job.yaml")
+    assert "yaml" in modules and "recovery_lint.engine" in modules  # what the run does use
+    assert sorted(m for m in NOT_USED if m in modules) == []
+
+
+def test_the_check_sees_modules_that_are_imported(tmp_path):
+    # the same run with terminal output and a config file does load rich and jsonschema
+    (tmp_path / "job.yaml").write_text(MANIFEST)
+    (tmp_path / ".recovery-lint.toml").write_text('fail-on = "warning"\n')
+    modules = imported_by_run(tmp_path, "--no-cache", "--output-format", "full", "job.yaml")
+    assert {"rich", "jsonschema", "recovery_lint.report.full"} <= modules
