@@ -89,7 +89,7 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     if cache is not None:
         signature = stat_signature(candidates, request.overrides)
         if signature is not None:
-            run_key = cache.key("run", str(request.cwd), str(request.config.root), signature)
+            run_key = cache.key("run", str(request.cwd), str(request.config.root), _scope_key(request), signature)
             if use_run_cache:
                 hit = cache.get_run(run_key)
                 if isinstance(hit, tuple) and len(hit) == 3:
@@ -296,6 +296,13 @@ class _LazyParser:
             return False
         data = _head(self.candidates[display].location)
         return any(n in data for n in needles)
+
+
+def _scope_key(request: LintRequest) -> tuple[object, ...]:
+    """What decides which files are parsed and linked, besides the files themselves: the same
+    repository linted as a whole, as a subfolder or around a few named files gives other findings."""
+    shown = sorted(request.report_only) if request.report_only is not None else None
+    return (sorted(request.named), [str(f) for f in request.folders], shown)
 
 
 def stat_signature(candidates: list[Candidate], overrides: dict[str, str]) -> list[tuple[object, ...]] | None:

@@ -120,7 +120,16 @@ class Span:
 class SourceText:
     """One file's decoded text plus the tables needed to translate positions (built on first use)."""
 
-    __slots__ = ("_ascii", "_byte_line_starts", "_byte_size", "_char_of_byte", "_line_starts", "_newline", "path", "text")
+    __slots__ = (
+        "_ascii",
+        "_byte_line_starts",
+        "_byte_size",
+        "_char_of_byte",
+        "_line_starts",
+        "_newline",
+        "path",
+        "text",
+    )
 
     def __init__(self, path: str, text: str) -> None:
         self.path = path  # display path, relative to the working directory, '/' separated

@@ -4,6 +4,7 @@ findings are always computed from the current files."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -174,3 +175,20 @@ def test_the_cache_stays_bounded(repo, capsys, monkeypatch):
     (repo / "requirements.txt").write_text("torch==2.1.0\n# pinned\n")
     findings(capsys, ".")
     assert seen == ["requirements.txt"]
+
+
+
+def test_a_run_over_other_paths_of_the_same_repository_is_not_served_from_another_runs_entry(repo, capsys):
+    # two jobs in two folders of one repository: linting one folder, then the other, then a file,
+    # parses and links different files each time, so each scope has its own entry
+    assert "train.sh" in _MANIFEST
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)  # the repository is the context of a folder
+    for name in ("a", "b"):
+        (repo / name).mkdir()
+        (repo / name / "job.yaml").write_text(_MANIFEST.replace("train.sh", f"run_{name}.sh"))
+        (repo / name / f"run_{name}.sh").write_text(SCRIPT_OFF)
+    scopes = (["a/run_a.sh"], ["b"], ["."], ["b/run_b.sh"], ["a"])
+    cached = [sorted(findings(capsys, *paths)) for paths in scopes]
+    fresh = [sorted(findings(capsys, "--no-cache", *paths)) for paths in scopes]
+    assert ("RL101", "b/run_b.sh", 2) in fresh[1]
+    assert cached == fresh
