@@ -241,13 +241,13 @@ condition.
         where = declared(job)
         edits = insert_env_before(job, launch, cmd, NAME, "1")
         if default == 0:
-            said = f"{NAME} is not set and {basis}{where}, which defaults the watchdog off"
+            said = f"{NAME} is not set, which leaves the HCCL watchdog off. Here {basis}{where}, which defaults it to 0"
             fix = safe_fix(f"Export {NAME}=1 before the launch", *edits) if edits else None
             severity = None
         else:
             said = (
-                f"{NAME} is not set, so whether the watchdog is on depends on the torch_npu release: {basis}{where}; "
-                "releases before 6.0.RC1 and every torch 1.11 build default it off"
+                f"{NAME} is not set, so whether the HCCL watchdog is on depends on the torch_npu release. "
+                f"Here {basis}{where}; releases before 6.0.RC1 and every torch 1.11 build default it off"
             )
             fix = unsafe_fix(f"Export {NAME}=1 before the launch", *edits) if edits else None
             severity = Severity.INFO
