@@ -600,7 +600,7 @@ class _Linker:
             entry_test=entry is not None and _is_unit_test(entry),
             multi=scale.multi or (scale.per_node is None and cmd.is_distributed),
             single=scale.single,
-            scale=scale.evidence,
+            scale=scale.evidence if scale.multi or scale.single else "assumed: the process count is not given",
             in_manifest=cmd.in_manifest,
         )
         return launch_verdict(facts)

@@ -14,6 +14,7 @@ from .conftest import FIXTURES, ROOT, SHARED, run_cli
 OUTPUT_SCHEMA = json.loads((ROOT / "schemas" / "output.schema.json").read_text())
 
 TORCHRUN_SCRIPT = "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nproc_per_node 8 train.py\n"
+PINS = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"  # release 6.0.0: ships torch_npu_run, watchdog defaults on
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> None:
@@ -27,7 +28,8 @@ def test_vcjob_example_reports_rl101_rl202_rl301_at_their_lines():
     result = run_cli("--output-format", "concise", "fixtures/vcjob-gpt3")
     lines = result.stdout.splitlines()
     assert "fixtures/vcjob-gpt3/job.yaml:22:23: RL202" in result.stdout
-    assert any(line.startswith("fixtures/vcjob-gpt3/scripts/env.sh:4:8: RL101 [*]") for line in lines)
+    # the fix would change a value set explicitly: offered, but not as a safe fix
+    assert any(line.startswith("fixtures/vcjob-gpt3/scripts/env.sh:4:8: RL101 warning:") for line in lines)
     assert any(line.startswith("fixtures/vcjob-gpt3/scripts/train_start.sh:24:1: RL301 [*]") for line in lines)
     assert result.returncode == 1
 
@@ -41,8 +43,10 @@ def test_json_output_validates_against_published_schema():
     assert first["path"].startswith("fixtures/") and "\\" not in first["path"]
     job_ids = {d["job"] for d in data if d["job"]}
     assert "fixtures/vcjob-gpt3/job.yaml#2 Job/training/gpt3-pretrain" in job_ids
-    fix = next(d["fix"] for d in data if d["code"] == "RL101" and d["fix"])
-    assert fix["applicability"] == "safe" and fix["edits"][0]["content"]
+    fixes = {(d["code"], d["path"]): d["fix"] for d in data if d["fix"]}
+    assert fixes[("RL101", "fixtures/vcjob-gpt3/scripts/env.sh")]["applicability"] == "unsafe"
+    safe = fixes[("RL301", "fixtures/vcjob-gpt3/scripts/train_start.sh")]
+    assert safe["applicability"] == "safe" and safe["edits"][0]["content"] == "torch_npu_run"
 
 
 def test_clean_repository_exits_zero_and_says_so(tmp_path):
@@ -69,7 +73,7 @@ def test_exit_codes_for_findings_usage_and_thresholds(tmp_path):
 
 
 def test_select_and_ignore_by_code_prefix_and_name(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
     both = run_cli(".", "--output-format", "concise", cwd=tmp_path).stdout
     assert "RL101" in both and "RL301" in both
     only3 = run_cli(".", "--select", "RL3", "--output-format", "concise", cwd=tmp_path).stdout
@@ -81,39 +85,47 @@ def test_select_and_ignore_by_code_prefix_and_name(tmp_path):
 
 
 def test_fix_writes_preserves_comments_and_is_idempotent(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n"})
-    result = run_cli(".", "--fix", cwd=tmp_path)
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
+    safe = run_cli(".", "--fix", "--output-format", "concise", cwd=tmp_path)
+    text = (tmp_path / "train.sh").read_text()
+    # the safe fix swaps the launcher; the explicit HCCL_ASYNC_ERROR_HANDLING=0 is the user's value
+    assert text == "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorch_npu_run --nproc_per_node 8 train.py\n"
+    assert safe.returncode == 1 and "Fixed 1 finding" in safe.stdout and "train.sh:3:8: RL101" in safe.stdout
+    result = run_cli(".", "--fix", "--unsafe-fixes", cwd=tmp_path)
     text = (tmp_path / "train.sh").read_text()
     assert (
         text == "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorch_npu_run --nproc_per_node 8 train.py\n"
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Fixed 2 findings" in result.stdout
-    again = run_cli(".", "--fix", "--exit-non-zero-on-fix", cwd=tmp_path)
+    assert "Fixed 1 finding" in result.stdout
+    again = run_cli(".", "--fix", "--unsafe-fixes", "--exit-non-zero-on-fix", cwd=tmp_path)
     assert again.returncode == 0 and (tmp_path / "train.sh").read_text() == text
 
 
 def test_exit_non_zero_on_fix(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n"})
-    assert run_cli(".", "--fix", "--exit-non-zero-on-fix", cwd=tmp_path).returncode == 1
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
+    assert run_cli(".", "--fix", "--exit-non-zero-on-fix", "--select", "RL301", cwd=tmp_path).returncode == 1
 
 
 def test_diff_prints_patch_and_writes_nothing(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
     result = run_cli(".", "--diff", cwd=tmp_path)
     assert result.returncode == 1
-    assert "-export HCCL_ASYNC_ERROR_HANDLING=0" in result.stdout
-    assert "+export HCCL_ASYNC_ERROR_HANDLING=1" in result.stdout
+    assert "-torchrun --nproc_per_node 8 train.py" in result.stdout
+    assert "+torch_npu_run --nproc_per_node 8 train.py" in result.stdout
     assert (tmp_path / "train.sh").read_text() == TORCHRUN_SCRIPT
-    # the RL301 fix is unsafe without pinned versions: only shown with --unsafe-fixes
-    assert "torch_npu_run" not in result.stdout
-    assert "+torch_npu_run" in run_cli(".", "--diff", "--unsafe-fixes", cwd=tmp_path).stdout
+    # the RL101 fix changes a value set explicitly: only shown with --unsafe-fixes
+    assert "+export HCCL_ASYNC_ERROR_HANDLING" not in result.stdout
+    unsafe = run_cli(".", "--diff", "--unsafe-fixes", cwd=tmp_path).stdout
+    assert "-export HCCL_ASYNC_ERROR_HANDLING=0" in unsafe and "+export HCCL_ASYNC_ERROR_HANDLING=1" in unsafe
+    assert (tmp_path / "train.sh").read_text() == TORCHRUN_SCRIPT
 
 
 def test_fix_keeps_crlf_line_endings_and_bom_in_yaml(tmp_path):
     manifest = (
         "\ufeffapiVersion: batch.volcano.sh/v1alpha1\r\nkind: Job\r\nmetadata:\r\n  name: a\r\n  labels:\r\n"
-        "    fault-scheduling: grace   # resumable\r\nspec:\r\n  tasks:\r\n  - name: t\r\n    template:\r\n"
+        "    fault-scheduling: grace   # resumable\r\nspec:\r\n  tasks:\r\n  - name: t\r\n    replicas: 2\r\n"
+        "    template:\r\n"
         "      spec:\r\n        containers:\r\n        - name: c\r\n          image: x\r\n"
     )
     write(tmp_path, {"job.yaml": manifest.encode("utf-8")})
@@ -130,6 +142,7 @@ def test_script_with_syntax_error_still_reports_parsed_parts(tmp_path):
         {
             "broken.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\nif [ ; then\n",
             "other.sh": "torchrun other.py\n",
+            "requirements.txt": PINS,
         },
     )
     result = run_cli(".", "--output-format", "concise", cwd=tmp_path)
@@ -202,8 +215,13 @@ def test_config_select_versions_and_per_file_ignores(tmp_path):
     assert "legacy/run.sh" not in out
     assert "new/run.sh:1:1: RL301" in out
     assert "RL101" not in out  # torch_npu 2.1.0.post10 (6.0.0) from config: the watchdog defaults on
+    # without the configuration neither the ignores nor the versions apply: with no release known and
+    # no manifest, neither torch_npu_run nor the watchdog default can be claimed
     isolated = run_cli(".", "--isolated", "--output-format", "concise", cwd=tmp_path).stdout
-    assert "legacy/run.sh:1:1: RL301" in isolated and "RL101" in isolated
+    assert isolated == "All checks passed.\n"
+    write(tmp_path, {"requirements.txt": "torch==1.11.0\ntorch-npu==1.11.0.post14\n"})
+    isolated = run_cli(".", "--isolated", "--output-format", "concise", cwd=tmp_path).stdout
+    assert "legacy/run.sh:1:1: RL301" in isolated and "legacy/run.sh:1:1: RL101" in isolated
 
 
 def test_configured_job_links_a_manifest_to_its_script(tmp_path):
@@ -229,6 +247,7 @@ def test_gitignore_and_exclude_are_honoured(tmp_path):
             "vendor/run.sh": "torchrun a.py\n",
             ".recovery-lint.toml": "exclude = ['vendor']\n",
             "run.sh": "torchrun a.py\n",
+            "requirements.txt": PINS,
         },
     )
     out = run_cli(".", "--output-format", "concise", cwd=tmp_path).stdout
