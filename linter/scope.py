@@ -106,12 +106,22 @@ def _stdin_scope(cwd: Path, name: str | None, data: bytes) -> Scope:
             raise ScopeError(f"standard input is not valid UTF-8 (byte {exc.start})") from exc
     if path is None:
         cand = Candidate(cwd / STDIN_DISPLAY, STDIN_DISPLAY, kind)
-        return Scope([], cwd, {STDIN_DISPLAY}, [cand], {STDIN_DISPLAY: text}, STDIN_DISPLAY, named={STDIN_DISPLAY})
+        return Scope(
+            [],
+            cwd,
+            {STDIN_DISPLAY},
+            [cand],
+            named={STDIN_DISPLAY},
+            overrides={STDIN_DISPLAY: text},
+            stdin=STDIN_DISPLAY,
+        )
     display = display_path(path, cwd)
     cand = Candidate(path, display, kind)
-    root = find_root(path.parent) if path.parent.is_dir() else None
+    # the name may be of a file not written yet, in a folder not made yet: its repository all the same
+    existing = next((folder for folder in path.parents if folder.is_dir()), None)
+    root = find_root(existing) if existing is not None else None
     paths = [root] if root is not None else []
-    return Scope(paths, path, {display}, [cand], {display: text}, display, root, named={display})
+    return Scope(paths, path, {display}, [cand], named={display}, overrides={display: text}, stdin=display, root=root)
 
 
 _API_VERSION = re.compile(r"^apiVersion\s*:", re.MULTILINE)

@@ -25,12 +25,43 @@ metadata:
 spec:
   tasks:
   - name: trainer
+    replicas: 2
     template:
       spec:
         containers:
         - name: trainer
           image: registry.example.com/pytorch-npu:24.0
           command: ["/bin/bash", "-c", "bash scripts/train.sh"]
+"""
+ASCENDJOB = """\
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: llm-pretrain
+  namespace: training
+  labels:
+    ring-controller.atlas: ascend-910b
+    framework: pytorch
+    fault-scheduling: "grace"
+    process-recover-enable: "on"
+spec:
+  replicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: registry.example.com/pytorch-npu:24.0
+            command: ["/bin/bash", "-c", "bash scripts/train.sh"]
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: registry.example.com/pytorch-npu:24.0
+            command: ["/bin/bash", "-c", "bash scripts/train.sh"]
 """
 
 
@@ -61,7 +92,14 @@ def codes(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def repository(root: Path) -> None:
+    """A repository whose pins say torch_npu_run exists (release 6.0.0)."""
+    write(root, {"requirements.txt": PINS})
+    (root / ".git").mkdir()
+
+
 def test_stdin_filename_gives_kind_and_display_path(tmp_path):
+    repository(tmp_path)
     result = run_cli("--output-format", "concise", "--stdin-filename", "deploy/run.sh", "-", stdin=SCRIPT, cwd=tmp_path)
     assert result.returncode == 1
     assert ("deploy/run.sh:2:8:", "RL101") in codes(result.stdout)
@@ -79,15 +117,15 @@ def test_without_a_name_the_kind_is_guessed(tmp_path):
     assert ("-:2:8:", "RL101") in codes(shell.stdout)
     manifest = run_cli("--output-format", "concise", "-", stdin=MANIFEST, cwd=tmp_path)
     assert ("-:8:23:", "RL202") in codes(manifest.stdout), manifest.stdout
-    python = run_cli(
-        "--output-format", "concise", "-", stdin="import torch\n\ntorch.save({}, 'ckpt.pt')\n", cwd=tmp_path
-    )
-    assert ("-:3:1:", "RL401") in codes(python.stdout), python.stdout
+    # text that is neither is read as Python (a snippet alone is no training job: only its syntax is checked)
+    python = run_cli("--output-format", "concise", "-", stdin="import torch\n\ndef f(:\n", cwd=tmp_path)
+    assert codes(python.stdout) == [("-:3:7:", "RL900")], python.stdout
     # a YAML file that is not a Kubernetes object, and unnamed text without findings, pass
     assert run_cli("-", stdin="import os\n", cwd=tmp_path).returncode == 0
 
 
 def test_stdin_filename_decides_the_config(tmp_path):
+    repository(tmp_path)
     write(tmp_path, {"legacy/.recovery-lint.toml": "ignore = ['RL301']\n"})
     legacy = run_cli("--output-format", "concise", "--stdin-filename", "legacy/run.sh", "-", stdin=SCRIPT, cwd=tmp_path)
     assert "RL301" not in legacy.stdout and "RL101" in legacy.stdout
@@ -96,11 +134,9 @@ def test_stdin_filename_decides_the_config(tmp_path):
 
 
 def test_stdin_file_is_linked_with_the_repository_it_names(tmp_path):
-    # the buffer of scripts/train.sh of a repository whose manifest declares process-level recovery:
+    # the buffer of scripts/train.sh of a repository whose AscendJob declares process-level recovery:
     # the watchdog must stay off there, so RL101 is silent; the on-disk text is not what is linted
-    manifest = MANIFEST.replace(
-        'fault-scheduling: "grace"\n', 'fault-scheduling: "grace"\n    process-recover-enable: "on"\n'
-    )
+    manifest = ASCENDJOB
     write(tmp_path, {"job.yaml": manifest, "scripts/train.sh": "echo old\n", "requirements.txt": PINS})
     (tmp_path / ".git").mkdir()
     linked = run_cli(
@@ -115,10 +151,9 @@ def test_stdin_file_is_linked_with_the_repository_it_names(tmp_path):
 
 
 def test_fix_with_stdin_prints_the_fixed_text_and_writes_nothing(tmp_path):
-    write(tmp_path, {"requirements.txt": PINS})
-    (tmp_path / ".git").mkdir()  # a repository: its pins make the torchrun fix safe
+    repository(tmp_path)  # its pins make the torchrun fix safe
     original = SCRIPT.encode()
-    result = run_bytes("--fix", "--stdin-filename", "run.sh", "-", stdin=original, cwd=tmp_path)
+    result = run_bytes("--fix", "--unsafe-fixes", "--stdin-filename", "run.sh", "-", stdin=original, cwd=tmp_path)
     assert result.stdout == (
         b"#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorch_npu_run --nproc_per_node 8 train.py\n"
     )
@@ -136,23 +171,27 @@ def test_fix_with_stdin_prints_the_fixed_text_and_writes_nothing(tmp_path):
 def test_fix_with_stdin_keeps_the_bytes_it_does_not_fix(tmp_path):
     # standard input is read as bytes: CRLF line endings and non-ASCII text come back as they were
     text = "#!/bin/bash\r\nexport HCCL_ASYNC_ERROR_HANDLING=0  # 调试\r\ntorchrun a.py\r\n".encode()
-    result = run_bytes("--fix", "--select", "RL101", "--stdin-filename", "env.sh", "-", stdin=text, cwd=tmp_path)
+    result = run_bytes(
+        "--fix", "--unsafe-fixes", "--select", "RL101", "--stdin-filename", "env.sh", "-", stdin=text, cwd=tmp_path
+    )
     assert result.stdout == text.replace(b"=0", b"=1"), result.stderr
 
 
 def test_fix_with_stdin_reports_what_remains_on_stderr(tmp_path):
-    # no pins: the torchrun fix is unsafe, the finding remains and is reported on standard error
+    # the safe fix swaps the launcher; the watchdog fix would change a value set explicitly, so that
+    # finding remains and is reported on standard error
+    repository(tmp_path)
     result = run_bytes(
         "--fix", "--output-format", "concise", "--stdin-filename", "run.sh", "-", stdin=SCRIPT.encode(), cwd=tmp_path
     )
     assert result.returncode == 1
-    assert result.stdout.decode() == SCRIPT.replace("=0", "=1")
-    assert "run.sh:3:1: RL301" in result.stderr.decode()
+    assert result.stdout.decode() == SCRIPT.replace("torchrun", "torch_npu_run")
+    assert "run.sh:2:8: RL101" in result.stderr.decode()
 
 
 def test_diff_with_stdin_prints_a_patch(tmp_path):
     write(tmp_path, {"run.sh": SCRIPT})
-    result = run_cli("--diff", "--stdin-filename", "run.sh", "-", stdin=SCRIPT, cwd=tmp_path)
+    result = run_cli("--diff", "--unsafe-fixes", "--stdin-filename", "run.sh", "-", stdin=SCRIPT, cwd=tmp_path)
     assert result.returncode == 1
     assert result.stdout.startswith("--- a/run.sh\n+++ b/run.sh\n")
     assert "-export HCCL_ASYNC_ERROR_HANDLING=0\n+export HCCL_ASYNC_ERROR_HANDLING=1\n" in result.stdout
