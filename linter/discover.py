@@ -764,6 +764,7 @@ def _from_listing(
     base = os.fspath(root)
     shown = display_path(root, cwd)
     shown = "" if shown == "." else shown + "/"
+    verdicts: dict[str, bool] = {}  # folder below the root -> excluded
     for rel in sorted(listing.files):
         name = rel.rpartition("/")[2]
         kind = classify(name)
@@ -777,9 +778,23 @@ def _from_listing(
             if not path.is_file():
                 continue
             links.add(location)
-        if excludes and excludes.regexes and excludes.match(Path(location)):
+        if excludes and excludes.regexes and _excluded_below(base, rel, excludes, verdicts):
             continue
         found[location] = Candidate(location, shown + rel, kind)
+
+
+def _excluded_below(base: str, rel: str, excludes: ExcludeSet, verdicts: dict[str, bool]) -> bool:
+    """Whether a listed file, or a folder between the walked root and it, is excluded: the same
+    entries the walk asks about (the root itself may be excluded and named on the command line)."""
+    folder = ""
+    for part in rel.split("/")[:-1]:
+        folder = f"{folder}/{part}" if folder else part
+        hit = verdicts.get(folder)
+        if hit is None:
+            hit = verdicts[folder] = excludes.match_entry(Path(f"{base}/{folder}"))
+        if hit:
+            return True
+    return excludes.match_entry(Path(f"{base}/{rel}"))
 
 
 def _regular(path: Path | str) -> bool:

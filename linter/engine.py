@@ -82,8 +82,13 @@ def lint(request: LintRequest) -> LintResult:
 def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     excludes = ExcludeSet(request.config.exclude, request.config.root or request.cwd)
     candidates, warnings = discover(request.paths, request.cwd, excludes)
-    seen = {c.display for c in candidates}
-    candidates += [c for c in request.extra_candidates if c.display not in seen]
+    if request.folders:
+        # a folder named inside a larger repository is walked even where the walk from the root
+        # skips it (an excluded folder named on the command line, as ruff does)
+        inside, _ = discover(request.folders, request.cwd, excludes)
+        candidates += inside
+    seen: set[str] = set()
+    candidates = [c for c in [*candidates, *request.extra_candidates] if not (c.display in seen or seen.add(c.display))]
     cache = request.cache
     run_key = None
     if cache is not None:

@@ -280,11 +280,12 @@ metadata:
 ```
 """
     fix = """
-Safe. A non-string value is quoted (`3` becomes `"3"`, `on` becomes `"on"`), and a value that
-differs from an allowed one only by letter case is rewritten to the allowed spelling (`Grace` to
-`grace`, `graceexit` to `graceExit`), keeping the original quote style. Other invalid values
-(out-of-range numbers, unknown words, spaces in `recover-strategy`) have no automatic fix: the
-intended value cannot be known.
+Safe when a non-string value is quoted (`3` becomes `"3"`, `on` becomes `"on"`): the text the user
+wrote stays the same. Unsafe when a value that differs from an allowed one only by letter case is
+rewritten to the allowed spelling (`Grace` to `grace`, `graceexit` to `graceExit`, keeping the quote
+style): it changes a value set explicitly, and the job then behaves as that label asks, which it did
+not before. Other invalid values (out-of-range numbers, unknown words, spaces in `recover-strategy`)
+have no automatic fix: the intended value cannot be known.
 """
     sources = (
         "MindCluster docs: 06_api/15_yaml_configuration (acjob and vcjob label and annotation tables)",

@@ -93,11 +93,12 @@ export RANK_TABLE_FILE=/user/serverid/devindex/config/hccl.json
 ```
 """
     fix = """
-Safe when the variable is set: rewrites its value to `<mountPath>/hccl.json` where it is written
-(script export or container `env`). Unsafe when it is unset: inserts
-`export RANK_TABLE_FILE=<mountPath>/hccl.json` before the launch command (a container `env` entry
-when the launcher is the container command), which turns RankTable link setup on. No fix when
-containers sharing one script mount the volume at different paths.
+Unsafe. When the variable is set, its value is rewritten to `<mountPath>/hccl.json` where it is
+written (script export or container `env`): a value set explicitly changes. When it is unset,
+`export RANK_TABLE_FILE=<mountPath>/hccl.json` is inserted before the launch command (a container
+`env` entry when the launcher is the container command). Either way RankTable link setup starts
+to work, which changes how the job sets up its links. No fix when containers sharing one script
+mount the volume at different paths.
 """
     sources = (
         "Ascend/pytorch docs: environment_variable/collective_communication/RANK_TABLE_FILE.md",

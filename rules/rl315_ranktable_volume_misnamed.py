@@ -80,8 +80,9 @@ for the slow communication setup.
 Use instead `name: ranktable`, in the volume and in every mount of it.
 """
     fix = """
-Safe: renames the volume to `ranktable` and every `volumeMounts` entry of the same Pod that refers
-to it. No fix when the Pod has several such volumes.
+Unsafe: renames the volume to `ranktable` and every `volumeMounts` entry of the same Pod that refers
+to it. The name was set explicitly, and with the new name Ascend Operator starts writing the rank
+table, which changes how the job sets up its links. No fix when the Pod has several such volumes.
 """
     sources = (
         "ascend-operator: pkg/ranktable/utils/util.go (hasRankTableVolume, rankTableName = ranktable)",

@@ -177,7 +177,6 @@ def test_the_cache_stays_bounded(repo, capsys, monkeypatch):
     assert seen == ["requirements.txt"]
 
 
-
 def test_a_run_over_other_paths_of_the_same_repository_is_not_served_from_another_runs_entry(repo, capsys):
     # two jobs in two folders of one repository: linting one folder, then the other, then a file,
     # parses and links different files each time, so each scope has its own entry

@@ -89,7 +89,9 @@ def test_fix_writes_preserves_comments_and_is_idempotent(tmp_path):
     safe = run_cli(".", "--fix", "--output-format", "concise", cwd=tmp_path)
     text = (tmp_path / "train.sh").read_text()
     # the safe fix swaps the launcher; the explicit HCCL_ASYNC_ERROR_HANDLING=0 is the user's value
-    assert text == "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorch_npu_run --nproc_per_node 8 train.py\n"
+    assert (
+        text == "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorch_npu_run --nproc_per_node 8 train.py\n"
+    )
     assert safe.returncode == 1 and "Fixed 1 finding" in safe.stdout and "train.sh:3:8: RL101" in safe.stdout
     result = run_cli(".", "--fix", "--unsafe-fixes", cwd=tmp_path)
     text = (tmp_path / "train.sh").read_text()

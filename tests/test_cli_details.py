@@ -8,6 +8,7 @@ from pathlib import Path
 from .conftest import run_cli
 
 TORCHRUN_SCRIPT = "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nproc_per_node 8 train.py\n"
+PINS = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"  # release 6.0.0: ships torch_npu_run, watchdog defaults on
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -18,7 +19,7 @@ def write(root: Path, files: dict[str, str]) -> None:
 
 # -- --statistics ------------------------------------------------------------------------------------
 def test_statistics_prints_the_table_and_the_summary_only(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
     result = run_cli("--statistics", "--output-format", "concise", ".", cwd=tmp_path)
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
@@ -29,7 +30,7 @@ def test_statistics_prints_the_table_and_the_summary_only(tmp_path):
 
 
 def test_statistics_as_json_is_json_only(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
     result = run_cli("--statistics", "--output-format", "json", ".", cwd=tmp_path)
     assert result.returncode == 1
     assert json.loads(result.stdout) == [
@@ -40,7 +41,7 @@ def test_statistics_as_json_is_json_only(tmp_path):
 
 
 def test_statistics_with_a_format_that_has_no_table_is_a_usage_error(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
     result = run_cli("--statistics", "--output-format", "sarif", ".", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == "recovery-lint: error: --statistics prints a table or JSON, not sarif\n"
@@ -48,13 +49,22 @@ def test_statistics_with_a_format_that_has_no_table_is_a_usage_error(tmp_path):
 
 # -- severity in the text formats ------------------------------------------------------------------------
 def test_concise_and_full_output_show_the_severity(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "bad.yaml": "apiVersion: v1\nkind: Job\nmetadata: {name: [x\n"})
+    write(
+        tmp_path,
+        {
+            "train.sh": TORCHRUN_SCRIPT,
+            "requirements.txt": PINS,
+            "bad.yaml": "apiVersion: v1\nkind: Job\nmetadata: {name: [x\n",
+        },
+    )
     concise = run_cli("--output-format", "concise", ".", cwd=tmp_path).stdout.splitlines()
     assert concise[0].startswith("bad.yaml:4:1: RL900 error: YAML syntax error")
-    assert concise[1].startswith("train.sh:3:8: RL101 [*] warning: HCCL_ASYNC_ERROR_HANDLING=0")
+    assert concise[1].startswith("train.sh:3:8: RL101 warning: HCCL_ASYNC_ERROR_HANDLING=0")
+    assert concise[2].startswith("train.sh:4:1: RL301 [*] warning: 'torchrun'")
     full = run_cli("--output-format", "full", ".", cwd=tmp_path).stdout
     assert "bad.yaml:4:1: RL900 error: YAML syntax error" in full
-    assert "train.sh:3:8: RL101 [*] warning: HCCL_ASYNC_ERROR_HANDLING=0" in full
+    assert "train.sh:3:8: RL101 warning: HCCL_ASYNC_ERROR_HANDLING=0" in full
+    assert "train.sh:4:1: RL301 [*] warning: 'torchrun'" in full
 
 
 # -- --fail-on decides the exit code, and every format agrees --------------------------------------------
@@ -89,7 +99,7 @@ def test_fail_on_info_makes_the_info_finding_a_failure_everywhere(tmp_path):
 
 
 def test_fail_on_error_turns_warnings_into_passing_notes(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
     code, junit, github, sarif = machine_views(tmp_path, "--fail-on", "error")
     assert code == 0
     assert 'failures="0"' in junit and "<failure" not in junit
@@ -109,7 +119,7 @@ def concise_codes(result) -> list[str]:
 
 
 def test_repeated_select_and_ignore_accumulate(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": "torch==2.one\n"})
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": "torch==2.one\ntorch-npu==2.1.0.post10\n"})
     both = run_cli("--output-format", "concise", "--select", "RL101", "--select", "RL301", ".", cwd=tmp_path)
     assert concise_codes(both) == ["RL101", "RL301"]
     neither = run_cli("--output-format", "concise", "--ignore", "RL101", "--ignore", "RL301", ".", cwd=tmp_path)
@@ -117,7 +127,7 @@ def test_repeated_select_and_ignore_accumulate(tmp_path):
 
 
 def test_jobs_must_be_at_least_one(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
     for value in ("0", "-1", "two"):
         result = run_cli("--jobs", value, ".", cwd=tmp_path)
         assert result.returncode == 2 and result.stdout == ""
@@ -141,6 +151,7 @@ def test_a_config_file_in_pyproject_form_is_read_under_any_name(tmp_path):
         tmp_path,
         {
             "train.sh": TORCHRUN_SCRIPT,
+            "requirements.txt": PINS,
             "ci/lint.toml": '[project]\nname = "x"\n\n[tool.recovery-lint]\nignore = ["RL101"]\n',
         },
     )
@@ -174,20 +185,21 @@ def test_configuration_errors_name_the_line_of_the_key(tmp_path):
 
 # -- --diff ----------------------------------------------------------------------------------------------------
 def test_diff_prints_the_patch_and_says_how_many_findings_it_would_fix(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
     result = run_cli("--diff", ".", cwd=tmp_path)
     assert result.returncode == 1
     assert result.stdout.startswith("--- a/train.sh\n+++ b/train.sh\n")
     assert result.stderr == "Would fix 1 finding (1 more with --unsafe-fixes).\n"
     both = run_cli("--diff", "--unsafe-fixes", ".", cwd=tmp_path)
     assert both.stderr == "Would fix 2 findings.\n"
-    none = run_cli("--diff", "--select", "RL301", ".", cwd=tmp_path)
+    none = run_cli("--diff", "--select", "RL101", ".", cwd=tmp_path)
     assert (none.returncode, none.stdout) == (0, "")
     assert none.stderr == "No findings would be fixed (1 fixable with --unsafe-fixes).\n"
     assert (tmp_path / "train.sh").read_text() == TORCHRUN_SCRIPT
 
 
 def test_diff_of_standard_input_says_it_too(tmp_path):
+    write(tmp_path, {"requirements.txt": PINS, ".git/HEAD": ""})  # the repository the named file is in
     result = run_cli("--diff", "--stdin-filename", "train.sh", "-", cwd=tmp_path, stdin=TORCHRUN_SCRIPT)
     assert result.returncode == 1 and result.stdout.startswith("--- a/train.sh\n")
     assert result.stderr.startswith("Would fix 1 finding (1 more with --unsafe-fixes).\n")
@@ -235,7 +247,7 @@ def test_show_files_lists_what_would_be_linted_and_exits(tmp_path):
 
 
 def test_quiet_prints_the_findings_only(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
     result = run_cli("-q", "--output-format", "concise", ".", cwd=tmp_path)
     assert result.returncode == 1 and result.stderr == ""
     assert [line.split(": ")[1].split()[0] for line in result.stdout.splitlines()] == ["RL101", "RL301"]
@@ -244,7 +256,7 @@ def test_quiet_prints_the_findings_only(tmp_path):
 
 
 def test_force_color_colours_output_that_is_not_a_terminal(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
     plain = run_cli("--output-format", "concise", ".", cwd=tmp_path, env={"NO_COLOR": ""})
     assert "\x1b[" not in plain.stdout
     forced = run_cli("--output-format", "concise", ".", cwd=tmp_path, env={"FORCE_COLOR": "1"})
@@ -295,7 +307,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly_with_zero_as_ruff_does(tmp
     import sys
 
     for i in range(400):  # far more output than a pipe buffers, so the write after the close fails
-        write(tmp_path, {f"s{i}.sh": "#!/bin/bash\ntorchrun train.py\n"})
+        write(tmp_path, {f"s{i}.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"})
     env = {**os.environ, "NO_COLOR": "1"}
     for fmt in ("concise", "full"):
         proc = subprocess.Popen(
@@ -305,7 +317,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly_with_zero_as_ruff_does(tmp
             stderr=subprocess.PIPE,
             env=env,
         )
-        assert proc.stdout.readline().startswith(b"s0.sh:2:1: RL101")
+        assert proc.stdout.readline().startswith(b"s0.sh:2:8: RL101")
         proc.stdout.close()  # what `| head -1` does
         assert proc.wait(timeout=60) == 0
         assert proc.stderr.read() == b""
@@ -314,7 +326,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly_with_zero_as_ruff_does(tmp
 
 # -- wording -------------------------------------------------------------------------------------------------------
 def test_one_remaining_finding_remains(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
     result = run_cli("--fix", "--output-format", "concise", ".", cwd=tmp_path)
     assert result.stdout.splitlines()[-1] == (
         "Fixed 1 finding; 1 finding (0 fixable, 1 more with --unsafe-fixes) in 1 file remains"
@@ -322,12 +334,12 @@ def test_one_remaining_finding_remains(tmp_path):
 
 
 def test_the_fix_hint_says_what_the_fix_does_and_how_to_apply_it(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
     full = run_cli("--output-format", "full", ".", cwd=tmp_path).stdout
-    assert "  = help: Set HCCL_ASYNC_ERROR_HANDLING=1 (safe fix: --fix)\n" in full
-    assert "(unsafe fix: --fix --unsafe-fixes)\n" in full
+    assert "  = help: Replace 'torchrun' with 'torch_npu_run' (safe fix: --fix)\n" in full
+    assert "  = help: Set HCCL_ASYNC_ERROR_HANDLING=1 (unsafe fix: --fix --unsafe-fixes)\n" in full
     junit = run_cli("--output-format", "junit", ".", cwd=tmp_path).stdout
-    assert "  help: Set HCCL_ASYNC_ERROR_HANDLING=1 (safe fix: --fix)" in junit
+    assert "  help: Replace 'torchrun' with 'torch_npu_run' (safe fix: --fix)" in junit
 
 
 def test_a_tab_in_yaml_indentation_is_called_a_tab(tmp_path):
@@ -366,13 +378,14 @@ def test_concise_messages_are_headlines_and_the_detail_lives_in_full_and_json(tm
 
 # -- exclude on paths passed explicitly, and per-file-ignores matched the same way ------------------------------------
 def excluded_repo(root: Path, config: str) -> None:
-    script = "#!/bin/bash\ntorchrun train.py\n"
+    script = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"
     write(
         root,
         {
+            "requirements.txt": PINS,
             ".recovery-lint.toml": config,
-            "third_party/x.sh": script,
-            "sub/third_party/y.sh": script,
+            "extra/x.sh": script,
+            "sub/extra/y.sh": script,
             "top.sh": script,
         },
     )
@@ -383,33 +396,33 @@ def reported_paths(result) -> set[str]:
 
 
 def test_an_excluded_file_passed_explicitly_is_linted_unless_force_exclude(tmp_path):
-    excluded_repo(tmp_path, 'exclude = ["third_party"]\n')
+    excluded_repo(tmp_path, 'exclude = ["extra"]\n')
     assert reported_paths(run_cli("--output-format", "concise", ".", cwd=tmp_path)) == {"top.sh"}
-    explicit = run_cli("--output-format", "concise", "third_party/x.sh", cwd=tmp_path)
-    assert reported_paths(explicit) == {"third_party/x.sh"}  # as ruff: a path named is linted
-    forced = run_cli("--force-exclude", "--output-format", "concise", "third_party/x.sh", "top.sh", cwd=tmp_path)
+    explicit = run_cli("--output-format", "concise", "extra/x.sh", cwd=tmp_path)
+    assert reported_paths(explicit) == {"extra/x.sh"}  # as ruff: a path named is linted
+    forced = run_cli("--force-exclude", "--output-format", "concise", "extra/x.sh", "top.sh", cwd=tmp_path)
     assert reported_paths(forced) == {"top.sh"}
-    nothing = run_cli("--force-exclude", "--output-format", "concise", "sub/third_party/y.sh", cwd=tmp_path)
+    nothing = run_cli("--force-exclude", "--output-format", "concise", "sub/extra/y.sh", cwd=tmp_path)
     assert (nothing.returncode, nothing.stdout) == (0, NOTHING_TO_LINT)
 
 
 def test_an_excluded_folder_named_explicitly_is_walked_unless_force_exclude(tmp_path):
-    excluded_repo(tmp_path, 'exclude = ["third_party"]\n')
-    named = run_cli("--output-format", "concise", "third_party", "sub", cwd=tmp_path)
-    assert reported_paths(named) == {"third_party/x.sh"}  # sub/third_party is excluded inside the walk
-    forced = run_cli("--force-exclude", "--output-format", "concise", "third_party", cwd=tmp_path)
+    excluded_repo(tmp_path, 'exclude = ["extra"]\n')
+    named = run_cli("--output-format", "concise", "extra", "sub", cwd=tmp_path)
+    assert reported_paths(named) == {"extra/x.sh"}  # sub/extra is excluded inside the walk
+    forced = run_cli("--force-exclude", "--output-format", "concise", "extra", cwd=tmp_path)
     assert (forced.returncode, forced.stdout) == (0, NOTHING_TO_LINT)
 
 
 def test_force_exclude_in_the_config(tmp_path):
-    excluded_repo(tmp_path, 'exclude = ["third_party"]\nforce-exclude = true\n')
-    result = run_cli("--output-format", "concise", "third_party/x.sh", "sub/third_party/y.sh", cwd=tmp_path)
+    excluded_repo(tmp_path, 'exclude = ["extra"]\nforce-exclude = true\n')
+    result = run_cli("--output-format", "concise", "extra/x.sh", "sub/extra/y.sh", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (0, NOTHING_TO_LINT)
 
 
 def test_per_file_ignores_match_names_as_exclude_does(tmp_path):
     # a pattern without '/' names a file or folder at any depth, in both settings
-    excluded_repo(tmp_path, 'per-file-ignores = { "third_party" = ["RL301"], "top.sh" = ["RL101"] }\n')
+    excluded_repo(tmp_path, 'per-file-ignores = { "extra" = ["RL301"], "top.sh" = ["RL101"] }\n')
     result = run_cli("--output-format", "concise", ".", cwd=tmp_path)
     codes = {
         (path, line.split(": ")[1].split()[0])
@@ -417,8 +430,8 @@ def test_per_file_ignores_match_names_as_exclude_does(tmp_path):
         if ": RL" in line
         for path in [line.split(":", 1)[0]]
     }
-    assert codes == {("third_party/x.sh", "RL101"), ("sub/third_party/y.sh", "RL101"), ("top.sh", "RL301")}
-    excluded_repo(tmp_path, 'exclude = ["third_party"]\n')
+    assert codes == {("extra/x.sh", "RL101"), ("sub/extra/y.sh", "RL101"), ("top.sh", "RL301")}
+    excluded_repo(tmp_path, 'exclude = ["extra"]\n')
     assert reported_paths(run_cli("--output-format", "concise", ".", cwd=tmp_path)) == {"top.sh"}
 
 

@@ -469,3 +469,22 @@ def test_nested_gitignore_files_cost_linear_time(tmp_path, monkeypatch):
     elapsed = time.perf_counter() - start
     assert len(candidates) == 4000
     assert elapsed < 15, f"{elapsed:.1f} s"
+
+
+@needs_git
+@pytest.mark.parametrize("via", ["git", "patterns"])
+def test_an_excluded_folder_named_explicitly_is_walked_and_excluded_below_it(tmp_path, via):
+    # exclude = ["extra"]: a name without '/' matches at any depth; the folder named on the command
+    # line is walked all the same (as ruff does), an excluded folder below a named one is not
+    from recovery_lint.discover import ExcludeSet
+
+    write(tmp_path, {"extra/x.sh": "", "extra/extra/z.sh": "", "sub/extra/y.sh": "", "sub/keep.sh": "", "top.sh": ""})
+    git(tmp_path, "init", "-q")
+    excludes = ExcludeSet(["extra"], tmp_path)
+    with pytest.MonkeyPatch.context() as patch:
+        if via == "patterns":
+            patch.setattr(discover_module, "git_program", lambda: None)
+        named = discover([tmp_path / "extra", tmp_path / "sub"], tmp_path, excludes)[0]
+        whole = discover([tmp_path], tmp_path, excludes)[0]
+    assert {c.display for c in named} == {"extra/x.sh", "sub/keep.sh"}
+    assert {c.display for c in whole} == {"sub/keep.sh", "top.sh"}
