@@ -498,8 +498,6 @@ def read_digests(candidates: list[Candidate], overrides: dict[str, str]) -> dict
 def parse_all(
     candidates: list[Candidate], request: LintRequest, digests: dict[str, str | None] | None = None
 ) -> list[ParsedFile]:
-    import pickle
-
     jobs = [(c.display, c.location, c.kind, request.overrides.get(c.display)) for c in candidates]
     cache = request.cache if digests is not None else None
     keys: list[str | None] = [None] * len(jobs)

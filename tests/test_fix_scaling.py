@@ -21,6 +21,9 @@ def training_file(calls: int) -> str:
 def fix_cpu_seconds(root: Path, calls: int) -> float:
     root.mkdir()
     (root / "train.py").write_text(training_file(calls))
+    (root / "run.sh").write_text(
+        "#!/bin/bash\ntorchrun --nproc_per_node 8 train.py\n"
+    )  # what makes it a training entry
     request = LintRequest(paths=[root], cwd=root, config=Config(), rules=[all_rules()["RL401"]])
     start = time.process_time()
     outcome = fix_loop(request, unsafe=True)

@@ -78,6 +78,9 @@ def documents(n: int) -> str:
     return "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n" for i in range(n))
 
 
+PINS = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"  # release 6.0.0
+
+
 @dataclass
 class Row:
     id: str
@@ -163,7 +166,8 @@ ROWS = [
         "shell-gbk-comment-and-string",
         {
             "gbk.sh": '#!/bin/bash\n# 设置环境变量\necho "完成"\n'.encode("gbk")
-            + b"export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"
+            + b"export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n",
+            "requirements.txt": PINS,  # the release is known: torch_npu_run exists
         },
         ("gbk.sh:4:8: RL101", "gbk.sh:5:1: RL301"),
         ("RL900",),
@@ -216,7 +220,11 @@ ROWS = [
     Row(
         "shell-dangling-continuation",
         # bash accepts a '\' before the end of the file: no parse error, and the launch is still read
-        {"cont.sh": "#!/bin/bash\ntorchrun a.py \\\n", "cont2.sh": "#!/bin/bash\ntorchrun b.py \\"},
+        {
+            "cont.sh": "#!/bin/bash\ntorchrun a.py \\\n",
+            "cont2.sh": "#!/bin/bash\ntorchrun b.py \\",
+            "requirements.txt": PINS,
+        },
         ("cont.sh:2:1: RL301", "cont2.sh:2:1: RL301"),
         ("RL900",),
     ),

@@ -45,7 +45,10 @@ def write(root: Path, files: dict[str, str]) -> Path:
 def lint(root: Path, *args: str) -> list[dict]:
     result = run_cli("check", "--isolated", "--no-cache", "--output-format", "json", *args, ".", cwd=root)
     assert result.returncode in (0, 1), result.stderr
-    return json.loads(result.stdout)
+    found = json.loads(result.stdout)
+    for d in found:  # the whole claim: the headline and its detail
+        d["text"] = f"{d['message']} {d['detail']}"
+    return found
 
 
 def fix(root: Path, *args: str):
@@ -62,7 +65,7 @@ def test_recover_strategy_on_a_volcano_job_does_not_turn_detection_off(tmp_path)
     write(tmp_path, {"job.yaml": VCJOB.format(extra_labels=""), "train.sh": script, "requirements.txt": CURRENT})
     found = lint(tmp_path)
     rl102 = [d for d in found if d["code"] == "RL102"]
-    assert rl102 and all(d["path"] == "job.yaml" and "no effect" in d["message"] for d in rl102)
+    assert rl102 and all(d["path"] == "job.yaml" and "no effect" in d["text"] for d in rl102)
     fix(tmp_path, "--unsafe-fixes")
     assert "HCCL_ASYNC_ERROR_HANDLING=1" in (tmp_path / "train.sh").read_text()
     card = run_cli("check", "--isolated", "--no-cache", "--scorecard", "--output-format", "json", ".", cwd=tmp_path)
@@ -81,7 +84,7 @@ def test_torchrun_with_a_c10d_rendezvous_is_never_rewritten(tmp_path):
     )
     write(tmp_path, {"train.sh": launch, "requirements.txt": CURRENT})
     found = [d for d in lint(tmp_path) if d["code"] == "RL301"]
-    assert found and found[0]["fix"] is None and "rank 0" in found[0]["message"]
+    assert found and found[0]["fix"] is None and "rank 0" in found[0]["text"]
     fix(tmp_path, "--unsafe-fixes")
     assert (tmp_path / "train.sh").read_text() == launch
 
@@ -108,7 +111,7 @@ def test_release_6_0_rc3_is_not_called_unable_to_start(tmp_path):
         found = lint(tmp_path)
         notes = [d for d in found if d["code"] in ("RL302", "RL314")]
         assert notes and all(d["severity"] == "info" for d in notes), found
-        assert all("fails at start-up" not in d["message"] and "still negotiated" not in d["message"] for d in notes)
+        assert all("fails at start-up" not in d["text"] and "still negotiated" not in d["text"] for d in notes)
 
 
 def test_a_release_without_torch_npu_run_cannot_start(tmp_path):
@@ -130,7 +133,7 @@ def test_the_watchdog_default_follows_the_torch_npu_release(tmp_path):
         {"train.sh": "torchrun --nproc_per_node 8 train.py\n", "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0\n"},
     )
     found = [d for d in lint(tmp_path) if d["code"] == "RL101"]
-    assert found and "5.0.0" in found[0]["message"] and found[0]["fix"]["applicability"] == "safe"
+    assert found and "5.0.0" in found[0]["text"] and found[0]["fix"]["applicability"] == "safe"
     write(tmp_path, {"requirements.txt": CURRENT})
     assert "RL101" not in codes(lint(tmp_path))
 
@@ -139,7 +142,7 @@ def test_the_new_variable_name_does_not_turn_the_watchdog_on(tmp_path):
     script = "export HCCL_ASYNC_ERROR_HANDLING=0\nexport TORCH_HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun --nproc_per_node 8 x.py\n"
     write(tmp_path, {"train.sh": script, "requirements.txt": CURRENT})
     found = [d for d in lint(tmp_path) if d["code"] == "RL101"]
-    assert found and "TORCH_HCCL_ASYNC_ERROR_HANDLING=1 does not help" in found[0]["message"]
+    assert found and "TORCH_HCCL_ASYNC_ERROR_HANDLING=1 does not help" in found[0]["text"]
 
 
 def test_a_watchdog_value_the_release_refuses_stops_the_job(tmp_path):
@@ -151,7 +154,7 @@ def test_a_watchdog_value_the_release_refuses_stops_the_job(tmp_path):
         },
     )
     found = [d for d in lint(tmp_path) if d["code"] == "RL104"]
-    assert found and found[0]["severity"] == "error" and "start-up" in found[0]["message"]
+    assert found and found[0]["severity"] == "error" and "start-up" in found[0]["text"]
     write(tmp_path, {"requirements.txt": "torch==2.6.0\ntorch-npu==2.6.0.post5\n"})  # release 7.3.0 accepts 2
     assert "RL104" not in codes(lint(tmp_path))
 
@@ -207,7 +210,7 @@ def test_a_manifest_without_a_namespace_gets_no_default_namespace_fix(tmp_path):
     manifest = ACJOB.format(namespace="", path="/user/mindx-dl/ranktable/bert")
     write(tmp_path, {"job.yaml": manifest})
     found = [d for d in lint(tmp_path) if d["code"] == "RL312"]
-    assert found and found[0]["fix"] is None and "kubectl -n" in found[0]["message"]
+    assert found and found[0]["fix"] is None and "kubectl -n" in found[0]["text"]
     fix(tmp_path, "--unsafe-fixes")
     assert (tmp_path / "job.yaml").read_text() == manifest
 

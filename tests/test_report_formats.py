@@ -160,7 +160,13 @@ def test_sarif_fingerprints_survive_line_shifts_and_the_working_directory(tmp_pa
 
 
 def test_sarif_columns_count_characters_not_bytes(tmp_path):
-    write(tmp_path, {"train.sh": 'echo "启动训练"; torchrun train.py\n', "requirements.txt": "torch==2.1.0\n"})
+    write(
+        tmp_path,
+        {
+            "train.sh": 'echo "启动训练"; torchrun train.py\n',
+            "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
+        },
+    )
     run = sarif_of(".", "--select", "RL301", cwd=tmp_path)["runs"][0]
     region = run["results"][0]["locations"][0]["physicalLocation"]["region"]
     assert region["startColumn"] == len('echo "启动训练"; ') + 1

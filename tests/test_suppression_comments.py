@@ -39,16 +39,20 @@ TEMPLATE = f"""
 '''
 
 
+# a launch makes train.py a training entry: read and checked (a Python file nothing runs is not read)
+LAUNCH = {"run.sh": "#!/bin/bash\ntorch_npu_run --nproc_per_node 8 train.py\n", "requirements.txt": PINS}
+
+
 def test_a_directive_in_a_python_string_or_docstring_is_text(tmp_path):
-    files = {"helpers.py": PYTHON_STRINGS, "requirements.txt": PINS}
+    files = {"train.py": PYTHON_STRINGS, **LAUNCH}
     write(tmp_path, files)
     assert_clean_and_untouched_by_fix(tmp_path, files)
 
 
 def test_a_python_comment_directive_still_works_and_an_unused_one_is_reported(tmp_path):
-    write(tmp_path, {"helpers.py": PYTHON_STRINGS + "X = 1  # recovery-lint: ignore[RL401] -- kept\n"})
+    write(tmp_path, {"train.py": PYTHON_STRINGS + "X = 1  # recovery-lint: ignore[RL401] -- kept\n", **LAUNCH})
     result = run_cli("--output-format", "concise", ".", cwd=tmp_path)
-    assert result.stdout.startswith("helpers.py:10:8: RL901 [*] warning: unused suppression of RL401"), result.stdout
+    assert result.stdout.startswith("train.py:10:8: RL901 [*] warning: unused suppression of RL401"), result.stdout
     assert result.stdout.count("RL90") == 1
 
 
@@ -92,43 +96,44 @@ def test_a_directive_in_a_shell_string_or_heredoc_is_text(tmp_path):
 
 DIRECTIVE = "  # recovery-lint: ignore[RL102] -- the image patches the watchdog"
 PROCESS_RECOVERY_JOB = """\
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
 metadata:
   name: llm-pretrain
   labels:
     ring-controller.atlas: ascend-910b
+    framework: pytorch
     fault-scheduling: "grace"
     pod-rescheduling: "on"
     process-recover-enable: "on"
 spec:
-  tasks:
-  - name: trainer
-    replicas: 2
-    template:
-      spec:
-        containers:
-        - name: trainer
-          image: registry.example.com/pytorch-npu:24.0
-          command: ["/bin/bash", "-c", "bash train.sh"]
-          env:
-          - name: HCCL_ASYNC_ERROR_HANDLING
-            value: "1"
+  replicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: registry.example.com/pytorch-npu:24.0
+            command: ["/bin/bash", "-c", "bash train.sh"]
+            env:
+            - name: HCCL_ASYNC_ERROR_HANDLING
+              value: "1"
 """
 JOB_CONTEXT = {
     "train.sh": "#!/bin/bash\nexport RESUME_MODE_ENABLE=1\ntorch_npu_run --nproc_per_node 8 train.py\n",
     "requirements.txt": PINS,
-    "train.py": "import torch\nimport torch_npu\n",
+    "train.py": "import torch\nimport torch_npu\nfrom megatron.training import pretrain\n",  # process recovery needs Megatron
 }
 
 
 def test_the_env_entry_finding_spans_its_name_and_value_lines(tmp_path):
     write(tmp_path, {"job.yaml": PROCESS_RECOVERY_JOB, **JOB_CONTEXT})
     result = run_cli("--output-format", "concise", ".", cwd=tmp_path)
-    assert result.stdout.startswith("job.yaml:21:13: RL102 "), result.stdout
+    assert result.stdout.startswith("job.yaml:22:15: RL102 "), result.stdout
 
 
-@pytest.mark.parametrize("line", ['            value: "1"', "          - name: HCCL_ASYNC_ERROR_HANDLING"])
+@pytest.mark.parametrize("line", ['              value: "1"', "            - name: HCCL_ASYNC_ERROR_HANDLING"])
 def test_a_directive_on_any_line_of_a_multi_line_finding_suppresses_it(tmp_path, line):
     manifest = PROCESS_RECOVERY_JOB.replace(line + "\n", line + DIRECTIVE + "\n")
     files = {"job.yaml": manifest, **JOB_CONTEXT}
