@@ -141,7 +141,8 @@ the operator's default `/user/mindx-dl/ranktable`) to every replica's Pod, mount
 set (torch_npu warns below 300 s in RankTable mode) and waits until the table says
 `"status":"completed"`, as the official `rank_table.sh` does: a Pod rescheduled at Pod level starts
 before the operator has rewritten the table. No fix when a launch is written in the manifest
-itself (the wait cannot be added there) or the manifest has no namespace. Review it: the directory
+itself (the wait cannot be added there), the manifest has no namespace, or the torch_npu release
+is one the docs do not support RankTable link setup with (the fixed job would be RL314's). Review it: the directory
 must exist on storage shared with Ascend Operator (`mkdir -m 777`, or owned by `hwMindX`) or the
 Pods do not start.
 """
@@ -152,6 +153,21 @@ Pods do not start.
         "Recovery-time optimization guide (seed), item 3c",
     )
     cases = (
+        Case(
+            title="a release before the documented RankTable support: reported, not fixed",
+            files={
+                "job.yaml": _JOB,
+                "train.sh": _SCRIPT,
+                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",  # 6.0.rc3
+            },
+            expect=("job.yaml:10:3",),
+            unsafe=True,
+            fixed={
+                "job.yaml": _JOB,
+                "train.sh": _SCRIPT,
+                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
+            },
+        ),
         Case(
             title="four Pods without RankTable mode: manifest and script fixed together",
             files={"job.yaml": _JOB, "train.sh": _SCRIPT, "requirements.txt": _PINS},
@@ -231,9 +247,12 @@ Pods do not start.
         key = spec.entry("replicaSpecs") if spec is not None else None
         span = key[0].span if key is not None else doc.span
         note = "" if support.status == "available" else f" ({support.reason.rstrip('.')}{declared(job)})"
-        fix = self._fix(job)
+        # outside the documented support the fixed job would be RL314's: tell, do not fix
+        fix = self._fix(job) if support.status != "undocumented" else None
         why = ""
-        if fix is None and any(cmd.in_manifest or not cmd.script.exact for _, cmd in pytorch_launches(job)):
+        if support.status == "undocumented":
+            why = ". No fix: the MindCluster docs do not support RankTable link setup with this release"
+        elif fix is None and any(cmd.in_manifest or not cmd.script.exact for _, cmd in pytorch_launches(job)):
             why = (
                 ". No fix: the launch is written in the manifest, where the wait for the table the operator "
                 "writes (status completed) cannot be added"

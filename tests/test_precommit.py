@@ -49,7 +49,11 @@ spec:
             limits:
               huawei.com/Ascend910: 8
 """
-FIXED_MANIFEST = MANIFEST.replace('value: "0"   # left', 'value: "1"   # left')
+# what a hook run stages: the watchdog back on, and an unquoted label value (a safe fix quotes it)
+HOOK_MANIFEST = MANIFEST.replace('value: "0"   # left from a debugging session', 'value: "1"').replace(
+    'pod-rescheduling: "on"', "pod-rescheduling: on"
+)
+FIXED_MANIFEST = HOOK_MANIFEST.replace("pod-rescheduling: on", 'pod-rescheduling: "on"')
 CONTEXT = {
     "scripts/train.sh": "#!/bin/bash\nexport RESUME_MODE_ENABLE=1\ntorch_npu_run --nproc_per_node 8 train.py\n",
     "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
@@ -169,26 +173,51 @@ def test_a_file_passed_alone_is_linked_with_the_repository(tmp_path):
     # without the repository the manifest gives no PyTorch evidence: the same file alone is silent
     alone = tmp_path / "alone"
     write(alone, {"job.yaml": MANIFEST})
-    assert run_cli("--output-format", "concise", "job.yaml", cwd=alone).returncode == 0
+    assert run_cli("--output-format", "concise", "job.yaml", cwd=alone).stdout == "All checks passed.\n"
+
+
+ASCENDJOB = """\
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: llm-pretrain
+  namespace: training
+  labels:
+    ring-controller.atlas: ascend-910b
+    framework: pytorch
+    fault-scheduling: "grace"
+    pod-rescheduling: "on"
+    process-recover-enable: "on"
+spec:
+  replicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: registry.example.com/pytorch-npu:24.0
+            command: ["/bin/bash", "-c", "bash scripts/train.sh"]
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: registry.example.com/pytorch-npu:24.0
+            command: ["/bin/bash", "-c", "bash scripts/train.sh"]
+"""
 
 
 def process_level_repository(tmp_path: Path) -> Path:
-    """The repository with process-level recovery declared in the manifest and the watchdog turned
-    off in the script (as process-level recovery needs)."""
+    """The repository with process-level recovery declared in an AscendJob (of a Megatron-based
+    entry) and the watchdog turned off in the script, as process-level recovery needs."""
     repo = repository(tmp_path)
-    manifest = MANIFEST.replace(
-        '    pod-rescheduling: "on"\n', '    pod-rescheduling: "on"\n    process-recover-enable: "on"\n'
-    )
     script = CONTEXT["scripts/train.sh"].replace(
         "RESUME_MODE_ENABLE=1\n", "RESUME_MODE_ENABLE=1\nexport HCCL_ASYNC_ERROR_HANDLING=0\n"
     )
-    write(
-        repo,
-        {
-            "job.yaml": manifest.replace('value: "0"   # left from a debugging session', 'value: "0"'),
-            "scripts/train.sh": script,
-        },
-    )
+    entry = CONTEXT["train.py"] + "from megatron.training import pretrain\n"
+    write(repo, {"job.yaml": ASCENDJOB, "scripts/train.sh": script, "train.py": entry})
     return repo
 
 
@@ -210,6 +239,7 @@ def test_file_mode_from_a_subfolder_uses_the_repository_root(tmp_path):
 
 def test_fix_in_file_mode_writes_only_the_passed_files(tmp_path):
     repo = repository(tmp_path)
+    write(repo, {"job.yaml": HOOK_MANIFEST})
     result = run_cli("--fix", "--exit-non-zero-on-fix", "job.yaml", cwd=repo)
     assert result.returncode == 1, result.stdout + result.stderr
     assert (repo / "job.yaml").read_text() == FIXED_MANIFEST
@@ -272,6 +302,7 @@ def test_pre_commit_try_repo_fails_on_a_staged_mistake_then_the_fix_hook_repairs
     if ref is None:
         pytest.skip("needs this project as a git checkout with .pre-commit-hooks.yaml committed")
     repo = repository(tmp_path)
+    write(repo, {"job.yaml": HOOK_MANIFEST})
     git("add", "job.yaml", cwd=repo)
     # --ref pins the committed project: try-repo would otherwise copy uncommitted edits of the checkout
     env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "NO_COLOR": "1"}
@@ -289,7 +320,7 @@ def test_pre_commit_try_repo_fails_on_a_staged_mistake_then_the_fix_hook_repairs
     check = hook("recovery-lint")
     out = check.stdout + check.stderr
     assert check.returncode == 1, out
-    assert "Failed" in out and "job.yaml:24:13: RL101" in out
+    assert "Failed" in out and "job.yaml:10:23: RL205" in out
     assert "bench.sh" not in out  # only the staged file is reported
 
     fix = hook("recovery-lint-fix")
