@@ -690,13 +690,23 @@ def judged_in(job: Job, diagnostic: Diagnostic, linked: set[str]) -> bool:
 
 
 def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    seen: set[tuple[object, ...]] = set()
-    out = []
+    """One finding per place and message. A script shared by several jobs gets the same finding
+    from each: it is kept once, attached to no single job (each job's scorecard counts it)."""
+    seen: dict[tuple[object, ...], int] = {}
+    out: list[Diagnostic] = []
     for d in diagnostics:
         key = (d.code, d.span.path, d.span.start, d.span.end, d.message)
-        if key not in seen:
-            seen.add(key)
+        at = seen.get(key)
+        if at is None:
+            seen[key] = len(out)
             out.append(d)
+            continue
+        kept = out[at]
+        if kept.job != d.job and kept.job is not None:
+            kept = kept.with_job(None)
+        if d.context and not set(d.context) <= set(kept.context):
+            kept = replace(kept, context=tuple(dict.fromkeys((*kept.context, *d.context))))
+        out[at] = kept
     return out
 
 

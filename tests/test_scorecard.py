@@ -42,6 +42,36 @@ metadata:
           command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
 """
 ENTRY = "import torch\nimport torch_npu\n\nif __name__ == '__main__':\n    pass\n"
+# process-level recovery: an AscendJob of two Pods running a Megatron-based entry
+PROCESS_RECOVERY_JOB = """\
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: gpt
+  labels:
+    ring-controller.atlas: ascend-910b
+    framework: pytorch
+    fault-scheduling: grace
+    pod-rescheduling: "on"
+    process-recover-enable: "on"
+spec:
+  replicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+"""
+MEGATRON_ENTRY = "import torch\nimport torch_npu\nfrom megatron.training import pretrain\n"
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -123,9 +153,9 @@ def test_process_level_recovery_optimizes_detection_and_rescheduling(tmp_path):
     write(
         tmp_path,
         {
-            "job.yaml": VCJOB.format(extra='    process-recover-enable: "on"\n'),
+            "job.yaml": PROCESS_RECOVERY_JOB,
             "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\nexport RESUME_MODE_ENABLE=1\ntorch_npu_run train.py\n",
-            "train.py": ENTRY,
+            "train.py": MEGATRON_ENTRY,
             "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
         },
     )
@@ -140,9 +170,9 @@ def test_watchdog_on_under_process_recovery_is_misconfigured(tmp_path):
     write(
         tmp_path,
         {
-            "job.yaml": VCJOB.format(extra='    process-recover-enable: "on"\n'),
+            "job.yaml": PROCESS_RECOVERY_JOB,
             "train.sh": "export RESUME_MODE_ENABLE=1\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun train.py\n",
-            "train.py": ENTRY,
+            "train.py": MEGATRON_ENTRY,
         },
     )
     p = phases(only_job(card_json(tmp_path)))
@@ -259,7 +289,12 @@ def test_misconfigured_wins_over_missing_and_codes_are_listed(tmp_path):
 
 def test_findings_are_attributed_to_their_own_job(tmp_path):
     two = VCJOB.format(extra="") + "---\n" + VCJOB.format(extra="").replace("name: gpt", "name: bert")
-    result = _project(tmp_path, {"job.yaml": two, "train.sh": "torchrun train.py\n"})
+    files = {
+        "job.yaml": two,
+        "train.sh": "torchrun train.py\n",
+        "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
+    }
+    result = _project(tmp_path, files)
     jobs = [j for j in result.project.jobs if j.manifest is not None]
     assert len(jobs) == 2
     for job in jobs:
