@@ -54,6 +54,7 @@ class Expect:
 # Run here, in a copy of the example job (fixtures/vcjob-gpt3, a git repository of its own).
 COMMANDS = {
     "recovery-lint rule RL101": Expect((0,)),
+    "recovery-lint rule RL301": Expect((0,)),
     "recovery-lint --scorecard": Expect((1,)),
     "recovery-lint . | head -1": Expect((0,)),
     "recovery-lint chek": Expect((2,)),  # shown as the usage error it is
@@ -61,7 +62,7 @@ COMMANDS = {
     "recovery-lint --output-format junit --output-file recovery-lint.xml .": Expect((1,), creates="recovery-lint.xml"),
     "recovery-lint -": Expect((0,)),
     "recovery-lint --stdin-filename scripts/env.sh - < scripts/env.sh": Expect((1,)),
-    "recovery-lint --fix --stdin-filename scripts/env.sh - < scripts/env.sh": Expect((0,)),
+    "recovery-lint --fix --unsafe-fixes --stdin-filename scripts/env.sh - < scripts/env.sh": Expect((0,)),
     "recovery-lint --statistics .": Expect((1,)),
     "recovery-lint --add-suppressions .": Expect((0,)),
     "recovery-lint --write-baseline .recovery-lint-baseline.json .": Expect(
@@ -125,6 +126,7 @@ def test_readme_command_works_as_written(tmp_path, command):
 def test_the_suppression_snippet_is_a_script_whose_directives_all_work(tmp_path):
     (script,) = [body for body in fenced_blocks("bash") if body.startswith("#!")]
     (tmp_path / "train.sh").write_text(script)
+    (tmp_path / "requirements.txt").write_text("torch==2.1.0\ntorch-npu==2.1.0.post10\n")  # torch_npu_run exists
     result = run_cli("--output-format", "concise", ".", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (0, "All checks passed.\n")  # every finding suppressed, none unused
     (tmp_path / "train.sh").write_text(re.sub(r"\s*# recovery-lint: .*", "", script))
@@ -169,7 +171,8 @@ def test_the_pre_commit_snippet_works_as_written(tmp_path):
     )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "recovery-lint" in result.stdout and "Failed" in result.stdout
-    assert "scripts/env.sh:4:8: RL101 [*] warning:" in result.stdout
+    assert "scripts/env.sh:4:8: RL101 warning:" in result.stdout
+    assert "scripts/train_start.sh:24:1: RL301 [*] warning:" in result.stdout
 
 
 @pytest.mark.slow  # builds two virtual environments and installs the dependencies into them
