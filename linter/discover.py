@@ -45,13 +45,16 @@ class Candidate:
     ``Path`` is made on first use: a large repository has tens of thousands of candidates and a
     run reads few of them."""
 
-    __slots__ = ("_path", "display", "kind", "location")
+    __slots__ = ("_path", "display", "kind", "location", "unchecked_in")
 
-    def __init__(self, path: Path | str, display: str, kind: str) -> None:
+    def __init__(self, path: Path | str, display: str, kind: str, unchecked_in: str | None = None) -> None:
         self.location = os.fspath(path)  # absolute
         self.display = display  # relative to the working directory, '/' separated
         self.kind = kind  # manifest | shell | python | requirements | pyproject | dockerfile | maybe-shell
         self._path = path if isinstance(path, Path) else None
+        # the walked root, while it is not yet known to be a regular file or a link inside that root
+        # (see ``readable``); None once checked
+        self.unchecked_in = unchecked_in
 
     @property
     def path(self) -> Path:
@@ -72,7 +75,25 @@ class Candidate:
         return f"Candidate({self.location!r}, {self.display!r}, {self.kind!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (Candidate, (self.location, self.display, self.kind))
+        return (Candidate, (self.location, self.display, self.kind, self.unchecked_in))
+
+
+def readable(candidate: Candidate) -> bool:
+    """Whether a candidate may be read: a regular file, or a link to one inside the walked tree (a
+    FIFO would block the read, a link out of the tree would read someone else's file). A listing
+    leaves this to the first read for the files most runs never open (Python files nothing reaches)."""
+    root = candidate.unchecked_in
+    if root is None:
+        return True
+    location = candidate.location
+    if not _regular(location):
+        path = Path(location)
+        if path.is_symlink() and not _inside(path, Path(root)):
+            return False
+        if not path.is_file():
+            return False
+    candidate.unchecked_in = None
+    return True
 
 
 def classify(name: str) -> str | None:
@@ -667,9 +688,17 @@ class ExcludeSet:
 
 
 def discover(
-    paths: list[Path], cwd: Path, excludes: ExcludeSet | None = None, respect_gitignore: bool = True
+    paths: list[Path],
+    cwd: Path,
+    excludes: ExcludeSet | None = None,
+    respect_gitignore: bool = True,
+    defer_python_checks: bool = False,
 ) -> tuple[list[Candidate], list[str]]:
-    """Walk the given files and folders; returns the candidates and warnings for missing paths."""
+    """Walk the given files and folders; returns the candidates and warnings for missing paths.
+
+    With ``defer_python_checks``, Python files from git's listing are not checked here (one lstat
+    each, most of a large repository's listing); ``readable`` checks each the first time it is
+    read, so one that turns out to be deleted, a FIFO or a link out of the tree is never read."""
     found: dict[str, Candidate] = {}  # absolute location -> candidate
     links: set[str] = set()  # the locations that are symbolic links
     warnings: list[str] = []
@@ -680,7 +709,7 @@ def discover(
             continue
         if path.is_dir() and not path.is_symlink():
             root = path.resolve() if not path.is_symlink() else path
-            _walk(root, cwd, excludes, respect_gitignore, found, links)
+            _walk(root, cwd, excludes, respect_gitignore, found, links, defer_python_checks)
         elif path.is_file():
             kind = classify(path.name)
             if kind:  # a file named explicitly is linted even when ignored
@@ -710,10 +739,11 @@ def _walk(
     respect_gitignore: bool,
     found: dict[str, Candidate],
     links: set[str],
+    defer_python_checks: bool = False,
 ) -> None:
     root_rules: _Rules = _rules_for_root(root) if respect_gitignore else _NoRules()
     if isinstance(root_rules, _GitRules) and not root_rules.listing.repositories and not _has_submodules(root):
-        _from_listing(root, cwd, excludes, root_rules.listing, found, links)
+        _from_listing(root, cwd, excludes, root_rules.listing, found, links, defer_python_checks)
         return
     parents: dict[str, _Rules] = {}  # folder -> the rules of the folder that holds it
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
@@ -758,6 +788,7 @@ def _from_listing(
     listing: GitListing,
     found: dict[str, Candidate],
     links: set[str],
+    defer_python_checks: bool = False,
 ) -> None:
     """The candidates of a work tree without nested repositories, straight from git's listing: the
     same files the walk would keep, without visiting every folder."""
@@ -765,12 +796,24 @@ def _from_listing(
     shown = display_path(root, cwd)
     shown = "" if shown == "." else shown + "/"
     verdicts: dict[str, bool] = {}  # folder below the root -> excluded
+    skipped: dict[str, bool] = {}  # folder below the root -> below a folder never walked
     for rel in sorted(listing.files):
-        name = rel.rpartition("/")[2]
+        folder, _, name = rel.rpartition("/")
         kind = classify(name)
-        if not kind or any(part in DEFAULT_EXCLUDES for part in rel.split("/")[:-1]):
+        if not kind:
+            continue
+        below = skipped.get(folder)
+        if below is None:
+            below = skipped[folder] = any(part in DEFAULT_EXCLUDES for part in folder.split("/"))
+        if below:
             continue
         location = f"{base}/{rel}"
+        if kind == "python" and defer_python_checks:
+            # most Python files are never read (only what a launch reaches): checked when first read
+            if excludes and excludes.regexes and _excluded_below(base, rel, excludes, verdicts):
+                continue
+            found[location] = Candidate(location, shown + rel, kind, base)
+            continue
         if not _regular(location):  # git lists a link as a file; it never lists files through a linked folder
             path = Path(location)
             if path.is_symlink() and not _inside(path, root):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import re
 import signal
 import sys
 import traceback
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from .config import Config
 from .diagnostics import Diagnostic
-from .discover import Candidate, ExcludeSet, discover
+from .discover import Candidate, ExcludeSet, discover, readable
 from .fixpolicy import enforce
 from .jobs import Job, JobSpec, Project, build_project
 from .parse import ParsedFile, read_and_parse
@@ -81,7 +82,7 @@ def lint(request: LintRequest) -> LintResult:
 
 def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     excludes = ExcludeSet(request.config.exclude, request.config.root or request.cwd)
-    candidates, warnings = discover(request.paths, request.cwd, excludes)
+    candidates, warnings = discover(request.paths, request.cwd, excludes, defer_python_checks=True)
     if request.folders:
         # a folder named inside a larger repository is walked even where the walk from the root
         # skips it (an excluded folder named on the command line, as ruff does)
@@ -100,6 +101,7 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
                 if isinstance(hit, tuple) and len(hit) == 3:
                     return _cached_result(request, candidates, warnings, *hit)
     eager, lazy = _split_candidates(candidates, request)
+    eager = [c for c in eager if readable(c)]
     digests = read_digests(eager, request.overrides) if cache is not None else None
     files = parse_all(eager, request, digests)
     abs_paths = Locations(candidates)
@@ -230,6 +232,9 @@ def _reaching(candidates: list[Candidate], named: set[str]) -> set[str]:
     texts: dict[str, bytes] = {}
     targets = [c.location for c in candidates if c.display in named or c.display in found]
     for _ in range(REACH_DEPTH):
+        # one scan per file for any target's name; the precise needles only where a name occurs
+        wanted = [(os.path.basename(t).encode(), t) for t in targets]
+        names = re.compile(b"|".join(re.escape(name) for name in sorted({n for n, _ in wanted}, key=len, reverse=True)))
         more: list[str] = []
         for c in launchers:
             if c.display in found:
@@ -237,7 +242,9 @@ def _reaching(candidates: list[Candidate], named: set[str]) -> set[str]:
             data = texts.get(c.display)
             if data is None:
                 data = texts[c.display] = _head(c.location)
-            if any(os.path.basename(t).encode() in data and _needle(c.location, t) in data for t in targets):
+            if names.search(data) is None:
+                continue
+            if any(name in data and _needle(c.location, t) in data for name, t in wanted):
                 found.add(c.display)
                 more.append(c.location)
         if not more:
@@ -273,8 +280,10 @@ class _LazyParser:
         self.parsed: list[ParsedFile] = []
         self.named = bool(request.named)
 
-    def __call__(self, display: str) -> ParsedFile:
+    def __call__(self, display: str) -> ParsedFile | None:
         c = self.candidates[display]
+        if not readable(c):
+            return None  # a FIFO, or a link out of the tree: as if it were not there
         cache = self.request.cache
         text = self.request.overrides.get(display)
         if cache is None or text is not None:
@@ -297,9 +306,10 @@ class _LazyParser:
     def contains(self, display: str, needles: tuple[bytes, ...]) -> bool:
         """Whether a file's first megabyte holds one of ``needles``; a file named on the command line
         or given as text only counts when parsed (a run over named files looks at nothing else)."""
-        if self.named:
+        c = self.candidates[display]
+        if self.named or not readable(c):
             return False
-        data = _head(self.candidates[display].location)
+        data = _head(c.location)
         return any(n in data for n in needles)
 
 
@@ -324,6 +334,8 @@ def stat_signature(candidates: list[Candidate], overrides: dict[str, str]) -> li
         try:
             st = os.stat(c.location)
         except OSError:
+            if c.unchecked_in is not None:
+                continue  # a dangling link a listing could not rule out: never read, so no part of the run
             return None
         out.append((c.display, c.kind, st.st_size, st.st_mtime_ns, st.st_ino))
     return out

@@ -227,7 +227,7 @@ class Project:
     jobs: list[Job]  # the jobs recovery advice applies to (training)
     by_path: dict[str, ParsedFile]
     skipped: list[Job] = field(default_factory=list)  # jobs that are not training, with their verdict
-    judgements: dict[str, Verdict] = field(default_factory=dict)  # every candidate file: judged or not, and why
+    judgements: Mapping[str, Verdict] = field(default_factory=dict)  # every candidate file: judged or not, and why
 
 
 @dataclass
@@ -240,7 +240,7 @@ class JobSpec:
 
 
 # -- file index --------------------------------------------------------------------------------
-Loader = Callable[[str], ParsedFile]
+Loader = Callable[[str], "ParsedFile | None"]
 
 
 class FileIndex:
@@ -286,6 +286,11 @@ class FileIndex:
             return True
         return scan(path, needles)
 
+    def sealed(self, path: str) -> bool:
+        """A file not parsed that this run never looks into (a run over named files reads only
+        what links reach)."""
+        return path in self.pending and bool(getattr(self.loader, "named", False))
+
     def kinds(self) -> dict[str, str]:
         """Every file's kind, parsed or not."""
         out = {p: f.kind for p, f in self.by_path.items()}
@@ -299,9 +304,10 @@ class FileIndex:
             if kind is not None and pending != kind and not (pending == "maybe-shell" and kind == "shell"):
                 return None
             del self.pending[path]
-            found = self.loader(path)
-            self.by_path[path] = found
-            self.loaded.append(found)
+            found = self.loader(path)  # None: not readable after all (a FIFO, a link out of the tree)
+            if found is not None:
+                self.by_path[path] = found
+                self.loaded.append(found)
         if found is None or (kind is not None and found.kind != kind):
             return None
         return found
@@ -401,14 +407,39 @@ def build_project(
     jobs.extend(linker.standalone_jobs(files))
     jobs.extend(linker.standalone_entries())
     parsed = files + index.loaded
-    judgements = linker.judgements(parsed, jobs)
     return Project(
         parsed,
         [j for j in jobs if j.judged],
         index.by_path,
         [j for j in jobs if not j.judged],
-        judgements,
+        _Judgements(lambda: linker.judgements(files + index.loaded, jobs)),
     )
+
+
+class _Judgements(Mapping):
+    """Every file's judgement, worked out when a report first asks (only --show-jobs does: a
+    check over a large repository would otherwise judge tens of thousands of files for nothing)."""
+
+    def __init__(self, make: Callable[[], dict[str, Verdict]]) -> None:
+        self._make: Callable[[], dict[str, Verdict]] | None = make
+        self._made: dict[str, Verdict] = {}
+
+    def _all(self) -> dict[str, Verdict]:
+        if self._make is not None:
+            self._made, self._make = self._make(), None
+        return self._made
+
+    def __getitem__(self, path: str) -> Verdict:
+        return self._all()[path]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __reduce__(self):  # pickled (a process pool, the cache) as the plain mapping it stands for
+        return (dict, (self._all(),))
 
 
 class _Linker:
@@ -627,7 +658,7 @@ class _Linker:
         ``__main__`` block, a training loop): started by something the repository does not show."""
         jobs: list[Job] = []
         for path, kind in sorted(self.index.kinds().items()):
-            if kind != "python" or path in self.reached:
+            if kind != "python" or path in self.reached or self.index.sealed(path):
                 continue
             if not tokens(posixpath.splitext(posixpath.basename(path))[0]) & STANDALONE_NAMES:
                 continue

@@ -488,3 +488,36 @@ def test_an_excluded_folder_named_explicitly_is_walked_and_excluded_below_it(tmp
         whole = discover([tmp_path], tmp_path, excludes)[0]
     assert {c.display for c in named} == {"extra/x.sh", "sub/keep.sh"}
     assert {c.display for c in whole} == {"sub/keep.sh", "top.sh"}
+
+
+@needs_git
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_python_files_a_launch_reaches_are_checked_before_they_are_read(tmp_path):
+    # the engine takes Python files from git's listing unchecked and checks each before its first
+    # read: a FIFO would block, a link out of the tree would read a file that is not the repository's
+    from .conftest import run_cli
+
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    training = "import torch\nimport torch_npu\n\nfor step in range(9):\n    torch.save(model.state_dict(), 'x.pt')\n"
+    write(outside, {"secret.py": training})
+    launch = "#!/bin/bash\ntorchrun --nproc_per_node 8 {}\n"
+    write(
+        repo,
+        {
+            "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
+            "a/run.sh": launch.format("gone.py"),
+            "a/gone.py": training,
+            "b/run.sh": launch.format("pipe.py"),
+            "c/run.sh": launch.format("link.py"),
+            "d/run.sh": launch.format("real.py"),
+            "d/real.py": training,
+        },
+    )
+    os.mkfifo(repo / "b" / "pipe.py")
+    (repo / "c" / "link.py").symlink_to(outside / "secret.py")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    (repo / "a" / "gone.py").unlink()  # still in the index
+    result = run_cli("--output-format", "concise", "--select", "RL401", ".", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    assert {line.split(":")[0] for line in result.stdout.splitlines() if ": RL" in line} == {"d/real.py"}
