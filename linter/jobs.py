@@ -466,6 +466,8 @@ class _Linker:
         spec = self._spec_for(doc)
         launches = [self._container_launch(mf, doc, pod, c, spec) for pod, c in doc.containers()]
         verdict = manifest_verdict(doc.kind, _manifest_words(doc, launches), mf.path)
+        if verdict.judged:
+            verdict = _utility_verdict(launches) or verdict
         for launch in launches:
             for cmd in launch.commands:
                 cmd.verdict = self._manifest_command_verdict(cmd, verdict)
@@ -1091,6 +1093,31 @@ def _inject_operator_env(launches: list[Launch]) -> None:
             current = env.get(name)
             if current is None or current.origin == "container":
                 env[name] = EnvValue(name, "0", "operator", None)
+
+
+# programs that only inspect a node: a job that runs nothing else trains nothing (environment
+# checks such as mindcluster-deploy's env_validation jobs, which run `npu-smi info`)
+UTILITIES = frozenset(
+    {"npu-smi", "hccn_tool", "nvidia-smi", "sleep", "echo", "cat", "ls", "env", "printenv", "true", "hostname", "date"}
+)
+
+
+def _utility_verdict(launches: list[Launch]) -> Verdict | None:
+    """A job whose every container runs, in a command known statically, only node-inspection
+    programs (no script, no launcher)."""
+    programs: set[str] = set()
+    for launch in launches:
+        if launch.scripts or launch.commands or launch.inline is None:
+            return None
+        for event in launch.inline.events:
+            if isinstance(event, Command):
+                first = event.words[0].value if event.words else None
+                if first is None:
+                    return None
+                programs.add(posixpath.basename(first))
+    if not programs or not programs <= UTILITIES:
+        return None
+    return Verdict("utility", f"its containers run only {', '.join(sorted(programs))}: no training program")
 
 
 def _manifest_words(doc: ManifestDoc, launches: list[Launch]) -> set[str]:

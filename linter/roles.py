@@ -52,6 +52,8 @@ INFERENCE = frozenset(
         "deploy",
     }
 )
+# words of INFERENCE that name folders of every kind of manifest (deploy/job.yaml trains as often as it serves)
+GENERIC_FOLDER_WORDS = frozenset({"deploy", "demo"})
 EVALUATION = frozenset({"eval", "evaluate", "evaluation", "evaluator", "val", "validate", "validation", "bleu"})
 CONVERSION = frozenset({"convert", "conversion", "converter", "export", "onnx", "pth2onnx", "pthtar2onnx", "publish"})
 DATA = frozenset({"preprocess", "preprocessing", "prepare", "download", "tokenize", "tokenizer", "dataprep"})
@@ -286,13 +288,16 @@ def manifest_verdict(doc_kind: str, words: set[str], path: str) -> Verdict:
     """A manifest's job: training unless what it runs or how it is named says inference or serving."""
     if doc_kind in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Service"):
         return Verdict("inference", f"a {doc_kind} serves; it is not a training job")
+    why = ci_path(path)
+    if why:  # a scheduler's system-test fixture (tests/st/testcases/…): no cluster trains with it
+        return Verdict("ci", f"a test fixture, {why}")
     hit = sorted(words & INFERENCE)
-    if hit:
+    if hit and not words & TRAIN_WORDS:  # "llama-chat-sft-train" trains a chat model
         return Verdict("inference", f"an inference or serving job (its names say {hit[0]!r})")
     folder_words: set[str] = set()
     for part in path.split("/")[:-1]:
         folder_words |= tokens(part)
-    hit = sorted(folder_words & INFERENCE)
+    hit = sorted(folder_words & INFERENCE - GENERIC_FOLDER_WORDS)
     if hit and not folder_words & TRAIN_WORDS:
         return Verdict("inference", f"an inference sample (its folder says {hit[0]!r})")
     return Verdict(TRAINING, f"a {doc_kind} that the cluster schedules")

@@ -181,6 +181,36 @@ def test_an_inference_service_gets_no_training_advice(tmp_path):
     assert roles == {"inference/server.yaml": "inference", "deploy.yaml": "inference"}
 
 
+def test_a_schedulers_system_test_fixture_is_no_training_job(tmp_path):
+    # mind-cluster keeps Volcano jobs for its scheduler's system tests under tests/st/testcases
+    manifest = (
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: llama\n  labels:\n"
+        '    ring-controller.atlas: ascend-910b\n    fault-scheduling: "grace"\n'
+        "spec:\n  minAvailable: 2\n  tasks:\n  - name: worker\n    replicas: 2\n    template:\n"
+        "      spec:\n        containers:\n        - name: c\n          image: x\n"
+        '          command: ["/bin/bash", "-c", "torchrun --nproc_per_node 8 train.py"]\n'
+    )
+    write(tmp_path, {"tests/st/testcases/resources_0001/job.yaml": manifest, "deploy/job.yaml": manifest})
+    assert [f for f in findings(tmp_path) if f.startswith("tests/")] == []
+    assert "deploy/job.yaml:7 RL202" in findings(tmp_path)
+    roles = {j["id"].split("#")[0]: j["role"] for j in jobs(tmp_path)["jobs"]}
+    assert roles == {"tests/st/testcases/resources_0001/job.yaml": "ci", "deploy/job.yaml": "training"}
+
+
+def test_a_job_that_only_inspects_the_node_is_no_training_job(tmp_path):
+    # mindcluster-deploy's environment checks: a Volcano Job whose container runs `npu-smi info`
+    manifest = (
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: train-env-quick-validation\n"
+        "spec:\n  tasks:\n  - name: t\n    replicas: 1\n    template:\n      spec:\n        containers:\n"
+        '        - name: c\n          image: x\n          command: ["/bin/bash", "-c", "npu-smi info"]\n'
+        "          resources:\n            requests:\n              huawei.com/Ascend910: 1\n"
+    )
+    write(tmp_path, {"check.yaml": manifest, "train.yaml": manifest.replace("npu-smi info", "bash /job/train.sh")})
+    assert findings(tmp_path) == ["train.yaml:4 RL201"]  # the same job running a script it cannot see: advised
+    roles = {j["id"].split("#")[0]: (j["role"], j["reason"]) for j in jobs(tmp_path)["jobs"]}
+    assert roles["check.yaml"] == ("utility", "its containers run only npu-smi: no training program")
+
+
 # -- versions from wherever the repository declares them --------------------------------------
 def test_a_dockerfile_in_a_docker_folder_declares_the_version_of_scripts_elsewhere(tmp_path):
     write(
