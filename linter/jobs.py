@@ -243,6 +243,14 @@ class JobSpec:
 Loader = Callable[[str], "ParsedFile | None"]
 
 
+def _normal(location: str) -> str:
+    """``location`` normalized; discovery's locations already are, and a copy of each would cost
+    megabytes in a large repository."""
+    if "/." in location or "//" in location or not location.startswith("/"):
+        return posixpath.normpath(location)
+    return location
+
+
 class FileIndex:
     """The repository's files by path. Parsed files are there from the start; the others (Python)
     are parsed by ``loader`` the first time a link asks for them.
@@ -264,7 +272,7 @@ class FileIndex:
         self.loaded: list[ParsedFile] = []
         known = list(self.by_path) + list(self.pending)
         where = locations or {}
-        self.location = {p: posixpath.normpath(where.get(p, p)) for p in known}  # display path -> absolute
+        self.location = {p: _normal(where.get(p, p)) for p in known}  # display path -> absolute
         self.display = {loc: p for p, loc in self.location.items()}
         self.folders = {posixpath.dirname(loc) for loc in self.display}
         for folder in list(self.folders):

@@ -231,6 +231,11 @@ class SourceText:
         prefix = self.text[self.line_starts[line0] : offset]
         return self._byte_starts()[line0] + len(to_bytes(prefix))
 
+    def drop_byte_table(self) -> None:
+        """Forget the byte -> character table (one entry per byte): a parser needs it while it reads
+        tree-sitter's byte offsets, nothing after; it is built again if asked."""
+        self._char_of_byte = None
+
     def char_offset(self, byte: int) -> int:
         """Character offset of a byte offset (as tree-sitter reports)."""
         if self.ascii:
@@ -273,6 +278,6 @@ def _char_of_byte(text: str) -> array:
     widths = [
         1 if o < 0x80 or 0xDC80 <= o <= 0xDCFF else 2 if o < 0x800 else 3 if o < 0x10000 else 4 for o in map(ord, text)
     ]
-    table = array("l", chain.from_iterable(repeat(i, w) for i, w in enumerate(widths)))
+    table = array("I", chain.from_iterable(repeat(i, w) for i, w in enumerate(widths)))
     table.append(len(text))
     return table

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
-from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
+from recovery_lint.jobs import PROCESS_RECOVERY_STRATEGIES, EnvValue, Job, Launch, LaunchCommand
 from recovery_lint.knowledge import documented_default, watchdog_facts, watchdog_value
 from recovery_lint.rule import Case, Rule
 
@@ -38,6 +40,24 @@ _ACJOB = (
 _PROCESS_LABELS = '    fault-scheduling: grace\n    process-recover-enable: "on"\n'
 _LAUNCH = "torchrun --nnodes 2 --nproc_per_node 8 train.py\n"
 _CURRENT = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"  # release 6.0.0: default 1, accepts 0 and 1
+
+
+def _dormant_process_recovery(job: Job) -> str | None:
+    """An AscendJob that asks for process-level recovery, which is off only because fault-scheduling
+    is: once that is turned on (RL201) the watchdog must be off (RL102), so turning it on here would
+    be undone by the next fix."""
+    doc = job.manifest
+    if doc is None or not doc.is_ascendjob or job.context.recovery != "none":
+        return None
+    process = doc.label("process-recover-enable")
+    strategy = doc.annotation("recover-strategy")
+    strategies = set(strategy.value.replace(" ", "").split(",")) if strategy is not None else set()
+    if (process is None or process.value != "on") and not strategies & PROCESS_RECOVERY_STRATEGIES:
+        return None
+    return (
+        "the manifest asks for process-level recovery, which starts once fault-scheduling is on (RL201) "
+        "and needs the watchdog off (RL102): decide between the two first"
+    )
 
 
 class WatchdogDisabled(Rule):
@@ -88,7 +108,8 @@ When the variable is unset and the release is known to default it to `0`: safe, 
 container `env` entry when there is no script). When the release is not known: the same insertion,
 unsafe. A `0` the user wrote (or `TORCH_HCCL_ASYNC_ERROR_HANDLING` set beside it) is a value set
 explicitly, perhaps on purpose: the fix rewriting it to `1` is unsafe; none when it is set behind a
-condition.
+condition, and none for an AscendJob that asks for process-level recovery with fault-scheduling
+off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs the watchdog off).
 """
     sources = (
         "Ascend/pytorch release tags: torch_npu/csrc/core/npu/register/OptionsManager.cpp "
@@ -163,6 +184,19 @@ condition.
             files={"train.sh": _LAUNCH, "requirements.txt": "torch==2.1.0+cu118\n"},
         ),
         Case(
+            title="an AscendJob asking for process-level recovery with fault-scheduling off: reported, no fix",
+            files={
+                "job.yaml": _ACJOB.replace(
+                    "    framework: pytorch\n",
+                    '    framework: pytorch\n    fault-scheduling: "off"\n    process-recover-enable: "on"\n',
+                ),
+                "train.sh": "#!/bin/bash\n" + _LAUNCH,
+            },
+            expect=("train.sh:2",),
+            unsafe=True,
+            fixed={"train.sh": "#!/bin/bash\n" + _LAUNCH},
+        ),
+        Case(
             title="process-level recovery on an AscendJob needs the watchdog off",
             files={
                 "job.yaml": _ACJOB.replace("    framework: pytorch\n", "    framework: pytorch\n" + _PROCESS_LABELS),
@@ -198,6 +232,13 @@ condition.
     )
 
     def check_job(self, job: Job):
+        dormant = _dormant_process_recovery(job)
+        for finding in self._findings(job):
+            if dormant and finding.fix is not None:
+                finding = replace(finding, fix=None, message=f"{finding.message}. No fix: {dormant}")
+            yield finding
+
+    def _findings(self, job: Job):
         if not job.context.pytorch or job.context.recovery == "process":
             return
         watchdog = watchdog_facts(facts_of(job))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ..span import SourceText, Span
 
 
-@dataclass
+@dataclass(slots=True)
 class PyImport:
     module: str  # full module name, e.g. "torch_npu" or "torch_npu.npu"
     bound: str  # the name bound in the module namespace
@@ -19,17 +19,29 @@ class PyImport:
     top_level: bool
 
 
-@dataclass
 class PyArg:
-    value: object  # literal value, or the sentinel DYNAMIC
-    span: Span
-    source: str
+    """One argument of a call: its literal value (or DYNAMIC) and where it is written. Its text is
+    read from the span when asked: a parse keeps hundreds of thousands of arguments."""
+
+    __slots__ = ("span", "value")
+
+    def __init__(self, value: object, span: Span) -> None:
+        self.value = value  # literal value, or the sentinel DYNAMIC
+        self.span = span
+
+    @property
+    def source(self) -> str:
+        span = self.span
+        return span.source.text[span.start : span.end]
+
+    def __repr__(self) -> str:
+        return f"PyArg({self.source!r})"
 
 
 DYNAMIC = object()
 
 
-@dataclass
+@dataclass(slots=True)
 class PyCall:
     qualname: str  # resolved through import aliases, e.g. "torch.npu.set_compile_mode"
     written: str  # as written, e.g. "torch.npu.set_compile_mode"
@@ -233,8 +245,7 @@ class _Collector:
                 value = ast.literal_eval(node)
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 value = DYNAMIC
-        span = self.span(node)
-        return PyArg(value, span, self.src.text[span.start : span.end])
+        return PyArg(value, self.span(node))
 
     def _environ_assign(self, node: ast.Assign) -> None:
         for target in node.targets:

@@ -71,11 +71,33 @@ DECLARATION_KINDS = {
 }
 
 
-@dataclass
 class Word:
-    text: str  # as written
-    value: str | None  # after quote removal; None when it depends on an expansion
-    span: Span
+    """One word of a command: as written (read from its span unless given), its value after quote
+    removal (None when it depends on an expansion), and where it is."""
+
+    __slots__ = ("_text", "span", "value")
+
+    def __init__(self, text: str | None, value: str | None, span: Span) -> None:
+        self._text = text  # None: the text the span covers (a parsed word keeps no copy)
+        self.value = value
+        self.span = span
+
+    @property
+    def text(self) -> str:
+        if self._text is not None:
+            return self._text
+        span = self.span
+        return span.source.text[span.start : span.end]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Word):
+            return NotImplemented
+        return (self.text, self.value, self.span) == (other.text, other.value, other.span)
+
+    __hash__ = None  # type: ignore[assignment]  # as the dataclass it replaces
+
+    def __repr__(self) -> str:
+        return f"Word({self.text!r}, {self.value!r})"
 
 
 @dataclass
@@ -243,6 +265,7 @@ def _parse(
     walker = _Walker(src, conv, script, base)
     walker.from_source = substituted
     walker.visit(tree.root_node, None)
+    conv.drop_byte_table()
     script.events.sort(key=lambda e: e.span.start)
     return script
 
@@ -301,6 +324,7 @@ def _reanchor(event: Event, anchor: Span) -> None:
         event.value_span = anchor if event.value_span else None
     else:
         for word in event.words:
+            word._text = word.text  # read while the span still covers it
             word.span = anchor
         for prefix in event.prefixes:
             _reanchor(prefix, anchor)
@@ -432,7 +456,7 @@ class _Walker:
         self.script.issues.append(ShellIssue(self.src.span(begin, end), message))
 
     def _word(self, node) -> Word:
-        return Word(self.text(node), self.value(node), self.span(node))
+        return Word(None, self.value(node), self.span(node))  # its text is the file's, under its span
 
     def _command(self, node, function: str | None) -> None:
         words: list[Word] = []
