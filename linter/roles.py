@@ -54,7 +54,7 @@ INFERENCE = frozenset(
 )
 # words of INFERENCE that name folders of every kind of manifest (deploy/job.yaml trains as often as it serves)
 GENERIC_FOLDER_WORDS = frozenset({"deploy", "demo"})
-EVALUATION = frozenset({"eval", "evaluate", "evaluation", "evaluator", "val", "validate", "validation", "bleu"})
+EVALUATION = frozenset({"eval", "evaluate", "evaluation", "evaluator", "val", "validate", "validation", "bleu", "test"})
 CONVERSION = frozenset({"convert", "conversion", "converter", "export", "onnx", "pth2onnx", "pthtar2onnx", "publish"})
 DATA = frozenset({"preprocess", "preprocessing", "prepare", "download", "tokenize", "tokenizer", "dataprep"})
 BENCHMARK = frozenset({"perf", "performance", "benchmark", "benchmarks", "bench", "profiling", "profile"})

@@ -119,6 +119,11 @@ def test_a_name_in_another_project_is_never_linked(tmp_path):
         ({"run.sh": "NUM_GPUS=1\npython3 train.py --gpus $NUM_GPUS\n"}, "single-process"),
         ({"eval.sh": "torchrun --nproc_per_node 8 evaluate.py\n"}, "evaluation"),
         ({"run.sh": "torchrun --nproc_per_node 8 run_glue.py --do_eval\n"}, "evaluation"),
+        # mmdetection's tools: dist_test.sh runs test.py, which evaluates a checkpoint
+        (
+            {"tools/dist_test.sh": "python -m torch.distributed.launch --nproc_per_node=$GPUS tools/test.py\n"},
+            "evaluation",
+        ),
         ({"infer.sh": "torchrun --nproc_per_node 8 inference.py\n"}, "inference"),
         ({"tools/convert.sh": "torchrun --nproc_per_node 8 convert_ckpt.py\n"}, "conversion"),
         ({"test/train_performance_8p.sh": "torchrun --nproc_per_node 8 train.py\n"}, "benchmark"),
