@@ -795,6 +795,10 @@ def _from_listing(
     base = os.fspath(root)
     shown = display_path(root, cwd)
     shown = "" if shown == "." else shown + "/"
+    # run from a folder inside the tree: each folder's display path from the working directory
+    # (root-relative text behind "../../" would climb to the root and down again)
+    above = shown.startswith("../")
+    folder_shown: dict[str, str] = {}
     verdicts: dict[str, bool] = {}  # folder below the root -> excluded
     skipped: dict[str, bool] = {}  # folder below the root -> below a folder never walked
     for rel in sorted(listing.files):
@@ -812,7 +816,8 @@ def _from_listing(
             # most Python files are never read (only what a launch reaches): checked when first read
             if excludes and excludes.regexes and _excluded_below(base, rel, excludes, verdicts):
                 continue
-            found[location] = Candidate(location, shown + rel, kind, base)
+            display = _shown(rel, base, cwd, folder_shown) if above else shown + rel
+            found[location] = Candidate(location, display, kind, base)
             continue
         if not _regular(location):  # git lists a link as a file; it never lists files through a linked folder
             path = Path(location)
@@ -823,7 +828,15 @@ def _from_listing(
             links.add(location)
         if excludes and excludes.regexes and _excluded_below(base, rel, excludes, verdicts):
             continue
-        found[location] = Candidate(location, shown + rel, kind)
+        found[location] = Candidate(location, _shown(rel, base, cwd, folder_shown) if above else shown + rel, kind)
+
+
+def _shown(rel: str, base: str, cwd: Path, memo: dict[str, str]) -> str:
+    folder, _, name = rel.rpartition("/")
+    shown = memo.get(folder)
+    if shown is None:
+        shown = memo[folder] = os.path.relpath(f"{base}/{folder}" if folder else base, cwd).replace(os.sep, "/")
+    return name if shown == "." else f"{shown}/{name}"
 
 
 def _excluded_below(base: str, rel: str, excludes: ExcludeSet, verdicts: dict[str, bool]) -> bool:

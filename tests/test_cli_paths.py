@@ -74,3 +74,21 @@ def test_an_extensionless_shell_script_is_something_to_lint(tmp_path):
     Path(tmp_path / "launch").write_text("#!/bin/bash\ntorch_npu_run train.py\n")
     result = run_cli("--output-format", "concise", ".", cwd=tmp_path)
     assert "No files to lint" not in result.stdout
+
+
+@pytest.mark.parametrize("git", [True, False])
+def test_paths_are_shown_from_the_working_directory_the_shortest_way(tmp_path, git):
+    # a run from a folder inside the repository shows a neighbour as ../c/run.sh, never by climbing to
+    # the root and down again (../../a/c/run.sh), with git's listing and without it
+    import subprocess
+
+    script = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nproc_per_node 8 train.py\n"
+    for rel in ("a/b/run.sh", "a/c/run.sh"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(script)
+    if git:
+        subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    else:
+        (tmp_path / ".recovery-lint.toml").write_text("")  # the root, without git
+    result = run_cli("--output-format", "concise", "..", cwd=tmp_path / "a" / "b")
+    assert [line.split(":")[0] for line in result.stdout.splitlines() if ": RL" in line] == ["../c/run.sh", "run.sh"]
