@@ -100,6 +100,21 @@ def env_key(value: EnvValue) -> tuple[object, ...]:
     return (span.path, span.start, span.end) if span is not None else (id(value),)
 
 
+def ray_cluster(job: Job) -> bool:
+    """Whether the job's start-up forms a Ray cluster (``ray start``, ``ray job submit``), as verl and
+    MindSpeed-RL jobs do: Ray places the workers and their ranks, not the operator's rank table."""
+    from recovery_lint.sources.shell import Command
+
+    for launch in job.launches:
+        for script in [*launch.scripts, *([launch.inline] if launch.inline is not None else [])]:
+            for event in script.events:
+                if isinstance(event, Command) and len(event.words) > 1:
+                    program, verb = event.words[0].value, event.words[1].value
+                    if program is not None and program.rsplit("/", 1)[-1] == "ray" and verb in ("start", "job"):
+                        return True
+    return False
+
+
 def uses_rank_table(job: Job) -> bool:
     """Whether the job already takes its rank table from somewhere (any of the known forms)."""
     doc = job.manifest

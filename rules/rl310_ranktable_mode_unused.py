@@ -12,6 +12,7 @@ from ._ranktable import (
     ENV,
     host_dir,
     mount_edit,
+    ray_cluster,
     replica_count,
     table_file,
     unique,
@@ -97,7 +98,9 @@ class RankTableModeUnused(Rule):
 A PyTorch AscendJob whose replica specs add up to more than one Pod (multi-node) and that uses no
 rank table in any form: no volume named `ranktable`, no hostPath/nfs volume under
 `/user/mindx-dl/ranktable/`, no `rings-config-*` ConfigMap volume, and no `RANK_TABLE_FILE` in
-any container's launch environment. Silent when the torch_npu release is known not to read
+any container's launch environment. Silent for a job whose start-up forms a Ray cluster (`ray
+start`, `ray job submit`: verl, MindSpeed-RL), where Ray places the workers and their ranks and the
+docs describe no rank table, and when the torch_npu release is known not to read
 `RANK_TABLE_FILE` (before 6.0.rc3, and every torch 1.11 build); when the release is unknown, or
 outside the documented support (6.0.RC3 itself), the finding says so.
 """
@@ -153,6 +156,14 @@ Pods do not start.
         "Recovery-time optimization guide (seed), item 3c",
     )
     cases = (
+        Case(
+            title="a Ray cluster (verl): Ray places the ranks, no rank table advice",
+            files={
+                "job.yaml": _JOB,
+                "train.sh": "#!/bin/bash\nray start --head --port 6379\nray job submit -- python3 -m verl.trainer.main_ppo\n",
+                "requirements.txt": _PINS,
+            },
+        ),
         Case(
             title="a release before the documented RankTable support: reported, not fixed",
             files={
@@ -238,7 +249,7 @@ Pods do not start.
         if doc is None or not doc.is_ascendjob or not job.context.pytorch:
             return
         pods = replica_count(doc)
-        if pods <= 1 or uses_rank_table(job):
+        if pods <= 1 or uses_rank_table(job) or ray_cluster(job):
             return
         support = feature_support("rank_table", facts_of(job))
         if support.status == "missing":
