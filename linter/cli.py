@@ -508,6 +508,15 @@ def _exit_code(diagnostics, fail_on: str, exit_zero: bool) -> int:
     return EXIT_FINDINGS if any(d.severity.rank >= threshold for d in diagnostics) else EXIT_CLEAN
 
 
+def _follow_up_note(follow_ups: dict[str, int], diff: bool) -> str:
+    """Fixes of findings the run did not report at first: they appeared once earlier fixes were in."""
+    total = sum(follow_ups.values())
+    codes = ", ".join(f"{code} ({n})" for code, n in sorted(follow_ups.items()))
+    verb = "would also fix" if diff else "also fixed"
+    noun = "finding" if total == 1 else "findings"
+    return f"{verb} {total} {noun} that appeared only after earlier fixes: {codes}"
+
+
 def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) -> int:
     from .fix import WriteError, fix_loop, unified_diff, write_atomic
 
@@ -521,6 +530,8 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
         print(f"recovery-lint: error: {message}", file=sys.stderr)
     if not outcome.converged:
         _warn(args, "fixes did not converge after the maximum number of passes")
+    if outcome.follow_ups and outcome.fixed:
+        _warn(args, _follow_up_note(outcome.follow_ups, args.diff))
     status = EXIT_ERROR if outcome.reverted else EXIT_CLEAN
     if args.diff:
         text = "".join(unified_diff(p, outcome.original[p], t) for p, t in sorted(outcome.fixed.items()))

@@ -30,6 +30,9 @@ class FixOutcome:
     converged: bool = True
     passes: list[dict[str, list[Edit]]] = field(default_factory=list)  # the edits applied in each pass, by path
     before: LintResult | None = None  # the lint of the original text
+    # findings fixed that the first lint did not report: they appeared after earlier fixes (a label
+    # that turns resumable training on makes RESUME_MODE_ENABLE due), by code
+    follow_ups: dict[str, int] = field(default_factory=dict)
 
 
 def applicable(fix: Fix | None, unsafe: bool) -> bool:
@@ -140,10 +143,16 @@ def fix_loop(request: LintRequest, unsafe: bool) -> FixOutcome:
     applied = 0
     converged = False
     passes: list[dict[str, list[Edit]]] = []
+    reported = {(d.code, d.path, d.message) for d in first.diagnostics}
+    follow_ups: dict[str, int] = {}
     for _ in range(MAX_PASSES):
         if not any(applicable(d.fix, unsafe) for d in result.diagnostics):
             converged = True
             break
+        if result is not first:
+            for d in result.diagnostics:
+                if applicable(d.fix, unsafe) and (d.code, d.path, d.message) not in reported:
+                    follow_ups[d.code] = follow_ups.get(d.code, 0) + 1
         accepted: dict[str, list[Edit]] = {}
         texts, count = apply_fixes(result.diagnostics, texts, unsafe, accepted)
         if count == 0:
@@ -168,7 +177,7 @@ def fix_loop(request: LintRequest, unsafe: bool) -> FixOutcome:
     if reverted:
         request.overrides = {**given, **changed}
         result = lint(request)
-    return FixOutcome(result, original, changed, applied, reverted, converged, passes, first)
+    return FixOutcome(result, original, changed, applied, reverted, converged, passes, first, follow_ups)
 
 
 def _parse_regression(before: ParsedFile | None, text: str, parsed: ParsedFile | None = None) -> str | None:

@@ -436,3 +436,24 @@ def test_per_file_ignores_match_names_as_exclude_does(tmp_path):
 
 
 NOTHING_TO_LINT = "No files to lint (no manifests, shell scripts, Python files or version pins found).\n"
+
+
+# -- a fix run says what it fixed beyond what it reported -------------------------------------------------------
+def test_fixes_of_findings_that_earlier_fixes_brought_are_named(tmp_path):
+    # RL201's fix turns resumable training on; the job then has Job-level rescheduling, which RL202
+    # reports and fixes in the next pass: the run says so, as it was not in the report it started from
+    manifest = (
+        "apiVersion: mindxdl.gitee.com/v1\nkind: AscendJob\nmetadata:\n  name: gpt\n  namespace: nlp\n  labels:\n"
+        "    ring-controller.atlas: ascend-910b\n    framework: pytorch\nspec:\n  replicaSpecs:\n"
+        "    Master:\n      replicas: 1\n      template:\n        spec:\n          containers:\n"
+        "          - name: ascend\n            image: x\n"
+        "    Worker:\n      replicas: 1\n      template:\n        spec:\n          containers:\n"
+        "          - name: ascend\n            image: x\n"
+    )
+    write(tmp_path, {"job.yaml": manifest})
+    before = run_cli("--output-format", "concise", ".", cwd=tmp_path).stdout
+    assert "RL201" in before and "RL202" not in before
+    fixed = run_cli("--fix", "--unsafe-fixes", "--output-format", "concise", ".", cwd=tmp_path)
+    assert "recovery-lint: warning: also fixed 1 finding that appeared only after earlier fixes: RL202 (1)\n" in (
+        fixed.stderr
+    ), fixed.stderr
