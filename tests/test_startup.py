@@ -40,6 +40,7 @@ NOT_USED = (
     "xml.etree",
     "tomllib",
     "tomli",
+    "recovery_lint.sources.bash_syntax",
     "recovery_lint.cache",
     "recovery_lint.fix",
     "recovery_lint.adopt",

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..span import SourceText, Span, to_bytes
-from .bash_syntax import check
 
 STATEMENT_PARENTS = frozenset(
     {
@@ -186,6 +185,8 @@ def parse_shell(src: SourceText) -> ShellScript:
     shell = other_shell(src.text)
     if shell is not None:
         return _not_bash(src, shell)
+    from .bash_syntax import check  # 10 ms to import: only a run that reads a script pays it
+
     checked = check(_as_bash_reads_it(src.text))
     # tree-sitter reads the file as it is: it takes a '\\' before CRLF for the continuation meant
     script = _parse(src, src, rewrites=(checked.rewrites, checked.lossy_rewrites))
