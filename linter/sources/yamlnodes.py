@@ -45,15 +45,27 @@ def resolve_plain(value: str) -> str:
 class YScalar:
     """A scalar with its text span. The tag of a plain untagged scalar is resolved when first asked for."""
 
-    # the span is kept as its offsets (one object per scalar, not two: parsing and pickling cost less)
-    __slots__ = ("_end", "_source", "_start", "_tag", "content_end", "style", "value")
+    # the span is kept as its offsets (one object per scalar, not two: parsing and pickling cost less);
+    # a plain scalar whose value is its text keeps no copy of it, and content_end is kept only where
+    # it differs from the span's end (a block scalar): a manifest has hundreds of thousands of scalars
+    __slots__ = ("_content_end", "_end", "_source", "_start", "_tag", "_value", "style")
 
     def __init__(self, value: str, tag: str | None, style: str | None, span: Span, content_end: int = 0) -> None:
-        self.value = value
+        self._value: str | None = value
         self._tag = tag  # None: plain and untagged, resolved by PyYAML's rules on first use
         self.style = style  # None plain, "'" single, '"' double, '|' literal, '>' folded
         self._source, self._start, self._end = span.source, span.start, span.end
-        self.content_end = content_end
+        self._content_end: int | None = content_end
+
+    @property
+    def value(self) -> str:
+        value = self._value
+        return self._source.text[self._start : self._end] if value is None else value
+
+    @property
+    def content_end(self) -> int:
+        end = self._content_end
+        return self._end if end is None else end
 
     @property
     def span(self) -> Span:
@@ -82,14 +94,22 @@ class YScalar:
         return f"YScalar({self.value!r}, {self.tag!r}, {self.style!r}, {self.span!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (_scalar, (self.value, self._tag, self.style, self._source, self._start, self._end, self.content_end))
+        return (_scalar, (self._value, self._tag, self.style, self._source, self._start, self._end, self._content_end))
 
 
 def _scalar(
-    value: str, tag: str | None, style: str | None, source: SourceText, start: int, end: int, content_end: int
+    value: str | None,
+    tag: str | None,
+    style: str | None,
+    source: SourceText,
+    start: int,
+    end: int,
+    content_end: int | None,
 ) -> YScalar:
+    """A scalar from the parser: ``value`` None when it is the text under the span, ``content_end``
+    None when it is the span's end."""
     node = object.__new__(YScalar)
-    node.value, node._tag, node.style, node.content_end = value, tag, style, content_end
+    node._value, node._tag, node.style, node._content_end = value, tag, style, content_end
     node._source, node._start, node._end = source, start, end
     return node
 
@@ -194,22 +214,20 @@ class NodeConverter:
             self._unknown_tag(node)
         kind = node.id  # type: ignore[attr-defined]
         if kind == "scalar":
-            span = self.span(node)
-            end = span.end
-            style = node.style  # type: ignore[attr-defined]
+            base = self.base
+            start = node.start_mark.index + base  # type: ignore[attr-defined]
+            stop = node.end_mark.index + base  # type: ignore[attr-defined]
+            text = self.src.text
+            style = node.style or None  # type: ignore[attr-defined]  # libyaml gives '' for plain
+            content_end = None
             if style in ("|", ">"):
                 # a block scalar's end mark lies after its trailing line breaks
-                end = span.start + len(self.src.text[span.start : span.end].rstrip(" \t\r\n"))
+                content_end = start + len(text[start:stop].rstrip(" \t\r\n"))
+            value = node.value  # type: ignore[attr-defined]
+            if style is None and len(value) == stop - start and text.startswith(value, start):
+                value = None  # the text under the span: read from it when asked
             tag = node.tag  # type: ignore[attr-defined]
-            result: YNode = _scalar(
-                node.value,  # type: ignore[attr-defined]
-                None if tag is PLAIN else tag,
-                style,
-                span.source,
-                span.start,
-                span.end,
-                end,
-            )
+            result: YNode = _scalar(value, None if tag is PLAIN else tag, style, self.src, start, stop, content_end)
         elif kind == "sequence":
             result = YSeq([], self.span(node), bool(node.flow_style))  # type: ignore[attr-defined]
             self.memo[key] = result
