@@ -14,6 +14,7 @@ from pre_commit.clientlib import load_manifest
 from pre_commit.commands.run import Classifier, filter_by_include_exclude
 
 from .conftest import ROOT, run_cli
+from .manifests import PROCESS_RECOVERY_ACJOB
 
 HOOKS_FILE = ROOT / ".pre-commit-hooks.yaml"
 
@@ -176,39 +177,6 @@ def test_a_file_passed_alone_is_linked_with_the_repository(tmp_path):
     assert run_cli("--output-format", "concise", "job.yaml", cwd=alone).stdout == "All checks passed.\n"
 
 
-ASCENDJOB = """\
-apiVersion: mindxdl.gitee.com/v1
-kind: AscendJob
-metadata:
-  name: llm-pretrain
-  namespace: training
-  labels:
-    ring-controller.atlas: ascend-910b
-    framework: pytorch
-    fault-scheduling: "grace"
-    pod-rescheduling: "on"
-    process-recover-enable: "on"
-spec:
-  replicaSpecs:
-    Master:
-      replicas: 1
-      template:
-        spec:
-          containers:
-          - name: ascend
-            image: registry.example.com/pytorch-npu:24.0
-            command: ["/bin/bash", "-c", "bash scripts/train.sh"]
-    Worker:
-      replicas: 1
-      template:
-        spec:
-          containers:
-          - name: ascend
-            image: registry.example.com/pytorch-npu:24.0
-            command: ["/bin/bash", "-c", "bash scripts/train.sh"]
-"""
-
-
 def process_level_repository(tmp_path: Path) -> Path:
     """The repository with process-level recovery declared in an AscendJob (of a Megatron-based
     entry) and the watchdog turned off in the script, as process-level recovery needs."""
@@ -217,7 +185,7 @@ def process_level_repository(tmp_path: Path) -> Path:
         "RESUME_MODE_ENABLE=1\n", "RESUME_MODE_ENABLE=1\nexport HCCL_ASYNC_ERROR_HANDLING=0\n"
     )
     entry = CONTEXT["train.py"] + "from megatron.training import pretrain\n"
-    write(repo, {"job.yaml": ASCENDJOB, "scripts/train.sh": script, "train.py": entry})
+    write(repo, {"job.yaml": PROCESS_RECOVERY_ACJOB, "scripts/train.sh": script, "train.py": entry})
     return repo
 
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from .conftest import run_cli
+from .manifests import PROCESS_RECOVERY_ACJOB
 
 SCRIPT = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nproc_per_node 8 train.py\n"
 PINS = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"
@@ -32,36 +33,6 @@ spec:
         - name: trainer
           image: registry.example.com/pytorch-npu:24.0
           command: ["/bin/bash", "-c", "bash scripts/train.sh"]
-"""
-ASCENDJOB = """\
-apiVersion: mindxdl.gitee.com/v1
-kind: AscendJob
-metadata:
-  name: llm-pretrain
-  namespace: training
-  labels:
-    ring-controller.atlas: ascend-910b
-    framework: pytorch
-    fault-scheduling: "grace"
-    process-recover-enable: "on"
-spec:
-  replicaSpecs:
-    Master:
-      replicas: 1
-      template:
-        spec:
-          containers:
-          - name: ascend
-            image: registry.example.com/pytorch-npu:24.0
-            command: ["/bin/bash", "-c", "bash scripts/train.sh"]
-    Worker:
-      replicas: 1
-      template:
-        spec:
-          containers:
-          - name: ascend
-            image: registry.example.com/pytorch-npu:24.0
-            command: ["/bin/bash", "-c", "bash scripts/train.sh"]
 """
 
 
@@ -136,7 +107,7 @@ def test_stdin_filename_decides_the_config(tmp_path):
 def test_stdin_file_is_linked_with_the_repository_it_names(tmp_path):
     # the buffer of scripts/train.sh of a repository whose AscendJob declares process-level recovery:
     # the watchdog must stay off there, so RL101 is silent; the on-disk text is not what is linted
-    manifest = ASCENDJOB
+    manifest = PROCESS_RECOVERY_ACJOB
     write(tmp_path, {"job.yaml": manifest, "scripts/train.sh": "echo old\n", "requirements.txt": PINS})
     (tmp_path / ".git").mkdir()
     linked = run_cli(
