@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
 import shutil
 import stat
 import subprocess
+import sys
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -448,16 +450,18 @@ class _GitRules:
 
 def _rules_for_root(root: Path) -> _Rules:
     top = _work_tree_top(root)
-    if top is not None:
-        listing = git_listing(root, top)
-        if listing is not None:
-            return _GitRules(root, listing, "")
+    return _rules_of(root, top, git_listing(root, top) if top is not None else None)
+
+
+def _rules_of(root: Path, top: Path | None, listing: GitListing | None) -> _Rules:
+    """Git's answer when it gave one, else the ignore files read as git reads them."""
+    if listing is not None and listing.finish():
+        return _GitRules(root, listing, "")
     return _pattern_rules_for_root(root, top)
 
 
 def _repository_rules(top: Path) -> _Rules:
-    listing = git_listing(top, top)
-    return _GitRules(top, listing, "") if listing is not None else _pattern_rules_for_root(top, top)
+    return _rules_of(top, top, git_listing(top, top))
 
 
 def _pattern_rules_for_root(root: Path, top: Path | None) -> _PatternRules:
@@ -522,30 +526,72 @@ GIT_TIMEOUT = 60.0
 _SAFE_CONFIG = ("core.fsmonitor=false", "core.untrackedCache=false", "core.hooksPath=/dev/null")
 
 
-@dataclass(frozen=True)
 class GitListing:
-    """Files git lists below a folder (relative, '/' separated), the folders holding them, and nested
-    repositories (submodules and untracked clones), whose contents git does not list."""
+    """Files git lists below a folder (relative, '/' separated): tracked ones, and untracked ones
+    that are not ignored, which a second git process lists meanwhile (its scan of the work tree is
+    most of git's time; the tracked files can be sorted through while it runs). Nested repositories
+    (untracked clones) are listed as folders; git does not list their contents, nor a submodule's."""
 
-    files: frozenset[str]
-    folders: frozenset[str]
-    repositories: frozenset[str]
+    def __init__(self, tracked: frozenset[str], untracked: subprocess.Popen[bytes] | bytes | None = None) -> None:
+        self.tracked = tracked
+        self._scan = untracked
+        self._untracked: frozenset[str] = frozenset()
+        self._repositories: frozenset[str] = frozenset()
+        self._ok: bool | None = None
 
     @classmethod
     def parse(cls, output: bytes) -> GitListing:
-        files, repositories = set(), set()
-        for raw in output.split(b"\0"):
-            if not raw:
-                continue
-            entry = os.fsdecode(raw)
-            if entry.endswith("/"):
-                repositories.add(entry[:-1])  # an untracked nested repository
-            else:
-                files.add(entry)  # a submodule is listed as a file entry named after its folder
-        return cls(frozenset(files), frozenset(_folders_of(files | repositories)), frozenset(repositories))
+        """One listing of tracked and untracked files together (``ls-files --cached --others``)."""
+        files, repositories = _entries(output)
+        listing = cls(files)
+        listing._repositories, listing._ok = repositories, True
+        return listing
+
+    def finish(self) -> bool:
+        """Wait for the untracked listing; False when git failed there (then none of it holds)."""
+        if self._ok is None:
+            output = self._scan if isinstance(self._scan, bytes) else _collect(self._scan)
+            self._scan = None
+            self._ok = output is not None
+            if output is not None:
+                untracked, self._repositories = _entries(output)
+                self._untracked = untracked - self.tracked
+        return self._ok
+
+    def abandon(self) -> None:
+        if isinstance(self._scan, subprocess.Popen):
+            _stop(self._scan)
+        self._scan, self._ok = None, False
+
+    @property
+    def untracked(self) -> frozenset[str]:
+        self.finish()
+        return self._untracked
+
+    @property
+    def repositories(self) -> frozenset[str]:
+        self.finish()
+        return self._repositories
+
+    @functools.cached_property
+    def files(self) -> frozenset[str]:
+        return self.tracked | self.untracked
+
+    @functools.cached_property
+    def folders(self) -> frozenset[str]:
+        """Only a walk asks (a tree with nested repositories); the listing alone never does."""
+        return frozenset(_folders_of(self.files | self.repositories))
 
 
-def _folders_of(paths: set[str]) -> set[str]:
+def _entries(output: bytes) -> tuple[frozenset[str], frozenset[str]]:
+    """Listed files and nested repositories (entries ending in '/'); one decode of the whole
+    listing, as os.fsdecode would decode each entry."""
+    entries = output.decode(sys.getfilesystemencoding(), "surrogateescape").split("\0")
+    files = frozenset(entry for entry in entries if entry and not entry.endswith("/"))
+    return files, frozenset(entry[:-1] for entry in entries if entry.endswith("/"))
+
+
+def _folders_of(paths: frozenset[str]) -> set[str]:
     folders: set[str] = set()
     for path in paths:
         cut = path.rfind("/")
@@ -561,7 +607,8 @@ def _folders_of(paths: set[str]) -> set[str]:
 def git_listing(root: Path, top: Path) -> GitListing | None:
     """What git tracks, or leaves untracked but not ignored, below ``root`` (inside the work tree at
     ``top``); None when git cannot tell: not installed, an error, a foreign owner, or ``root``
-    itself ignored (a folder named on the command line is walked even then)."""
+    itself ignored (a folder named on the command line is walked even then). The untracked part
+    may still be listing: ``finish`` says whether it came."""
     git = git_program()
     if git is None or not (_owned_by_us(top) and _owned_by_us(top / ".git")):
         return None
@@ -570,10 +617,14 @@ def git_listing(root: Path, top: Path) -> GitListing | None:
         if checked is None or checked.returncode != 1:  # 0: ignored, 128: an error
             return None
     skip = [f"--exclude={name}/" for name in sorted(DEFAULT_EXCLUDES)]  # never walked: spare git the time
-    listed = _run_git(git, top, root, ["ls-files", "--cached", "--others", "--exclude-standard", "-z", *skip])
-    if listed is None or listed.returncode != 0:
+    scan = _start_git(git, top, root, ["ls-files", "--others", "--exclude-standard", "-z", *skip])
+    if scan is None:
         return None
-    return GitListing.parse(listed.stdout)
+    listed = _run_git(git, top, root, ["ls-files", "--cached", "-z"])
+    if listed is None or listed.returncode != 0:
+        _stop(scan)
+        return None
+    return GitListing(_entries(listed.stdout)[0], scan)
 
 
 @functools.cache
@@ -604,11 +655,14 @@ def _git_environment(top: Path) -> dict[str, str]:
     return env
 
 
+def _git_command(git: str, args: list[str]) -> list[str]:
+    return [git, "--no-pager", *(arg for setting in _SAFE_CONFIG for arg in ("-c", setting)), *args]
+
+
 def _run_git(git: str, top: Path, cwd: Path, args: list[str]) -> subprocess.CompletedProcess[bytes] | None:
-    config = [arg for setting in _SAFE_CONFIG for arg in ("-c", setting)]
     try:
         return subprocess.run(
-            [git, "--no-pager", *config, *args],
+            _git_command(git, args),
             cwd=cwd,
             env=_git_environment(top),
             stdin=subprocess.DEVNULL,
@@ -618,6 +672,38 @@ def _run_git(git: str, top: Path, cwd: Path, args: list[str]) -> subprocess.Comp
         )
     except (OSError, subprocess.SubprocessError):
         return None
+
+
+def _start_git(git: str, top: Path, cwd: Path, args: list[str]) -> subprocess.Popen[bytes] | None:
+    try:
+        return subprocess.Popen(
+            _git_command(git, args),
+            cwd=cwd,
+            env=_git_environment(top),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _collect(process: subprocess.Popen[bytes] | None) -> bytes | None:
+    """A started git's output; None when it failed or ran past the timeout."""
+    if process is None:
+        return None
+    try:
+        output, _ = process.communicate(timeout=GIT_TIMEOUT)
+    except (OSError, subprocess.SubprocessError):
+        _stop(process)
+        return None
+    return output if process.returncode == 0 else None
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.kill()
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        process.communicate()
 
 
 def _glob_regex(pattern: str, covering: bool = True) -> re.Pattern[str]:
@@ -741,10 +827,24 @@ def _walk(
     links: set[str],
     defer_python_checks: bool = False,
 ) -> None:
-    root_rules: _Rules = _rules_for_root(root) if respect_gitignore else _NoRules()
-    if isinstance(root_rules, _GitRules) and not root_rules.listing.repositories and not _has_submodules(root):
-        _from_listing(root, cwd, excludes, root_rules.listing, found, links, defer_python_checks)
-        return
+    root_rules: _Rules = _NoRules()
+    if respect_gitignore:
+        top = _work_tree_top(root)
+        listing = git_listing(root, top) if top is not None else None
+        if listing is not None and not _has_submodules(root):
+            listed: dict[str, Candidate] = {}
+            listed_links: set[str] = set()
+            try:  # the tracked files first, while git lists the untracked ones
+                _from_listing(root, cwd, excludes, listing.tracked, listed, listed_links, defer_python_checks)
+            except BaseException:
+                listing.abandon()
+                raise
+            if listing.finish() and not listing.repositories:
+                _from_listing(root, cwd, excludes, listing.untracked, listed, listed_links, defer_python_checks)
+                found.update(listed)
+                links.update(listed_links)
+                return
+        root_rules = _rules_of(root, top, listing)
     parents: dict[str, _Rules] = {}  # folder -> the rules of the folder that holds it
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         here = Path(dirpath)
@@ -785,7 +885,7 @@ def _from_listing(
     root: Path,
     cwd: Path,
     excludes: ExcludeSet | None,
-    listing: GitListing,
+    listed: Collection[str],
     found: dict[str, Candidate],
     links: set[str],
     defer_python_checks: bool = False,
@@ -793,50 +893,82 @@ def _from_listing(
     """The candidates of a work tree without nested repositories, straight from git's listing: the
     same files the walk would keep, without visiting every folder."""
     base = os.fspath(root)
-    shown = display_path(root, cwd)
-    shown = "" if shown == "." else shown + "/"
     # run from a folder inside the tree: each folder's display path from the working directory
     # (root-relative text behind "../../" would climb to the root and down again)
-    above = shown.startswith("../")
-    folder_shown: dict[str, str] = {}
+    shown = _ListedDisplay(root, cwd)
+    real_root: list[Path | None] = []  # the root resolved, at the first link met
     verdicts: dict[str, bool] = {}  # folder below the root -> excluded
-    skipped: dict[str, bool] = {}  # folder below the root -> below a folder never walked
-    for rel in sorted(listing.files):
+    folders: dict[str, str | None] = {}  # folder below the root -> its display prefix; None: never walked
+    filtered = bool(excludes and excludes.regexes)
+    for rel in listed:  # the result is sorted at the end
         folder, _, name = rel.rpartition("/")
-        kind = classify(name)
+        kind = "python" if name.endswith(".py") else classify(name)  # most of a listing: no lower()
         if not kind:
             continue
-        below = skipped.get(folder)
-        if below is None:
-            below = skipped[folder] = any(part in DEFAULT_EXCLUDES for part in folder.split("/"))
-        if below:
+        prefix = folders.get(folder, "\0")  # no display path holds NUL
+        if prefix == "\0":
+            prefix = folders[folder] = _folder_prefix(folder, shown)
+        if prefix is None:
             continue
         location = f"{base}/{rel}"
         if kind == "python" and defer_python_checks:
             # most Python files are never read (only what a launch reaches): checked when first read
-            if excludes and excludes.regexes and _excluded_below(base, rel, excludes, verdicts):
+            if filtered and _excluded_below(base, rel, excludes, verdicts):  # type: ignore[arg-type]
                 continue
-            display = _shown(rel, base, cwd, folder_shown) if above else shown + rel
-            found[location] = Candidate(location, display, kind, base)
+            found[location] = Candidate(location, prefix + name, kind, base)
             continue
         if not _regular(location):  # git lists a link as a file; it never lists files through a linked folder
             path = Path(location)
-            if path.is_symlink() and not _inside(path, root):
+            if not real_root:
+                real_root.append(_real(base))
+            if path.is_symlink() and not _inside_real(path, real_root[0]):
                 continue  # never follow a link out of the linted tree
             if not path.is_file():
                 continue
             links.add(location)
-        if excludes and excludes.regexes and _excluded_below(base, rel, excludes, verdicts):
+        if filtered and _excluded_below(base, rel, excludes, verdicts):  # type: ignore[arg-type]
             continue
-        found[location] = Candidate(location, _shown(rel, base, cwd, folder_shown) if above else shown + rel, kind)
+        found[location] = Candidate(location, prefix + name, kind)
 
 
-def _shown(rel: str, base: str, cwd: Path, memo: dict[str, str]) -> str:
-    folder, _, name = rel.rpartition("/")
-    shown = memo.get(folder)
-    if shown is None:
-        shown = memo[folder] = os.path.relpath(f"{base}/{folder}" if folder else base, cwd).replace(os.sep, "/")
-    return name if shown == "." else f"{shown}/{name}"
+def _folder_prefix(folder: str, shown: _ListedDisplay) -> str | None:
+    """What a listed file's display path starts with in ``folder`` ('' at the working directory);
+    None for a folder below one that is never walked."""
+    if any(part in DEFAULT_EXCLUDES for part in folder.split("/")):
+        return None
+    return shown.folder_prefix(folder)
+
+
+class _ListedDisplay:
+    """Display paths of listed files, as ``display_path`` gives them, one computation per folder:
+    ``relpath`` for each of tens of thousands of folders costs a large part of a one-file run."""
+
+    def __init__(self, root: Path, cwd: Path) -> None:
+        shown = display_path(root, cwd)
+        self.prefix = "" if shown == "." else shown + "/"
+        # the working directory inside the walked tree: folders are reached by climbing from it
+        inside = os.path.relpath(cwd, root).replace(os.sep, "/") if self.prefix.startswith("../") else ".."
+        self.climb = [] if inside.startswith("..") else inside.split("/")
+
+    def folder_prefix(self, folder: str) -> str:
+        """What the display path of a file in ``folder`` (relative to the root) starts with."""
+        if not self.climb:
+            return f"{self.prefix}{folder}/" if folder else self.prefix
+        shown = self._folder(folder)
+        return "" if shown == "." else f"{shown}/"
+
+    def __call__(self, rel: str) -> str:
+        folder, _, name = rel.rpartition("/")
+        return self.folder_prefix(folder) + name
+
+    def _folder(self, folder: str) -> str:
+        parts = folder.split("/") if folder else []
+        shared = 0
+        for mine, theirs in zip(self.climb, parts, strict=False):
+            if mine != theirs:
+                break
+            shared += 1
+        return "/".join([".."] * (len(self.climb) - shared) + parts[shared:]) or "."
 
 
 def _excluded_below(base: str, rel: str, excludes: ExcludeSet, verdicts: dict[str, bool]) -> bool:
@@ -862,8 +994,21 @@ def _regular(path: Path | str) -> bool:
 
 
 def _inside(path: Path, root: Path) -> bool:
+    return _inside_real(path, _real(os.fspath(root)))  # a walk resolves its root once: _inside_real
+
+
+def _real(root: str) -> Path | None:
     try:
-        path.resolve().relative_to(root.resolve())
+        return Path(root).resolve()
+    except (OSError, RuntimeError):
+        return None
+
+
+def _inside_real(path: Path, real_root: Path | None) -> bool:
+    if real_root is None:
+        return False
+    try:
+        path.resolve().relative_to(real_root)
         return True
     except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
         return False

@@ -88,8 +88,10 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
         # skips it (an excluded folder named on the command line, as ruff does)
         inside, _ = discover(request.folders, request.cwd, excludes)
         candidates += inside
-    seen: set[str] = set()
-    candidates = [c for c in [*candidates, *request.extra_candidates] if not (c.display in seen or seen.add(c.display))]
+    if request.folders or request.extra_candidates:  # one walk lists each file once; two may share some
+        seen: set[str] = set()
+        merged = [*candidates, *request.extra_candidates]
+        candidates = [c for c in merged if not (c.display in seen or seen.add(c.display))]
     cache = request.cache
     run_key = None
     if cache is not None:
@@ -104,10 +106,11 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     eager = [c for c in eager if readable(c)]
     digests = read_digests(eager, request.overrides) if cache is not None else None
     files = parse_all(eager, request, digests)
-    abs_paths = Locations(candidates)
+    by_display = {c.display: c for c in candidates}
+    abs_paths = Locations(by_display)
     relevant = [f for f in files if f.relevant]
     specs = _job_specs(request.config, request.cwd)
-    loader = _LazyParser(lazy, request)
+    loader = _LazyParser(by_display, request)  # asked only for the files left pending
     pending = {c.display: c.kind for c in lazy}
     locations = {c.display: c.location for c in candidates}
     settings = {"ranktable-host-root": request.config.ranktable_host_root} if request.config.ranktable_host_root else {}
@@ -139,8 +142,8 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
 class Locations(Mapping):
     """Display path -> absolute ``Path`` of every candidate, made when asked (a fix writes a few)."""
 
-    def __init__(self, candidates: list[Candidate]) -> None:
-        self._by_display = {c.display: c for c in candidates}
+    def __init__(self, by_display: dict[str, Candidate]) -> None:
+        self._by_display = by_display
 
     def __getitem__(self, display: str) -> Path:
         return self._by_display[display].path
@@ -183,8 +186,10 @@ def _split_candidates(candidates: list[Candidate], request: LintRequest) -> tupl
         eager = [c for c in candidates if _up_front(c)]
         return eager, [c for c in candidates if not _up_front(c)]
     reaching = _reaching(candidates, named)
-    eager = [c for c in candidates if c.display in named or c.display in reaching]
-    return eager, [c for c in candidates if c.display not in named and c.display not in reaching]
+    eager, lazy = [], []
+    for c in candidates:
+        (eager if c.display in named or c.display in reaching else lazy).append(c)
+    return eager, lazy
 
 
 def _up_front(candidate: Candidate) -> bool:
@@ -260,22 +265,32 @@ def _needle(referrer: str, target: str) -> bytes:
 
 
 def _head(path: Path | str) -> bytes:
+    # os-level calls: a buffered file object per file costs more than the read of a small script
     try:
-        with open(path, "rb") as handle:
-            return handle.read(MAX_SCAN_BYTES)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the scan
     except OSError:
         return b""
+    try:
+        data = os.read(fd, FIRST_READ)  # most scripts fit: no buffer of the largest size per file
+        if len(data) == FIRST_READ:
+            data += os.read(fd, MAX_SCAN_BYTES - FIRST_READ)
+        return data
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
 
 
 MAX_SCAN_BYTES = 1 << 20
+FIRST_READ = 1 << 16
 PIN_KINDS = frozenset({"requirements", "pyproject", "dockerfile"})
 
 
 class _LazyParser:
     """Parses a Python file the first time the linker reaches it (through the cache when there is one)."""
 
-    def __init__(self, candidates: list[Candidate], request: LintRequest) -> None:
-        self.candidates = {c.display: c for c in candidates}
+    def __init__(self, candidates: dict[str, Candidate], request: LintRequest) -> None:
+        self.candidates = candidates
         self.request = request
         self.parsed: list[ParsedFile] = []
         self.named = bool(request.named)
@@ -385,7 +400,7 @@ def _cached_result(
     suppressed: int,
 ) -> LintResult:
     diagnostics = reported(list(everything), request)
-    abs_paths = Locations(candidates)
+    abs_paths = Locations({c.display: c for c in candidates})
     return _CachedResult(
         request, diagnostics, None, None, abs_paths, warnings, list(errors), suppressed, list(everything)
     )

@@ -15,6 +15,7 @@ saying whether recovery advice applies and why; rules only see the jobs that are
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Callable, Mapping
@@ -274,14 +275,20 @@ class FileIndex:
         where = locations or {}
         self.location = {p: _normal(where.get(p, p)) for p in known}  # display path -> absolute
         self.display = {loc: p for p, loc in self.location.items()}
-        self.folders = {posixpath.dirname(loc) for loc in self.display}
-        for folder in list(self.folders):
-            while folder not in ("", "/", "."):
-                folder = posixpath.dirname(folder)
-                if folder in self.folders:
-                    break
-                self.folders.add(folder)
         self._resolved: dict[tuple[str, str, str, str | None], ParsedFile | None] = {}
+
+    @functools.cached_property
+    def folders(self) -> set[str]:
+        """Every folder holding a file, and their ancestors (only a container path asks)."""
+        folders: set[str] = set()
+        for location in self.display:
+            folder = posixpath.dirname(location)
+            while folder not in folders:
+                folders.add(folder)
+                if folder in ("", "/", "."):
+                    break
+                folder = posixpath.dirname(folder)
+        return folders
 
     def exists(self, path: str) -> bool:
         return path in self.by_path or path in self.pending
@@ -294,16 +301,18 @@ class FileIndex:
             return True
         return scan(path, needles)
 
-    def sealed(self, path: str) -> bool:
-        """A file not parsed that this run never looks into (a run over named files reads only
-        what links reach)."""
-        return path in self.pending and bool(getattr(self.loader, "named", False))
-
     def kinds(self) -> dict[str, str]:
         """Every file's kind, parsed or not."""
         out = {p: f.kind for p, f in self.by_path.items()}
         out.update(self.pending)
         return out
+
+    def open_kinds(self) -> dict[str, str]:
+        """The kinds of the files this run may look into: a run over named files looks only where
+        links reach, so the files it has not parsed stay closed."""
+        if getattr(self.loader, "named", False):
+            return {p: f.kind for p, f in self.by_path.items()}
+        return self.kinds()
 
     def get(self, path: str, kind: str | None = None) -> ParsedFile | None:
         found = self.by_path.get(path)
@@ -667,8 +676,8 @@ class _Linker:
         """Python files no launch reaches that are plainly training entries (a training name, a
         ``__main__`` block, a training loop): started by something the repository does not show."""
         jobs: list[Job] = []
-        for path, kind in sorted(self.index.kinds().items()):
-            if kind != "python" or path in self.reached or self.index.sealed(path):
+        for path, kind in sorted(self.index.open_kinds().items()):
+            if kind != "python" or path in self.reached:
                 continue
             if not tokens(posixpath.splitext(posixpath.basename(path))[0]) & STANDALONE_NAMES:
                 continue

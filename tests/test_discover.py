@@ -56,10 +56,12 @@ def linted(root: Path, via: str, *paths: Path) -> set[str]:
             patch.setattr(discover_module, "git_program", lambda: None)
         patch.setattr(discover_module, "git_listing", recorded)
         found = {c.display for c in discover(list(paths) or [root], root)[0]}
+    # a listing answers once its untracked part came too (git lists that part while we read the rest)
+    answered = [a is not None and a.finish() for a in answers]
     if via == "git":
-        assert answers and all(a is not None for a in answers), "git did not answer"
+        assert answers and all(answered), "git did not answer"
     elif via == "fallback":
-        assert answers and all(a is None for a in answers), "git answered"
+        assert answers and not any(answered), "git answered"
     return found
 
 
@@ -521,3 +523,20 @@ def test_python_files_a_launch_reaches_are_checked_before_they_are_read(tmp_path
     result = run_cli("--output-format", "concise", "--select", "RL401", ".", cwd=repo)
     assert result.returncode == 1, result.stderr
     assert {line.split(":")[0] for line in result.stdout.splitlines() if ": RL" in line} == {"d/real.py"}
+
+
+@needs_git
+@pytest.mark.parametrize("where", [".", "a", "a/b", "a/b/c", "z", ".."])
+def test_paths_from_git_listing_are_shown_as_from_the_working_directory(tmp_path, where):
+    """Display paths built per folder from git's listing equal os.path.relpath from any folder a
+    run starts in: inside the tree, below a listed folder, beside it, above the root."""
+    repo = tmp_path / "repo"
+    files = ["top.py", "a/x.sh", "a/b/y.py", "a/b/c/z.yaml", "a/bb/w.py", "z/q.sh", "ab/v.py"]
+    write(repo, dict.fromkeys(files, ""))
+    (repo / "z").mkdir(exist_ok=True)
+    git(repo, "init", "-q")
+    git(repo, "add", "top.py", "a")  # tracked and untracked files both
+    cwd = (repo / where).resolve()
+    cwd.mkdir(parents=True, exist_ok=True)
+    shown = {c.display for c in discover([repo], cwd)[0]}
+    assert shown == {os.path.relpath(repo / f, cwd) for f in files}
