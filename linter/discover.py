@@ -532,39 +532,31 @@ class GitListing:
     most of git's time; the tracked files can be sorted through while it runs). Nested repositories
     (untracked clones) are listed as folders; git does not list their contents, nor a submodule's."""
 
-    def __init__(self, tracked: frozenset[str], untracked: subprocess.Popen[bytes] | bytes | None = None) -> None:
-        self.tracked = tracked
-        self._scan = untracked
-        self._untracked: frozenset[str] = frozenset()
+    def __init__(self, tracked: list[str], scan: subprocess.Popen[bytes] | None) -> None:
+        self.tracked = tracked  # a list: most runs only go through it once
+        self._scan = scan
+        self._untracked: list[str] = []
         self._repositories: frozenset[str] = frozenset()
         self._ok: bool | None = None
-
-    @classmethod
-    def parse(cls, output: bytes) -> GitListing:
-        """One listing of tracked and untracked files together (``ls-files --cached --others``)."""
-        files, repositories = _entries(output)
-        listing = cls(files)
-        listing._repositories, listing._ok = repositories, True
-        return listing
 
     def finish(self) -> bool:
         """Wait for the untracked listing; False when git failed there (then none of it holds)."""
         if self._ok is None:
-            output = self._scan if isinstance(self._scan, bytes) else _collect(self._scan)
+            output = _collect(self._scan)
             self._scan = None
             self._ok = output is not None
             if output is not None:
-                untracked, self._repositories = _entries(output)
-                self._untracked = untracked - self.tracked
+                self._untracked, self._repositories = _entries(output)
         return self._ok
 
     def abandon(self) -> None:
-        if isinstance(self._scan, subprocess.Popen):
+        if self._scan is not None:
             _stop(self._scan)
         self._scan, self._ok = None, False
 
     @property
-    def untracked(self) -> frozenset[str]:
+    def untracked(self) -> list[str]:
+        """Never a tracked file (``ls-files --others``)."""
         self.finish()
         return self._untracked
 
@@ -575,23 +567,27 @@ class GitListing:
 
     @functools.cached_property
     def files(self) -> frozenset[str]:
-        return self.tracked | self.untracked
+        """Only a walk asks (a tree with nested repositories), as do ``folders``."""
+        return frozenset(self.tracked).union(self.untracked)
 
     @functools.cached_property
     def folders(self) -> frozenset[str]:
-        """Only a walk asks (a tree with nested repositories); the listing alone never does."""
         return frozenset(_folders_of(self.files | self.repositories))
 
 
-def _entries(output: bytes) -> tuple[frozenset[str], frozenset[str]]:
+def _entries(output: bytes) -> tuple[list[str], frozenset[str]]:
     """Listed files and nested repositories (entries ending in '/'); one decode of the whole
     listing, as os.fsdecode would decode each entry."""
-    entries = output.decode(sys.getfilesystemencoding(), "surrogateescape").split("\0")
-    files = frozenset(entry for entry in entries if entry and not entry.endswith("/"))
-    return files, frozenset(entry[:-1] for entry in entries if entry.endswith("/"))
+    text = output.decode(sys.getfilesystemencoding(), "surrogateescape")
+    entries = text.split("\0")
+    if entries and entries[-1] == "":
+        entries.pop()  # the terminator of the last entry
+    if "/\0" not in text and not text.endswith("/"):  # the usual case: no nested repository
+        return entries, frozenset()
+    return [e for e in entries if not e.endswith("/")], frozenset(e[:-1] for e in entries if e.endswith("/"))
 
 
-def _folders_of(paths: frozenset[str]) -> set[str]:
+def _folders_of(paths: Collection[str]) -> set[str]:
     folders: set[str] = set()
     for path in paths:
         cut = path.rfind("/")
