@@ -722,7 +722,8 @@ class CheckoutBench:
         try:
             if self.bench.ours.unavailable:
                 raise MeasureError(self.bench.ours.unavailable)
-            timing = self.runner.measure(label, self.bench.ours.check(*args), checkout.root, OURS_OK)
+            # a one-file run, like the start-up rows: --repeat runs (a whole-repository row gets --repo-repeat)
+            timing = self.bench.runner.measure(label, self.bench.ours.check(*args), checkout.root, OURS_OK)
         except MeasureError as exc:
             self.bench.rows.append(error_row(label, str(exc), 1, "default"))
             return
@@ -847,7 +848,8 @@ def machine_lines(ours: Tool, repos: Sequence[Repo], args: argparse.Namespace, e
         f"tree-sitter-bash {_version('tree-sitter-bash')}",
         f"- recovery-lint: `{' '.join(ours.argv)}` at commit {git_revision()}; "
         f"peers: yamllint {_peer_version('yamllint')}, shellcheck {_peer_version('shellcheck')}",
-        f"- medians of {args.repeat} runs ({args.repo_repeat} for whole --zoo/--real repositories); peak RSS = "
+        f"- medians of {args.repeat} runs ({args.repo_repeat} for whole --zoo/--real repositories, {args.repeat} for "
+        "their one-changed-file rows); peak RSS = "
         f"largest single process of the run's tree; CPU/wall = cores kept busy; {datetime.now():%Y-%m-%d %H:%M}",
     ]
     lines += [f"- repo-{r.size}: {describe(r.files)}" for r in repos]
