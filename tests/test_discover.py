@@ -540,3 +540,26 @@ def test_paths_from_git_listing_are_shown_as_from_the_working_directory(tmp_path
     cwd.mkdir(parents=True, exist_ok=True)
     shown = {c.display for c in discover([repo], cwd)[0]}
     assert shown == {os.path.relpath(repo / f, cwd) for f in files}
+
+
+@needs_git
+def test_an_interrupted_listing_leaves_no_git_running(tmp_path, monkeypatch):
+    """git lists the untracked files while the tracked ones are sorted through; a run stopped in
+    between (Ctrl-C) stops that git too instead of leaving it behind."""
+    write(tmp_path, {"a.py": "", "b.sh": ""})
+    git(tmp_path, "init", "-q")
+    started: list[subprocess.Popen[bytes]] = []
+    real_start = discover_module._start_git
+
+    def recorded(*args):
+        started.append(real_start(*args))
+        return started[-1]
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(discover_module, "_start_git", recorded)
+    monkeypatch.setattr(discover_module, "_from_listing", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        discover([tmp_path], tmp_path)
+    assert len(started) == 1 and started[0].returncode is not None  # killed and reaped
