@@ -656,18 +656,8 @@ def _git_command(git: str, args: list[str]) -> list[str]:
 
 
 def _run_git(git: str, top: Path, cwd: Path, args: list[str]) -> subprocess.CompletedProcess[bytes] | None:
-    try:
-        return subprocess.run(
-            _git_command(git, args),
-            cwd=cwd,
-            env=_git_environment(top),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
+    """git run to its end; None when it could not start or ran past the timeout."""
+    return _finish(_start_git(git, top, cwd, args))
 
 
 def _start_git(git: str, top: Path, cwd: Path, args: list[str]) -> subprocess.Popen[bytes] | None:
@@ -684,8 +674,7 @@ def _start_git(git: str, top: Path, cwd: Path, args: list[str]) -> subprocess.Po
         return None
 
 
-def _collect(process: subprocess.Popen[bytes] | None) -> bytes | None:
-    """A started git's output; None when it failed or ran past the timeout."""
+def _finish(process: subprocess.Popen[bytes] | None) -> subprocess.CompletedProcess[bytes] | None:
     if process is None:
         return None
     try:
@@ -693,7 +682,13 @@ def _collect(process: subprocess.Popen[bytes] | None) -> bytes | None:
     except (OSError, subprocess.SubprocessError):
         _stop(process)
         return None
-    return output if process.returncode == 0 else None
+    return subprocess.CompletedProcess(process.args, process.returncode, output)
+
+
+def _collect(process: subprocess.Popen[bytes] | None) -> bytes | None:
+    """A started git's output; None when it failed or ran past the timeout."""
+    done = _finish(process)
+    return done.stdout if done is not None and done.returncode == 0 else None
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
