@@ -884,21 +884,16 @@ def _from_listing(
     """The candidates of a work tree without nested repositories, straight from git's listing: the
     same files the walk would keep, without visiting every folder."""
     base = os.fspath(root)
-    # run from a folder inside the tree: each folder's display path from the working directory
-    # (root-relative text behind "../../" would climb to the root and down again)
-    shown = _ListedDisplay(root, cwd)
+    prefixes = _FolderPrefixes(root, cwd)
     real_root: list[Path | None] = []  # the root resolved, at the first link met
     verdicts: dict[str, bool] = {}  # folder below the root -> excluded
-    folders: dict[str, str | None] = {}  # folder below the root -> its display prefix; None: never walked
     filtered = bool(excludes and excludes.regexes)
     for rel in listed:  # the result is sorted at the end
         folder, _, name = rel.rpartition("/")
         kind = "python" if name.endswith(".py") else classify(name)  # most of a listing: no lower()
         if not kind:
             continue
-        prefix = folders.get(folder, "\0")  # no display path holds NUL
-        if prefix == "\0":
-            prefix = folders[folder] = _folder_prefix(folder, shown)
+        prefix = prefixes[folder]
         if prefix is None:
             continue
         location = f"{base}/{rel}"
@@ -922,44 +917,36 @@ def _from_listing(
         found[location] = Candidate(location, prefix + name, kind)
 
 
-def _folder_prefix(folder: str, shown: _ListedDisplay) -> str | None:
-    """What a listed file's display path starts with in ``folder`` ('' at the working directory);
-    None for a folder below one that is never walked."""
-    if any(part in DEFAULT_EXCLUDES for part in folder.split("/")):
-        return None
-    return shown.folder_prefix(folder)
-
-
-class _ListedDisplay:
-    """Display paths of listed files, as ``display_path`` gives them, one computation per folder:
-    ``relpath`` for each of tens of thousands of folders costs a large part of a one-file run."""
+class _FolderPrefixes(dict[str, "str | None"]):
+    """Folder below the walked root -> what the display paths (as ``display_path`` gives them) of
+    its files start with; None for a folder below one that is never walked. Worked out once per
+    folder: ``relpath`` for each of tens of thousands of files costs a large part of a one-file run."""
 
     def __init__(self, root: Path, cwd: Path) -> None:
+        super().__init__()
         shown = display_path(root, cwd)
-        self.prefix = "" if shown == "." else shown + "/"
+        self.root_shown = "" if shown == "." else shown + "/"
         # the working directory inside the walked tree: folders are reached by climbing from it
-        inside = os.path.relpath(cwd, root).replace(os.sep, "/") if self.prefix.startswith("../") else ".."
+        # (root-relative text behind "../../" would climb to the root and down again)
+        inside = os.path.relpath(cwd, root).replace(os.sep, "/") if self.root_shown.startswith("../") else ".."
         self.climb = [] if inside.startswith("..") else inside.split("/")
 
-    def folder_prefix(self, folder: str) -> str:
-        """What the display path of a file in ``folder`` (relative to the root) starts with."""
+    def __missing__(self, folder: str) -> str | None:
+        prefix = None if any(part in DEFAULT_EXCLUDES for part in folder.split("/")) else self._prefix(folder)
+        self[folder] = prefix
+        return prefix
+
+    def _prefix(self, folder: str) -> str:
         if not self.climb:
-            return f"{self.prefix}{folder}/" if folder else self.prefix
-        shown = self._folder(folder)
-        return "" if shown == "." else f"{shown}/"
-
-    def __call__(self, rel: str) -> str:
-        folder, _, name = rel.rpartition("/")
-        return self.folder_prefix(folder) + name
-
-    def _folder(self, folder: str) -> str:
+            return f"{self.root_shown}{folder}/" if folder else self.root_shown
         parts = folder.split("/") if folder else []
         shared = 0
         for mine, theirs in zip(self.climb, parts, strict=False):
             if mine != theirs:
                 break
             shared += 1
-        return "/".join([".."] * (len(self.climb) - shared) + parts[shared:]) or "."
+        shown = "/".join([".."] * (len(self.climb) - shared) + parts[shared:])
+        return f"{shown}/" if shown else ""
 
 
 def _excluded_below(base: str, rel: str, excludes: ExcludeSet, verdicts: dict[str, bool]) -> bool:
