@@ -292,3 +292,11 @@ def test_a_script_with_gbk_bytes_is_linted_and_fixed_byte_for_byte(tmp_path):
     assert b"-export HCCL_ASYNC_ERROR_HANDLING=0\n+export HCCL_ASYNC_ERROR_HANDLING=1\n" in diff.stdout
     run("--fix", "--unsafe-fixes")
     assert path.read_bytes() == original.replace(b"HANDLING=0", b"HANDLING=1")
+
+
+def test_a_loop_header_with_non_ascii_characters_is_cut_at_the_body():
+    from recovery_lint.sources.shell import parse_shell
+    from recovery_lint.span import SourceText
+
+    script = parse_shell(SourceText("run.sh", "for f in ééééé ; do\n  torchrun train.py\ndone\n"))
+    assert {cmd.loops for cmd in script.commands} == {("for f in ééééé ;",)}  # as for ASCII: up to the body

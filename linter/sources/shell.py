@@ -427,7 +427,8 @@ class _Walker:
             return [context if i == 0 else (True, context[1]) for i in range(len(children))]
         if kind in ("for_statement", "c_style_for_statement"):
             body = node.child_by_field_name("body")
-            header = self.text(node)[: body.start_byte - node.start_byte].strip() if body is not None else ""
+            # the header in characters (a byte length cut into the body after a non-ASCII character)
+            header = self.src.text[self.span(node).start : self.span(body).start].strip() if body is not None else ""
             inside = (context[0], (*context[1], header))
             return [inside if body is not None and c.id == body.id else context for c in children]
         return [context] * len(children)
