@@ -123,7 +123,6 @@ class SourceText:
     __slots__ = (
         "_ascii",
         "_byte_line_starts",
-        "_byte_size",
         "_char_of_byte",
         "_line_starts",
         "_newline",
@@ -137,7 +136,6 @@ class SourceText:
         self._line_starts: list[int] | None = None
         self._byte_line_starts: list[int] | None = None
         self._char_of_byte: array | None = None
-        self._byte_size: int | None = None
         self._ascii: bool | None = None
         self._newline: str | None = None
 
@@ -244,11 +242,6 @@ class SourceText:
         if table is None:
             table = self._char_of_byte = _char_of_byte(self.text)
         return table[min(max(byte, 0), len(table) - 1)]
-
-    def _byte_total(self) -> int:
-        if self._byte_size is None:
-            self._byte_size = len(to_bytes(self.text))
-        return self._byte_size
 
     def offset_of_line_byte_col(self, line1: int, byte_col: int) -> int:
         """Character offset of a 1-based line and a 0-based UTF-8 column (as ``ast`` reports)."""

@@ -148,13 +148,13 @@ def check(text: str) -> Checked:
     except _Error as exc:
         end = min(exc.end, len(text))
         problem = SyntaxProblem(exc.offset, end, exc.message)
-        return Checked(problem, False, _outermost(parser.rewrites), _outermost(parser.lossy_rewrites))
+        return Checked(problem, False, outermost(parser.rewrites), outermost(parser.lossy_rewrites))
     except (_TooDeep, RecursionError):
         return Checked(undecided=True)
-    return Checked(None, False, _outermost(parser.rewrites), _outermost(parser.lossy_rewrites))
+    return Checked(None, False, outermost(parser.rewrites), outermost(parser.lossy_rewrites))
 
 
-def _outermost(rewrites: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+def outermost(rewrites: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     """Each rewrite once, in text order; one inside another (an expansion in an expansion) is dropped."""
     out: list[tuple[int, int, str]] = []
     for rewrite in sorted(set(rewrites), key=lambda r: (r[0], -r[1])):

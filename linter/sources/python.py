@@ -216,11 +216,8 @@ class _Collector:
         written = dotted(node.func)
         if not written:
             return
-        head, _, rest = written.partition(".")
-        resolved = self.aliases.get(head, head)
-        qualname = f"{resolved}.{rest}" if rest else resolved
         call = PyCall(
-            qualname,
+            resolve_alias(written, self.aliases),
             written,
             self.span(node),
             self.span(node.func),
@@ -311,10 +308,7 @@ def builds_str(node: ast.AST, aliases: dict[str, str]) -> bool:
         )
     if cls is ast.Call:
         func = node.func  # type: ignore[attr-defined]
-        written = dotted(func)
-        head, _, rest = written.partition(".")
-        resolved = f"{aliases.get(head, head)}.{rest}" if rest else aliases.get(head, head)
-        if resolved in _PATH_JOINS:
+        if resolve_alias(dotted(func), aliases) in _PATH_JOINS:
             return True
         return isinstance(func, ast.Attribute) and func.attr == "format" and builds_str(func.value, aliases)
     return False
@@ -357,6 +351,13 @@ def _conditional_calls(nodes: list[ast.AST]) -> dict[int, str]:
                 if n.__class__ is ast.Call:
                     out[id(n)] = names
     return out
+
+
+def resolve_alias(written: str, aliases: dict[str, str]) -> str:
+    """A dotted name as written, its first part replaced by what an import bound it to."""
+    head, _, rest = written.partition(".")
+    resolved = aliases.get(head, head)
+    return f"{resolved}.{rest}" if rest else resolved
 
 
 def dotted(node: ast.AST) -> str:

@@ -273,11 +273,11 @@ def _parse(
 
 def _rewritten(text: str, rewrites: Rewrites) -> str:
     """``text`` with same-length replacements; one inside another already applied is skipped."""
+    from .bash_syntax import outermost
+
     parts: list[str] = []
     at = 0
-    for start, end, replacement in sorted(rewrites, key=lambda r: (r[0], -r[1])):
-        if start < at:
-            continue
+    for start, end, replacement in outermost(rewrites):
         parts += [text[at:start], replacement]
         at = end
     parts.append(text[at:])
