@@ -19,7 +19,7 @@ from .diagnostics import Diagnostic
 from .discover import Candidate, ExcludeSet, discover, readable
 from .fixpolicy import enforce
 from .jobs import Job, JobSpec, Project, build_project
-from .parse import ParsedFile, read_and_parse
+from .parse import PIN_KINDS, ParsedFile, read_and_parse
 from .roles import ci_path, vendored
 from .rule import Rule
 from .span import SourceText, to_bytes
@@ -283,7 +283,6 @@ def _head(path: Path | str) -> bytes:
 
 MAX_SCAN_BYTES = 1 << 20
 FIRST_READ = 1 << 16
-PIN_KINDS = frozenset({"requirements", "pyproject", "dockerfile"})
 
 
 class _LazyParser:

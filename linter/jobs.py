@@ -35,7 +35,7 @@ from .launch import (
     unwrap,
     word_value,
 )
-from .parse import ParsedFile
+from .parse import PIN_KINDS, ParsedFile
 from .roles import (
     TRAINING,
     LaunchFacts,
@@ -60,7 +60,6 @@ PROCESS_RECOVERY_STRATEGIES = {"retry", "recover", "recover-in-place", "elastic-
 # folders beside a job's folders (or the repository root) that declare the versions of the whole tree
 DECLARATION_FOLDERS = ("docker", "dockerfiles", "ci", "build", "env", "install", "requirements", "image", "images")
 MAX_DEPTH = 8
-PIN_KINDS = frozenset({"requirements", "pyproject", "dockerfile"})
 
 
 # -- the model ---------------------------------------------------------------------------------
@@ -724,7 +723,7 @@ class _Linker:
                 )
             elif f.kind == "shell":
                 out[f.path] = Verdict("no-launch", "starts no training launcher")
-            elif f.kind in ("requirements", "pyproject", "dockerfile"):
+            elif f.kind in PIN_KINDS:
                 out[f.path] = Verdict("versions", "version declarations, read for the jobs below it")
             elif f.kind == "python":
                 out[f.path] = Verdict("unknown", "read, but no training launch runs it")

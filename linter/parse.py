@@ -37,6 +37,7 @@ class ParsedFile:
 
 
 SHELL_KINDS = ("shell", "maybe-shell")
+PIN_KINDS = frozenset({"requirements", "pyproject", "dockerfile"})  # files that declare versions
 
 
 def decode(path: str, data: bytes, kind: str = "") -> tuple[SourceText | None, FileIssue | None]:

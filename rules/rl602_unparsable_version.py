@@ -3,13 +3,11 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Project
 from recovery_lint.knowledge import version_problem
-from recovery_lint.parse import ParsedFile
+from recovery_lint.parse import PIN_KINDS, ParsedFile
 from recovery_lint.rule import Case, Rule
 from recovery_lint.sources.versions import COMPONENTS, PinFile
 
 from ._versions import CONFIG_NOTE, LABELS, config_anchor, job_anchor
-
-PIN_KINDS = ("requirements", "pyproject", "dockerfile")
 
 
 def _readable_form(version: str) -> str:

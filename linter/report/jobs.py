@@ -6,17 +6,12 @@ from __future__ import annotations
 import json
 
 from ..jobs import Job, LaunchCommand, Project
-
-COMPONENTS = ("torch", "torch-npu", "cann", "mindcluster", "mindio")
+from ..sources.versions import COMPONENTS
 
 
 def _versions(job: Job) -> str:
-    parts = []
-    for component in COMPONENTS:
-        value = job.context.versions.get(component)
-        if value:
-            parts.append(f"{component} {value} ({job.context.versions.origin(component)})")
-    return ", ".join(parts) or "none declared"
+    versions = job.context.versions
+    return ", ".join(versions.describe(c) for c in COMPONENTS if versions.get(c)) or "none declared"
 
 
 def _entry(cmd: LaunchCommand) -> str:
