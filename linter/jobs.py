@@ -467,15 +467,13 @@ class _Linker:
         self.configured = configured
         self.specs = specs
         self.reached: set[str] = set()
-        self.launched_from: dict[str, str] = {}  # entry path -> the launch that reached it first
+        self.entry_folders: set[str] = set()  # folders of the Python entries launches run
         # version declaration files by absolute folder (display paths, parsed when a job asks)
         self.pins_by_dir: dict[str, list[str]] = {}
         for path, kind in index.kinds().items():
             if kind in PIN_KINDS:
                 self.pins_by_dir.setdefault(index.folder_of(path), []).append(path)
-        self.script_verdicts: dict[str, Verdict] = {}
         self._embedded: dict[tuple[str, int], ShellScript] = {}
-        self._entry_folders: set[str] | None = None
 
     # jobs from manifests
     def manifest_job(self, mf: ParsedFile, doc: ManifestDoc) -> Job:
@@ -496,14 +494,14 @@ class _Linker:
             self.reached.add(e.source.path)
         paths = [mf.path] + [s.source.path for launch in launches for s in launch.scripts]
         paths += [e.source.path for e in entries]
-        versions = self._versions(paths, launches)
+        versions, pin_files = self._versions(paths, launches)
         context = JobContext(
             _platform(doc), _framework(doc, launches, entries), _recovery(doc), versions, settings=dict(self.settings)
         )
         context.notes.extend(_ignored_recovery_labels(doc))
         if doc.is_ascendjob and doc.annotation("recover-strategy") and context.pytorch:
             _inject_operator_env(launches)
-        return Job(doc.identity, doc, mf, launches, entries, context, self._pin_files(paths), verdict)
+        return Job(doc.identity, doc, mf, launches, entries, context, pin_files, verdict)
 
     @staticmethod
     def _manifest_command_verdict(cmd: LaunchCommand, job: Verdict) -> Verdict:
@@ -612,26 +610,21 @@ class _Linker:
             _Run(self, launch, f.path).script(f.model, env, shared=True, depth=0)
             launch.env = env
             if not launch.commands:
-                self.script_verdicts[f.path] = Verdict("no-launch", "starts no training launcher")
-                continue
+                continue  # judged with the files no job covers
             for cmd in launch.commands:
                 cmd.verdict = self._command_verdict(cmd)
             training = [c for c in launch.commands if c.judged]
             verdict = training[0].verdict if training else launch.commands[0].verdict
             assert verdict is not None
-            self.script_verdicts[f.path] = verdict
             entries = _unique([c.entry_file for c in training if c.entry_file])
             for e in entries:
                 self.reached.add(e.source.path)
             paths = [s.source.path for s in launch.scripts] + [e.source.path for e in entries]
+            versions, pin_files = self._versions(paths, [launch])
             context = JobContext(
-                None,
-                _framework(None, [launch], entries),
-                None,
-                self._versions(paths, [launch]),
-                settings=dict(self.settings),
+                None, _framework(None, [launch], entries), None, versions, settings=dict(self.settings)
             )
-            job = Job(f"{f.path} (standalone)", None, None, [launch], entries, context, self._pin_files(paths), verdict)
+            job = Job(f"{f.path} (standalone)", None, None, [launch], entries, context, pin_files, verdict)
             jobs.append(job)
         return jobs
 
@@ -692,18 +685,15 @@ class _Linker:
             runnable = model.has_main_guard or model.top_level_call
             verdict = standalone_entry_verdict(path, runnable, imports, training_loop(model))
             self.reached.add(path)
-            context = JobContext(
-                None, _framework(None, [], [model]), None, self._versions([path], []), settings=dict(self.settings)
-            )
-            jobs.append(Job(f"{path} (standalone)", None, None, [], [model], context, self._pin_files([path]), verdict))
+            versions, pin_files = self._versions([path], [])
+            context = JobContext(None, _framework(None, [], [model]), None, versions, settings=dict(self.settings))
+            jobs.append(Job(f"{path} (standalone)", None, None, [], [model], context, pin_files, verdict))
         return jobs
 
     def _secondary(self, path: str) -> bool:
         """A folder whose launch scripts run another entry: this one is not what the cluster trains."""
-        if self._entry_folders is None:
-            self._entry_folders = {posixpath.dirname(entry) for entry in self.launched_from}
         folder = posixpath.dirname(path)
-        return folder in self._entry_folders or posixpath.dirname(folder) in self._entry_folders
+        return folder in self.entry_folders or posixpath.dirname(folder) in self.entry_folders
 
     # what each file is
     def judgements(self, parsed: list[ParsedFile], jobs: list[Job]) -> dict[str, Verdict]:
@@ -712,8 +702,6 @@ class _Linker:
             for path in job.files:
                 if path not in out or (job.judged and not out[path].judged):
                     out[path] = Verdict(job.verdict.role, f"{job.id}: {job.verdict.reason}")
-        for path, verdict in self.script_verdicts.items():
-            out.setdefault(path, verdict)
         for f in parsed:
             if f.path in out:
                 continue
@@ -766,16 +754,15 @@ class _Linker:
                 out.append(parsed.model)
         return out
 
-    def _pin_files(self, paths: list[str]) -> list[PinFile]:
-        return [model for _, model in sorted(self._pins_over(paths), key=lambda item: item[1].source.path)]
-
-    def _versions(self, paths: list[str], launches: list[Launch]) -> Versions:
+    def _versions(self, paths: list[str], launches: list[Launch]) -> tuple[Versions, list[PinFile]]:
         """The closest exact declaration of each component wins (a ``pip install`` in the job's
         own scripts, then pin files in the nearest folder); declarations that disagree at the same
-        distance leave it unknown; configuration values fill what no file declares."""
+        distance leave it unknown; configuration values fill what no file declares. Also the pin
+        files read for it, by path."""
         versions = Versions(configured=dict(self.configured))
+        pin_files = self._pins_over(paths)
         candidates: list[tuple[int, VersionPin]] = []
-        for rank, model in self._pins_over(paths):
+        for rank, model in pin_files:
             candidates += [(rank, pin) for pin in model.pins]
         top = 10_000
         for launch in launches:
@@ -783,24 +770,24 @@ class _Linker:
                 for cmd in script.commands:
                     if len(cmd.words) > 2 and (cmd.words[0].value or "").startswith(("pip", "python")):
                         candidates += [(top, pin) for pin in pins_in_words(cmd.words)]
-        best: dict[str, list[tuple[int, VersionPin]]] = {}
+        best: dict[str, tuple[tuple[int, int], list[tuple[int, VersionPin]]]] = {}  # component -> (key, pins)
         for rank, pin in candidates:
             if pin.component not in COMPONENTS:
                 continue
             key = (rank, 1 if pin.exact else 0)
             held = best.get(pin.component)
-            if held is None or key > (held[0][0], 1 if held[0][1].exact else 0):
-                best[pin.component] = [(rank, pin)]
-            elif key == (held[0][0], 1 if held[0][1].exact else 0):
-                held.append((rank, pin))
-        for component, found in best.items():
+            if held is None or key > held[0]:
+                best[pin.component] = (key, [(rank, pin)])
+            elif key == held[0]:
+                held[1].append((rank, pin))
+        for component, (_, found) in best.items():
             distinct = {pin.version for _, pin in found if pin.exact}
             if len(distinct) > 1:
                 where = ", ".join(sorted({f"{p.span.path}:{p.span.line}" for _, p in found}))
                 versions.conflicts[component] = f"declared as {', '.join(sorted(distinct))} in {where}"
                 continue
             versions.pins[component] = found[0][1]
-        return versions
+        return versions, [model for _, model in sorted(pin_files, key=lambda item: item[1].source.path)]
 
 
 STANDALONE_NAMES = frozenset({"train", "pretrain", "posttrain", "finetune", "sft", "main"})
@@ -958,7 +945,7 @@ class _Run:
             )
         )
         if entry_file is not None:
-            self.linker.launched_from.setdefault(entry_file.source.path, near)
+            self.linker.entry_folders.add(posixpath.dirname(entry_file.source.path))
 
     def _entry(
         self, entry: Word | None, words: list[Word], values: Mapping[str, str | None], near: str

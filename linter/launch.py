@@ -235,7 +235,7 @@ def classify_launcher(words: list[Word], values: Lookup | None = None) -> tuple[
             module = value[2:]
             return (DISTRIBUTED_MODULES[module], (0, i + 1)) if module in DISTRIBUTED_MODULES else None
         if value.endswith(".py"):
-            return ("python", (0, 1)) if PYTHON.match(name) or dynamic_interpreter else None
+            return "python", (0, 1)  # an interpreter (checked above) running a file
         if value in ("-c",):
             return None
         if not value.startswith("-"):
