@@ -16,14 +16,10 @@ from recovery_lint.sources.manifest import Container, ManifestDoc, Policy
 from recovery_lint.sources.yamlnodes import YNode, YScalar, YSeq, content_end
 from recovery_lint.span import SourceText
 
-RINGS_CONFIG_PREFIX = "rings-config-"
+from ._ranktable import configmap_tables, replica_count
+
 TASKD_PORT = 9601
 TASKD_PORT_NAME = "taskd-port"
-
-
-def pod_count(doc: ManifestDoc) -> int:
-    """Pods the job runs: replicas summed over its tasks or replica types (a missing count is one)."""
-    return sum(pod.replicas if pod.replicas is not None else 1 for pod in doc.pods)
 
 
 def not_applicable(job: Job) -> str | None:
@@ -31,7 +27,7 @@ def not_applicable(job: Job) -> str | None:
     doc = job.manifest
     if doc is None:
         return "no manifest"
-    if pod_count(doc) <= 1:
+    if replica_count(doc) <= 1:
         return "the job runs a single Pod: Pod-level rescheduling has nothing to keep running"
     framework = job.context.framework
     if framework == "tensorflow":
@@ -39,23 +35,6 @@ def not_applicable(job: Job) -> str | None:
     if framework == "mindspore" and job.context.platform == "ascend-npu":
         return "on Atlas 850/950 the MindCluster docs support Pod-level rescheduling for PyTorch only"
     return None
-
-
-def configmap_rank_table(doc: ManifestDoc) -> list[YScalar]:
-    """The ``rings-config-*`` ConfigMap names of volumes a container mounts (the legacy rank table)."""
-    out = []
-    for pod in doc.pods:
-        mounted = {m.name.value for c in pod.containers for m in c.mounts if m.mount_path is not None}
-        for volume in pod.volumes:
-            name = volume.config_map
-            if (
-                volume.kind == "configMap"
-                and name is not None
-                and name.value.startswith(RINGS_CONFIG_PREFIX)
-                and volume.name.value in mounted
-            ):
-                out.append(name)
-    return out
 
 
 def host_network(doc: ManifestDoc) -> YScalar | None:
@@ -69,10 +48,10 @@ def host_network(doc: ManifestDoc) -> YScalar | None:
 def blockers(doc: ManifestDoc) -> list[str]:
     """What makes Pod-level rescheduling fail as the job is written (no fix adds it safely)."""
     out = []
-    tables = configmap_rank_table(doc)
+    tables = configmap_tables(doc)
     if tables:
         out.append(
-            f"the rank table comes from ConfigMap {tables[0].value}, with which the docs say Pod-level rescheduling "
+            f"the rank table comes from ConfigMap {tables[0][0].value}, with which the docs say Pod-level rescheduling "
             "may fail (use the shared file Ascend Operator writes, RL204)"
         )
     fault = doc.label("fault-scheduling")

@@ -15,6 +15,7 @@ from recovery_lint.diagnostics import Edit
 from recovery_lint.edits import append_item, insert_sequence_entry
 from recovery_lint.jobs import EnvValue, Job, Launch
 from recovery_lint.sources.manifest import Container, ManifestDoc, PodSpec, Volume, VolumeMount
+from recovery_lint.sources.yamlnodes import YScalar
 from recovery_lint.span import SourceText
 
 VOLUME = "ranktable"
@@ -123,7 +124,7 @@ def uses_rank_table(job: Job) -> bool:
             for volume in pod.volumes:
                 if volume.name.value == VOLUME or serves_by_path(volume):
                     return True
-                if volume.config_map is not None and volume.config_map.value.startswith("rings-config-"):
+                if volume.config_map is not None and volume.config_map.value.startswith(RINGS_CONFIG_PREFIX):
                     return True
             # a container that mounts a 'ranktable' volume is in RankTable mode even when the pod
             # does not declare it (the other RankTable rules judge that mount)
@@ -147,7 +148,26 @@ def without_table(job: Job) -> str:
 
 
 def replica_count(doc: ManifestDoc) -> int:
+    """Pods the job runs: replicas summed over its tasks or replica types (a missing count is one)."""
     return sum(pod.replicas if pod.replicas is not None else 1 for pod in doc.pods)
+
+
+RINGS_CONFIG_PREFIX = "rings-config-"
+
+
+def configmap_tables(doc: ManifestDoc) -> list[tuple[YScalar, list[VolumeMount]]]:
+    """Each ``rings-config-*`` ConfigMap volume (the legacy rank table) a container mounts: the
+    ConfigMap's name and the mounts."""
+    out = []
+    for pod in doc.pods:
+        for volume in pod.volumes:
+            name = volume.config_map
+            if volume.kind != "configMap" or name is None or not name.value.startswith(RINGS_CONFIG_PREFIX):
+                continue
+            mounts = [m for c in pod.containers for m in c.mounts if m.name.value == volume.name.value and m.mount_path]
+            if mounts:
+                out.append((name, mounts))
+    return out
 
 
 # -- edits -------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
 from recovery_lint.rule import Case, Rule
 
-RINGS_CONFIG_PREFIX = "rings-config-"
+from ._ranktable import configmap_tables
 
 _JOB = """\
 apiVersion: v1
@@ -135,21 +135,12 @@ launch script together, which needs review.
         label = doc.label("pod-rescheduling")
         if label is None or label.value != "on":
             return
-        for pod in doc.pods:
-            for volume in pod.volumes:
-                name = volume.config_map
-                if volume.kind != "configMap" or name is None or not name.value.startswith(RINGS_CONFIG_PREFIX):
-                    continue
-                mounts = [
-                    m for c in pod.containers for m in c.mounts if m.name.value == volume.name.value and m.mount_path
-                ]
-                if not mounts:
-                    continue
-                yield self.report(
-                    name.span,
-                    f"the rank table comes from ConfigMap {name.value} (mounted at {mounts[0].mount_path.value}) while "
-                    'pod-rescheduling is "on": the MindCluster docs warn that Pod-level rescheduling may fail with a '
-                    "ConfigMap rank table; use the shared file Ascend Operator writes (a volume named ranktable)",
-                    related=[(label.span, "Pod-level rescheduling is requested here")]
-                    + [(m.mount_path.span, "mounted here") for m in mounts],
-                )
+        for name, mounts in configmap_tables(doc):
+            yield self.report(
+                name.span,
+                f"the rank table comes from ConfigMap {name.value} (mounted at {mounts[0].mount_path.value}) while "
+                'pod-rescheduling is "on": the MindCluster docs warn that Pod-level rescheduling may fail with a '
+                "ConfigMap rank table; use the shared file Ascend Operator writes (a volume named ranktable)",
+                related=[(label.span, "Pod-level rescheduling is requested here")]
+                + [(m.mount_path.span, "mounted here") for m in mounts],
+            )

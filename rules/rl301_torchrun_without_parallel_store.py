@@ -141,8 +141,8 @@ argument that torchrun-style launchers pass as the `LOCAL_RANK` variable instead
         if support.status == "missing" or (support.status == "unknown" and job.manifest is None):
             return
         for launch in job.launches:
-            for cmd in launch.commands:
-                if cmd.judged and cmd.launcher in ("torchrun", "torch.distributed.run", "torch.distributed.launch"):
+            for cmd in launch.torch_commands:
+                if cmd.launcher != "torch_npu_run":
                     yield self._finding(job, cmd, support.status, support.reason)
 
     def _finding(self, job: Job, cmd: LaunchCommand, status: str, reason: str):

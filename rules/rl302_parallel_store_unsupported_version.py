@@ -157,8 +157,8 @@ cannot choose for you.
         ]
         reason = f"{support.reason.rstrip('.')}{declared(job)}."
         for launch in job.launches:
-            for cmd in launch.commands:
-                if cmd.launcher == "torch_npu_run" and cmd.judged:
+            for cmd in launch.torch_commands:
+                if cmd.launcher == "torch_npu_run":
                     yield self._finding(cmd, support.status, reason, related)
 
     def _finding(self, cmd: LaunchCommand, status: str, reason: str, related):
