@@ -57,7 +57,6 @@ class Fix:
     applicability: Applicability = Applicability.SAFE
     overrides: str = ""  # the user's explicit setting the fix changes ("HCCL_ASYNC_ERROR_HANDLING=0")
     conditional: bool = False  # the setting it changes applies only when a condition holds
-    caution: str = ""  # why the fix is unsafe, when the safe-fix policy made it so
 
     @property
     def paths(self) -> set[str]:

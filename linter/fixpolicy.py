@@ -45,5 +45,5 @@ def enforce(diagnostic: Diagnostic, launch_paths: Collection[str] | None) -> Dia
     if not why:
         return diagnostic
     caution = "; ".join(why)
-    fix = replace(diagnostic.fix, applicability=Applicability.UNSAFE, caution=caution)  # type: ignore[arg-type]
+    fix = replace(diagnostic.fix, applicability=Applicability.UNSAFE)  # type: ignore[arg-type]
     return replace(diagnostic, fix=fix, message=f"{diagnostic.message} (The fix is unsafe: {caution}.)")

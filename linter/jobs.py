@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from .knowledge import WATCHDOG_VAR
 from .launch import (
     DISTRIBUTED_LAUNCHERS,
     TORCH_LAUNCHERS,
@@ -1090,7 +1091,7 @@ def _inject_operator_env(launches: list[Launch]) -> None:
     The operator appends the variable to the container's ``env`` list, and the last of duplicate
     entries wins, so it replaces a container ``env`` value; shell exports still override it.
     """
-    name = "HCCL_ASYNC_ERROR_HANDLING"
+    name = WATCHDOG_VAR
     for launch in launches:
         for env in [launch.env] + [c.env for c in launch.commands]:
             current = env.get(name)

@@ -238,6 +238,12 @@ def knowledge_source(name: str) -> str | None:
     return None if entry is None else entry["source"]
 
 
+# the variable every final torch_npu release reads for the HCCL watchdog, and the upstream name that
+# no final release up to 26.1.0 reads (torch_npu_releases.json: reads_torch_name)
+WATCHDOG_VAR = "HCCL_ASYNC_ERROR_HANDLING"
+WATCHDOG_NEW_VAR = "TORCH_HCCL_ASYNC_ERROR_HANDLING"
+
+
 def documented_default(name: str) -> int | float | str | bool | None:
     """The documented scalar default of ``name`` (e.g. ``HCCL_EXEC_TIMEOUT`` → 1836).
 

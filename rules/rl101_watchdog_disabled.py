@@ -4,14 +4,13 @@ from dataclasses import replace
 
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.jobs import PROCESS_RECOVERY_STRATEGIES, EnvValue, Job, Launch, LaunchCommand
+from recovery_lint.knowledge import WATCHDOG_NEW_VAR as NEW_NAME
+from recovery_lint.knowledge import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge import documented_default, watchdog_facts, watchdog_value
 from recovery_lint.rule import Case, Rule
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
 from ._versions import declared, facts_of
-
-NAME = "HCCL_ASYNC_ERROR_HANDLING"
-NEW_NAME = "TORCH_HCCL_ASYNC_ERROR_HANDLING"
 
 _MANIFEST = """\
 apiVersion: batch.volcano.sh/v1alpha1

@@ -2,12 +2,12 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.jobs import Job
+from recovery_lint.knowledge import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge import watchdog_value
 from recovery_lint.rule import Case, Rule
 
 from ._common import pytorch_launches, set_env_value
 
-NAME = "HCCL_ASYNC_ERROR_HANDLING"
 MEGATRON_STACKS = ("mindspeed_llm", "mindspeed", "megatron")
 _MEGATRON = "import torch\nfrom mindspeed_llm import megatron_adaptor\n"
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
+from recovery_lint.knowledge import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge import watchdog_facts, watchdog_value
 from recovery_lint.rule import Case, Rule
 
 from ._common import pytorch_launches
 from ._versions import declared, facts_of
 
-NAME = "HCCL_ASYNC_ERROR_HANDLING"
 _LAUNCH = "torchrun --nnodes 2 --nproc_per_node 8 train.py\n"
 
 

@@ -53,7 +53,6 @@ FRAMEWORK_NAMES = {"mindspore": "MindSpore", "tensorflow": "TensorFlow", "pytorc
 # findings that mean the watchdog is off, so a fault is only noticed when HCCL_EXEC_TIMEOUT runs out
 WATCHDOG_OFF_RULES = frozenset({"RL101"})
 PYTORCH_ONLY = frozenset({"detection", "comm-init", "checkpoint", "compile"})
-WATCHDOG_VAR = "HCCL_ASYNC_ERROR_HANDLING"  # no final torch_npu release reads TORCH_HCCL_ASYNC_ERROR_HANDLING
 
 
 def rule_phase(code: str) -> tuple[str, str] | None:
@@ -206,11 +205,11 @@ def _detection(job: Job) -> tuple[str, str]:
     ctx = job.context
     if ctx.recovery == "process":
         return "optimized", "process-level recovery (the watchdog stays off, as it requires)"
+    from ..knowledge import WATCHDOG_VAR, npu_facts, watchdog_facts, watchdog_value
+
     values = _env_values(job, WATCHDOG_VAR)
     if not values:
         return "unknown", "no PyTorch launch command linked"
-    from ..knowledge import npu_facts, watchdog_facts, watchdog_value
-
     facts = watchdog_facts(npu_facts(ctx.versions.get("torch"), ctx.versions.get("torch-npu")))
     if all(
         v is not None and v.known is not None and watchdog_value(v.known) != 0 and facts.accepts(v.known) is not False
@@ -218,10 +217,8 @@ def _detection(job: Job) -> tuple[str, str]:
     ):
         return "optimized", f"watchdog on ({values[0].name}={values[0].known})"
     if all(v is None for v in values):
-        from ..knowledge import watchdog_default
-
         torch, torch_npu = ctx.versions.get("torch"), ctx.versions.get("torch-npu")
-        if watchdog_default(torch, torch_npu) == 1:  # the default follows the torch_npu release
+        if facts.default == 1:  # the default follows the torch_npu release
             shown = " and ".join(f"{name} {v}" for name, v in (("torch", torch), ("torch_npu", torch_npu)) if v)
             return "optimized", f"watchdog on by default with {shown}"
     return "unknown", "watchdog setting not visible"
