@@ -66,7 +66,7 @@ def acp_state(job: Job) -> AcpState:
         if state.mindspeed is None:
             found = imports_of(entry, MINDSPEED)
             if found:  # the module-level import (the adaptor) is where the fix belongs
-                state.mindspeed = (entry, next((i for i in found if i.top_level), found[0]))
+                state.mindspeed = (entry, entry.first_top_import(MINDSPEED) or found[0])
     for launch, cmd in pytorch_launches(job):
         state.launches += 1
         value = cmd.env.get(AUTO_PATCH)
@@ -228,6 +228,7 @@ class MindSpeedGroup:
     """The jobs that run one MindSpeed-LLM entry without MindIO ACP."""
 
     file: PythonFile
+    mindspeed_import: PyImport  # where an ACP import goes (the adaptor's module-level import)
     jobs: list[tuple[Job, AcpState]] = field(default_factory=list)
 
     @property
@@ -237,21 +238,16 @@ class MindSpeedGroup:
 
     @property
     def anchor(self) -> Span:
-        found = imports_of(self.file, MINDSPEED)
-        imp = self.acp_import or next((i for i in found if i.top_level), found[0])
-        return imp.span
+        return (self.acp_import or self.mindspeed_import).span
 
 
-def mindspeed_groups(project: Project) -> list[MindSpeedGroup]:
+def mindspeed_groups(judged: list[tuple[Job, AcpState]]) -> list[MindSpeedGroup]:
     groups: dict[int, MindSpeedGroup] = {}
-    for job in project.jobs:
-        if skip_reason(job):
-            continue
-        state = acp_state(job)
+    for job, state in judged:
         if state.mindspeed is None or state.in_use:
             continue
-        file = state.mindspeed[0]
-        groups.setdefault(id(file), MindSpeedGroup(file)).jobs.append((job, state))
+        file, imp = state.mindspeed
+        groups.setdefault(id(file), MindSpeedGroup(file, imp)).jobs.append((job, state))
     return list(groups.values())
 
 
@@ -292,8 +288,7 @@ def mindspeed_fix(group: MindSpeedGroup) -> Fix | None:
         return None
     edits: list[Edit] = []
     if group.acp_import is None:
-        found = imports_of(group.file, MINDSPEED)
-        added = import_edit(group.file, next((i for i in found if i.top_level), found[0]))
+        added = import_edit(group.file, group.mindspeed_import)
         if added is None:
             return None
         if isinstance(added, Edit):
@@ -313,17 +308,15 @@ def mindspeed_fix(group: MindSpeedGroup) -> Fix | None:
 def findings(rule, project: Project, function: str, cost: str, mindspeed_cost: str):
     """RL401 (``save``) and RL402 (``load``): one finding per MindSpeed-LLM entry, one per call in
     the other training entries; ``cost`` and ``mindspeed_cost`` say what the call costs a recovery."""
-    for group in mindspeed_groups(project):
+    judged = [(job, acp_state(job)) for job in project.jobs if not skip_reason(job)]
+    for group in mindspeed_groups(judged):
         yield rule.report(
             group.anchor,
             f"{mindspeed_message(group)}: {mindspeed_cost}.{mindspeed_note(group)}",
             mindspeed_fix(group),
             related=mindspeed_related(group),
         )
-    for job in project.jobs:
-        if skip_reason(job):
-            continue
-        state = acp_state(job)
+    for job, state in judged:
         if state.in_use or state.mindspeed is not None:
             continue
         note = version_note(job)
