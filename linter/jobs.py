@@ -1225,6 +1225,17 @@ def _framework(doc: ManifestDoc | None, launches: list[Launch], entries: list[Py
     return None
 
 
+def asks_process_recovery(doc: ManifestDoc) -> bool:
+    """An AscendJob whose labels ask for process-level recovery (it starts only once fault-scheduling
+    is on); on any other workload the labels do nothing (MindCluster constraint)."""
+    if not doc.is_ascendjob:
+        return False
+    strategy = doc.annotation("recover-strategy")
+    process = doc.label("process-recover-enable")
+    strategies = set(strategy.value.replace(" ", "").split(",")) if strategy is not None else set()
+    return bool(strategies & PROCESS_RECOVERY_STRATEGIES) or (process is not None and process.value == "on")
+
+
 def _recovery(doc: ManifestDoc) -> str:
     """The recovery level the cluster gives the job. Process-level rescheduling and recovery exist
     only for an AscendJob (MindCluster constraint): on any other workload their labels do nothing."""
@@ -1232,12 +1243,7 @@ def _recovery(doc: ManifestDoc) -> str:
     value = fault.value if fault else ""
     if value not in ("grace", "force") and not value.startswith(("external-grace", "external-force")):
         return "none"
-    strategy = doc.annotation("recover-strategy")
-    process = doc.label("process-recover-enable")
-    if doc.is_ascendjob and (
-        (strategy and set(strategy.value.replace(" ", "").split(",")) & PROCESS_RECOVERY_STRATEGIES)
-        or (process and process.value == "on")
-    ):
+    if asks_process_recovery(doc):
         return "process"
     pod = doc.label("pod-rescheduling")
     if pod and pod.value == "on":

@@ -3,7 +3,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
-from recovery_lint.jobs import PROCESS_RECOVERY_STRATEGIES, EnvValue, Job, Launch, LaunchCommand
+from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand, asks_process_recovery
 from recovery_lint.knowledge import WATCHDOG_NEW_VAR as NEW_NAME
 from recovery_lint.knowledge import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge import documented_default, watchdog_facts, watchdog_value
@@ -46,12 +46,7 @@ def _dormant_process_recovery(job: Job) -> str | None:
     is: once that is turned on (RL201) the watchdog must be off (RL102), so turning it on here would
     be undone by the next fix."""
     doc = job.manifest
-    if doc is None or not doc.is_ascendjob or job.context.recovery != "none":
-        return None
-    process = doc.label("process-recover-enable")
-    strategy = doc.annotation("recover-strategy")
-    strategies = set(strategy.value.replace(" ", "").split(",")) if strategy is not None else set()
-    if (process is None or process.value != "on") and not strategies & PROCESS_RECOVERY_STRATEGIES:
+    if doc is None or job.context.recovery != "none" or not asks_process_recovery(doc):
         return None
     return (
         "the manifest asks for process-level recovery, which starts once fault-scheduling is on (RL201) "
