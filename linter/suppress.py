@@ -186,12 +186,12 @@ def find_directives(
         if not comments.holds(text, start, line_start):
             continue
         span = src.span(start, start + len(match.group(0).rstrip()))
-        kind = match.group("kind")
-        if kind not in ("ignore", "ignore-file"):
+        directive = match.group("kind")  # ``kind`` stays the file's language for the next match
+        if directive not in ("ignore", "ignore-file"):
             problems.append(
                 DirectiveProblem(
                     span,
-                    f"unknown directive 'recovery-lint: {kind}' (expected ignore[...] or ignore-file[...])",
+                    f"unknown directive 'recovery-lint: {directive}' (expected ignore[...] or ignore-file[...])",
                 )
             )
             continue
@@ -199,7 +199,7 @@ def find_directives(
             problems.append(
                 DirectiveProblem(
                     span,
-                    f"'recovery-lint: {kind}' names no code; write {kind}[RLxxx] so the scope is explicit",
+                    f"'recovery-lint: {directive}' names no code; write {directive}[RLxxx] so the scope is explicit",
                 )
             )
             continue
@@ -216,9 +216,9 @@ def find_directives(
             continue
         own_line = not text[line_start:start].strip()
         applies = 0
-        if kind == "ignore":
+        if directive == "ignore":
             applies = line0 + 2 if own_line else line0 + 1
-        directives.append(Directive(kind, codes, span, line0 + 1, own_line, applies))
+        directives.append(Directive(directive, codes, span, line0 + 1, own_line, applies))
     return directives, problems
 
 

@@ -139,3 +139,13 @@ def test_a_directive_on_any_line_of_a_multi_line_finding_suppresses_it(tmp_path,
     files = {"job.yaml": manifest, **JOB_CONTEXT}
     write(tmp_path, files)
     assert_clean_and_untouched_by_fix(tmp_path, files)
+
+
+def test_every_directive_in_a_python_file_is_read_not_only_the_first():
+    from recovery_lint.parse import parse_source
+    from recovery_lint.span import SourceText
+    from recovery_lint.suppress import find_directives
+
+    src = SourceText("train.py", "x = 1#recovery-lint: ignore[RL301]\ny = 2#recovery-lint: ignore[RL302]\n")
+    directives, problems = find_directives(src, "python", parse_source(src, "python").model)
+    assert [(d.codes[0][0], d.line) for d in directives] == [("RL301", 1), ("RL302", 2)] and not problems
