@@ -87,13 +87,8 @@ def readable(candidate: Candidate) -> bool:
     root = candidate.unchecked_in
     if root is None:
         return True
-    location = candidate.location
-    if not _regular(location):
-        path = Path(location)
-        if path.is_symlink() and not _inside(path, Path(root)):
-            return False
-        if not path.is_file():
-            return False
+    if _usable(candidate.location, root, {}) is None:
+        return False
     candidate.unchecked_in = None
     return True
 
@@ -448,11 +443,6 @@ class _GitRules:
         return _GitRules(folder, self.listing, f"{self.prefix}{name}/")
 
 
-def _rules_for_root(root: Path) -> _Rules:
-    top = _work_tree_top(root)
-    return _rules_of(root, top, git_listing(root, top) if top is not None else None)
-
-
 def _rules_of(root: Path, top: Path | None, listing: GitListing | None) -> _Rules:
     """Git's answer when it gave one, else the ignore files read as git reads them."""
     if listing is not None and listing.finish():
@@ -798,15 +788,8 @@ def discover(
     kept = list(found.values())
     if links:  # walked folders are resolved and links to folders not followed: only links need resolving
         real = {location for location in found if location not in links}
-        kept = [c for c in kept if not (c.location in links and _resolved_location(c.location) in real)]
+        kept = [c for c in kept if not (c.location in links and os.fspath(_real(c.location) or "") in real)]
     return sorted(kept, key=lambda c: c.display), warnings
-
-
-def _resolved_location(location: str) -> str | None:
-    try:
-        return os.fspath(Path(location).resolve())
-    except (OSError, RuntimeError):
-        return None
 
 
 def _walk(
@@ -837,6 +820,7 @@ def _walk(
                 return
         root_rules = _rules_of(root, top, listing)
     parents: dict[str, _Rules] = {}  # folder -> the rules of the folder that holds it
+    real: dict[str, Path | None] = {}  # the root resolved, at the first link met
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         here = Path(dirpath)
         parent = parents.pop(dirpath, None)
@@ -856,13 +840,11 @@ def _walk(
             if not kind:
                 continue
             path = here / name
-            if not _regular(path):  # one lstat answers both checks below for a plain file
-                if path.is_symlink() and not _inside(path, root):
-                    continue  # never follow a link out of the linted tree
-                if not path.is_file():
-                    continue  # a FIFO, socket or device (reading would block), or a dangling or looping link
-                if path.is_symlink():
-                    links.add(os.fspath(path))
+            link = _usable(path, os.fspath(root), real)
+            if link is None:
+                continue
+            if link:
+                links.add(os.fspath(path))
             if rules.ignored(name, False) or (excludes and excludes.match_entry(path)):
                 continue
             found[os.fspath(path)] = Candidate(path, display_path(path, cwd), kind)
@@ -885,7 +867,7 @@ def _from_listing(
     same files the walk would keep, without visiting every folder."""
     base = os.fspath(root)
     prefixes = _FolderPrefixes(root, cwd)
-    real_root: list[Path | None] = []  # the root resolved, at the first link met
+    real: dict[str, Path | None] = {}  # the root resolved, at the first link met
     verdicts: dict[str, bool] = {}  # folder below the root -> excluded
     filtered = bool(excludes and excludes.regexes)
     for rel in listed:  # the result is sorted at the end
@@ -903,14 +885,10 @@ def _from_listing(
                 continue
             found[location] = Candidate(location, prefix + name, kind, base)
             continue
-        if not _regular(location):  # git lists a link as a file; it never lists files through a linked folder
-            path = Path(location)
-            if not real_root:
-                real_root.append(_real(base))
-            if path.is_symlink() and not _inside_real(path, real_root[0]):
-                continue  # never follow a link out of the linted tree
-            if not path.is_file():
-                continue
+        link = _usable(location, base, real)  # git lists a link as a file, never files through a linked folder
+        if link is None:
+            continue
+        if link:
             links.add(location)
         if filtered and _excluded_below(base, rel, excludes, verdicts):  # type: ignore[arg-type]
             continue
@@ -971,8 +949,19 @@ def _regular(path: Path | str) -> bool:
         return False
 
 
-def _inside(path: Path, root: Path) -> bool:
-    return _inside_real(path, _real(os.fspath(root)))  # a walk resolves its root once: _inside_real
+def _usable(location: Path | str, root: str, real: dict[str, Path | None]) -> bool | None:
+    """Whether a file below ``root`` may be read, and whether it is a symbolic link: False for a
+    regular file (one lstat tells), True for a link to a file inside the tree; None for what is
+    never read: a FIFO, socket or device (reading would block), a dangling or looping link, or a
+    link out of the tree (someone else's file). ``real`` keeps the root resolved once per walk."""
+    if _regular(location):
+        return False
+    path = Path(location)
+    if not path.is_symlink():
+        return None
+    if root not in real:
+        real[root] = _real(root)
+    return True if _inside_real(path, real[root]) and path.is_file() else None
 
 
 def _real(root: str) -> Path | None:
