@@ -377,6 +377,8 @@ def _check_command(args: argparse.Namespace) -> int:
     request.extra_candidates = scope.extra
     request.named = scope.named
     request.folders = scope.folders
+    if args.show_files:
+        return _show_files(request)
     request.cache = _open_cache(args, config, rules, scope, cwd)
     out = _Output(args)
     out.report_only = request.report_only
@@ -385,8 +387,6 @@ def _check_command(args: argparse.Namespace) -> int:
     _check_report_options(args, out.format)
     if args.verbose:
         _verbose(f"config: {_config_shown(args, config)}")
-    if args.show_files:
-        return _show_files(request)
     progress = request.progress = _progress(args)
     try:
         return _run(args, request, scope, out, fail_on)
@@ -450,13 +450,7 @@ def _config_shown(args: argparse.Namespace, config: Config) -> str:
 
 def _linted(candidates: dict[str, Path]) -> list[str]:
     """Display paths of the files a run reads: an extensionless file only with a shell shebang."""
-    from .discover import classify
-
-    return sorted(
-        display
-        for display, path in candidates.items()
-        if display == "-" or classify(path.name) != "maybe-shell" or _shell_shebang(path)
-    )
+    return sorted(display for display, path in candidates.items() if _read_by_a_run(display, path))
 
 
 def _verbose_files(candidates: dict[str, Path]) -> None:
@@ -468,12 +462,9 @@ def _verbose_files(candidates: dict[str, Path]) -> None:
 
 def _show_files(request) -> int:
     """--show-files: the files a run would read, found as the engine finds them, one per line."""
-    from .discover import ExcludeSet, discover
+    from .engine import gather
 
-    excludes = ExcludeSet(request.config.exclude, request.config.root or request.cwd)
-    found, _ = discover(request.paths, request.cwd, excludes)
-    seen = {c.display for c in found}
-    found += [c for c in request.extra_candidates if c.display not in seen]
+    found, _ = gather(request, defer_python_checks=False)
     for display in _linted({c.display: c.path for c in found}):
         print(display)
     return EXIT_CLEAN
@@ -887,12 +878,7 @@ class _Output:
         file with a shell shebang (what the kind of such a file is decided by)."""
         if self.stdin or result is None:
             return False
-        from .discover import classify
-
-        for path in result.abs_paths.values():
-            if classify(path.name) != "maybe-shell" or _shell_shebang(path):
-                return False
-        return True
+        return not any(_read_by_a_run(display, path) for display, path in result.abs_paths.items())
 
     def _summary(self, diagnostics, fixed: int, stream=None, result=None) -> None:
         if self.args.quiet:
@@ -990,13 +976,20 @@ def _colour(args: argparse.Namespace, terminal: bool) -> bool:
     return terminal and not os.environ.get("NO_COLOR")
 
 
-def _shell_shebang(path: Path) -> bool:
+def _read_by_a_run(display: str, path: Path) -> bool:
+    """Whether a run reads a candidate: any with a known kind, an extensionless file only with a
+    shell shebang (what decides its kind)."""
+    from .discover import classify
+    from .parse import shell_shebang
+
+    if display == "-" or classify(path.name) != "maybe-shell":
+        return True
     try:
         with open(path, "rb") as handle:
             first = handle.readline(200)
     except OSError:
         return False
-    return first.startswith(b"#!") and any(sh in first for sh in (b"bash", b"/sh", b" sh", b"zsh", b"dash"))
+    return shell_shebang(first.decode("utf-8", "replace"))
 
 
 def _terminal_width() -> int:

@@ -80,9 +80,10 @@ def lint(request: LintRequest) -> LintResult:
             gc.enable()
 
 
-def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
+def gather(request: LintRequest, defer_python_checks: bool = True) -> tuple[list[Candidate], list[str]]:
+    """The files a run lints, and warnings for paths that do not exist (see ``discover``)."""
     excludes = ExcludeSet(request.config.exclude, request.config.root or request.cwd)
-    candidates, warnings = discover(request.paths, request.cwd, excludes, defer_python_checks=True)
+    candidates, warnings = discover(request.paths, request.cwd, excludes, defer_python_checks=defer_python_checks)
     if request.folders:
         # a folder named inside a larger repository is walked even where the walk from the root
         # skips it (an excluded folder named on the command line, as ruff does)
@@ -92,6 +93,11 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
         seen: set[str] = set()
         merged = [*candidates, *request.extra_candidates]
         candidates = [c for c in merged if not (c.display in seen or seen.add(c.display))]
+    return candidates, warnings
+
+
+def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
+    candidates, warnings = gather(request)
     cache = request.cache
     run_key = None
     if cache is not None:

@@ -91,10 +91,14 @@ def parse_guarded(source: SourceText, kind: str) -> ParsedFile:
         return ParsedFile(source.path, kind, source, None, [FileIssue(source.span(0), message)])
 
 
+def shell_shebang(first_line: str) -> bool:
+    """Whether a file without an extension is a shell script: its first line names a shell."""
+    return first_line.startswith("#!") and any(sh in first_line for sh in ("bash", "/sh", " sh", "zsh", "dash"))
+
+
 def parse_source(source: SourceText, kind: str) -> ParsedFile:
     if kind == "maybe-shell":
-        first = source.text.split("\n", 1)[0]
-        if first.startswith("#!") and any(sh in first for sh in ("bash", "/sh", " sh", "zsh", "dash")):
+        if shell_shebang(source.text.split("\n", 1)[0]):
             kind = "shell"
         else:
             return ParsedFile(source.path, "other", source, None, [], relevant=False)

@@ -246,6 +246,14 @@ def test_show_files_lists_what_would_be_linted_and_exits(tmp_path):
     assert (result.returncode, result.stdout, result.stderr) == (0, "bin/launch\ndeploy/job.yaml\ntrain.sh\n", "")
 
 
+def test_show_files_of_an_excluded_folder_named_on_the_command_line_are_the_files_it_lints(tmp_path):
+    write(tmp_path, {"vendor/x.sh": TORCHRUN_SCRIPT, ".recovery-lint.toml": 'exclude = ["vendor"]\n'})
+    shown = run_cli("--show-files", "vendor", cwd=tmp_path)
+    linted = run_cli("--verbose", "--output-format", "concise", "vendor", cwd=tmp_path)
+    assert (shown.returncode, shown.stdout) == (0, "vendor/x.sh\n")
+    assert "linted 1 file:\n  vendor/x.sh\n" in linted.stderr
+
+
 def test_quiet_prints_the_findings_only(tmp_path):
     write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
     result = run_cli("-q", "--output-format", "concise", ".", cwd=tmp_path)
