@@ -186,16 +186,20 @@ def _split_candidates(candidates: list[Candidate], request: LintRequest) -> tupl
         outside = [c for c in candidates if c.display not in inside]
         reaching = _reaching_folders(outside, request.folders)
         wanted = inside | reaching
-        eager = [c for c in candidates if c.display in wanted and _up_front(c)]
-        return eager, [c for c in candidates if not (c.display in wanted and _up_front(c))]
+        return _split(candidates, lambda c: c.display in wanted and _up_front(c))
     if not named:
-        eager = [c for c in candidates if _up_front(c)]
-        return eager, [c for c in candidates if not _up_front(c)]
+        return _split(candidates, _up_front)
     reaching = _reaching(candidates, named)
-    eager, lazy = [], []
+    return _split(candidates, lambda c: c.display in named or c.display in reaching)
+
+
+def _split(candidates: list[Candidate], eager: Callable[[Candidate], bool]) -> tuple[list[Candidate], list[Candidate]]:
+    """The candidates parsed up front, and the rest, in one pass."""
+    first: list[Candidate] = []
+    rest: list[Candidate] = []
     for c in candidates:
-        (eager if c.display in named or c.display in reaching else lazy).append(c)
-    return eager, lazy
+        (first if eager(c) else rest).append(c)
+    return first, rest
 
 
 def _up_front(candidate: Candidate) -> bool:
@@ -593,7 +597,8 @@ def parse_all(
 
 # -- rules -------------------------------------------------------------------------------------
 def run_rules(rules: list[Rule], project: Project, workers: int = 1) -> tuple[list[Diagnostic], list[str]]:
-    tasks = [(rule, label, produce) for rule in rules for label, produce in _hooks(rule, project)]
+    paths = _ProjectPaths(project)
+    tasks = [(rule, label, produce) for rule in rules for label, produce in _hooks(rule, project, paths)]
     if (
         workers > 1
         and len(project.jobs) >= PARALLEL_RULES_THRESHOLD
@@ -687,23 +692,29 @@ def _collect_forked(tasks: list, shares: list, sources: list, table: dict, child
     return diagnostics, errors
 
 
-def _hooks(rule: Rule, project: Project):
+class _ProjectPaths:
+    """The file sets every rule's hooks check findings against, built once per run."""
+
+    def __init__(self, project: Project) -> None:
+        self.of_job = {id(job): set(job.files) for job in project.jobs}
+        self.every = set().union(*self.of_job.values())
+        self.linked = linked_files(project)
+
+
+def _hooks(rule: Rule, project: Project, paths: _ProjectPaths):
     cls = type(rule)
     if cls.check_project is not Rule.check_project:
-        every = {path for job in project.jobs for path in job.files}
-        yield "the project", lambda: [enforce(d, every) for d in rule.check_project(project)]
+        yield "the project", lambda: [enforce(d, paths.every) for d in rule.check_project(project)]
     if cls.check_file is not Rule.check_file:
         for parsed in project.files:
             yield parsed.path, (lambda p=parsed: [enforce(d, None) for d in rule.check_file(p)])
     if cls.check_job is not Rule.check_job:
-        linked = linked_files(project)
         for job in project.jobs:
             ident = job.id if job.manifest else None
-            yield job.id, (lambda j=job, i=ident: _job_findings(rule, j, i, linked))
+            yield job.id, (lambda j=job, i=ident: _job_findings(rule, j, i, paths.linked, paths.of_job[id(j)]))
 
 
-def _job_findings(rule: Rule, job: Job, ident: str | None, linked: set[str]) -> list[Diagnostic]:
-    paths = set(job.files)
+def _job_findings(rule: Rule, job: Job, ident: str | None, linked: set[str], paths: set[str]) -> list[Diagnostic]:
     context = (job.manifest.path,) if job.manifest is not None else ()
     return [
         enforce(replace(d, job=ident, context=context), paths) for d in rule.check_job(job) if judged_in(job, d, linked)
