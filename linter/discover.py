@@ -688,37 +688,12 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def _glob_regex(pattern: str, covering: bool = True) -> re.Pattern[str]:
-    """A .gitignore pattern as a regex over '/'-separated relative paths; ``covering``: a match of a
-    folder also matches everything below it."""
-    anchored = "/" in pattern.strip("/")
-    pattern = pattern.lstrip("/")
-    out = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if ch == "*":
-            out.append("[^/]*")
-        elif ch == "?":
-            out.append("[^/]")
-        elif ch == "[":
-            end = pattern.find("]", i)
-            if end == -1:
-                out.append(re.escape(ch))
-            else:
-                out.append(pattern[i : end + 1])
-                i = end
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    body = "".join(out)
+    """A .gitignore pattern as a regex over '/'-separated relative paths, its wildcards as git's
+    wildmatch reads them; ``covering``: a match of a folder also matches everything below it."""
+    anchored = "/" in pattern.rstrip("/")  # a '/' at the start or in the middle, as in .gitignore
+    body = wildmatch_regex(pattern.lstrip("/"), pathname=True)
+    if body is None:  # git never matches an unclosed bracket or a trailing backslash
+        return re.compile(r"(?!)")
     prefix = "" if anchored else "(?:.*/)?"
     return re.compile(f"^{prefix}{body}(?:/.*)?$" if covering else f"^{prefix}{body}$")
 

@@ -563,3 +563,19 @@ def test_an_interrupted_listing_leaves_no_git_running(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         discover([tmp_path], tmp_path)
     assert started and all(p.returncode is not None for p in started)  # ended (or killed) and reaped
+
+
+@pytest.mark.parametrize(
+    ("pattern", "excluded", "kept"),
+    [
+        ("[!a]bc.py", "xbc.py", "abc.py"),  # '!' negates a bracket, as in .gitignore
+        ("\\[x].py", "[x].py", "x.py"),  # a backslash makes the next character literal
+        ("**/gen/*.py", "a/b/gen/x.py", "a/gen/b/x.py"),
+        ("/top.py", "top.py", "sub/top.py"),  # a leading '/' anchors
+    ],
+)
+def test_exclude_patterns_are_read_as_gitignore_reads_them(tmp_path, pattern, excluded, kept):
+    from recovery_lint.discover import ExcludeSet
+
+    excludes = ExcludeSet([pattern], tmp_path)
+    assert excludes.match(tmp_path / excluded) and not excludes.match(tmp_path / kept)
