@@ -375,7 +375,6 @@ def _check_command(args: argparse.Namespace) -> int:
     request = LintRequest(paths=paths, cwd=cwd, config=config, rules=rules, workers=workers)
     request.overrides, request.report_only = dict(scope.overrides), scope.report_only
     request.extra_candidates = scope.extra
-    request.named = scope.named
     request.folders = scope.folders
     if args.show_files:
         return _show_files(request)

@@ -38,12 +38,18 @@ class LintRequest:
     rules: list[Rule]
     overrides: dict[str, str] = field(default_factory=dict)  # display path -> text (fix passes, stdin)
     report_only: set[str] | None = None  # display paths to report (a subfolder, or the files of pre-commit)
-    named: set[str] = field(default_factory=set)  # display paths named on the command line: always parsed
     folders: list[Path] = field(default_factory=list)  # folders given inside a larger repository (absolute)
     workers: int = 1
     cache: object | None = None  # a parse cache with get(key)/put(key, value)
-    extra_candidates: list[Candidate] = field(default_factory=list)
+    extra_candidates: list[Candidate] = field(
+        default_factory=list
+    )  # the files named, linted even if the walk skips them
     progress: Callable[[int, int], None] | None = None  # called with (files parsed, files in total)
+
+    @property
+    def named(self) -> set[str]:
+        """Display paths named on the command line (or read from standard input): always parsed."""
+        return {c.display for c in self.extra_candidates}
 
 
 @dataclass

@@ -32,8 +32,7 @@ class Scope:
     paths: list[Path]  # what the engine walks
     config_start: Path  # where config discovery starts
     report_only: set[str] | None = None  # display paths to report; None reports everything
-    extra: list[Candidate] = field(default_factory=list)  # files linted even if the walk skips them
-    named: set[str] = field(default_factory=set)  # display paths named on the command line: always parsed
+    extra: list[Candidate] = field(default_factory=list)  # the files named (or read from stdin): always parsed
     folders: list[Path] = field(default_factory=list)  # folders given inside a larger repository
     overrides: dict[str, str] = field(default_factory=dict)  # display path -> text (standard input)
     stdin: str | None = None  # display path of the text read from standard input
@@ -78,10 +77,8 @@ def _file_scope(files: list[Path], cwd: Path) -> Scope:
     if root is None:
         # outside any repository the folder around the files could be anything (a home or temp
         # folder): link only the files that were passed rather than read everything beside them
-        named = {c.display for c in candidates}
-        return Scope(files, files[0], named, candidates, named=named)
-    named = {c.display for c in candidates}
-    return Scope([root], files[0], named, candidates, root=root, named=named)
+        return Scope(files, files[0], {c.display for c in candidates}, candidates)
+    return Scope([root], files[0], {c.display for c in candidates}, candidates, root=root)
 
 
 def find_root(start: Path) -> Path | None:
@@ -111,7 +108,6 @@ def _stdin_scope(cwd: Path, name: str | None, data: bytes) -> Scope:
             cwd,
             {STDIN_DISPLAY},
             [cand],
-            named={STDIN_DISPLAY},
             overrides={STDIN_DISPLAY: text},
             stdin=STDIN_DISPLAY,
         )
@@ -121,7 +117,7 @@ def _stdin_scope(cwd: Path, name: str | None, data: bytes) -> Scope:
     existing = next((folder for folder in path.parents if folder.is_dir()), None)
     root = find_root(existing) if existing is not None else None
     paths = [root] if root is not None else []
-    return Scope(paths, path, {display}, [cand], named={display}, overrides={display: text}, stdin=display, root=root)
+    return Scope(paths, path, {display}, [cand], overrides={display: text}, stdin=display, root=root)
 
 
 _API_VERSION = re.compile(r"^apiVersion\s*:", re.MULTILINE)
