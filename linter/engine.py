@@ -19,7 +19,7 @@ from .diagnostics import Diagnostic
 from .discover import Candidate, ExcludeSet, discover, readable
 from .fixpolicy import enforce
 from .jobs import Job, JobSpec, Project, build_project
-from .parse import PIN_KINDS, ParsedFile, read_and_parse
+from .parse import PIN_KINDS, SHELL_KINDS, ParsedFile, read_and_parse
 from .roles import ci_path, vendored
 from .rule import Rule
 from .span import SourceText, to_bytes
@@ -226,7 +226,7 @@ def _reaching_folders(outside: list[Candidate], folders: list[Path]) -> set[str]
 def _aside(candidate: Candidate) -> bool:
     """A script of vendored third-party code or of a test suite: no job of its own, so it is parsed
     only when a training launch reaches it (ESPnet recipes alone are thousands of scripts)."""
-    return candidate.kind in ("shell", "maybe-shell") and (
+    return candidate.kind in SHELL_KINDS and (
         vendored(candidate.display) is not None or ci_path(candidate.display) is not None
     )
 

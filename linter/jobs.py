@@ -36,7 +36,7 @@ from .launch import (
     unwrap,
     word_value,
 )
-from .parse import PIN_KINDS, ParsedFile
+from .parse import PIN_KINDS, SHELL_KINDS, ParsedFile
 from .roles import (
     TRAINING,
     LaunchFacts,
@@ -719,7 +719,7 @@ class _Linker:
         for path, kind in self.index.pending.items():
             if kind == "python":
                 out.setdefault(path, Verdict("unknown", "not read: no launch or manifest reaches it"))
-            elif kind in ("shell", "maybe-shell"):
+            elif kind in SHELL_KINDS:
                 why = vendored(path)
                 aside = Verdict("vendored", f"not read: {why}") if why else None
                 why = ci_path(path)

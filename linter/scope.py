@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .config import find_config
 from .discover import Candidate, classify, discover, display_path
+from .parse import SHELL_KINDS
 
 STDIN_DISPLAY = "-"
 
@@ -96,7 +97,7 @@ def _stdin_scope(cwd: Path, name: str | None, data: bytes) -> Scope:
     text = data.decode("utf-8", "surrogateescape")
     path = Path(os.path.normpath(cwd / name)) if name is not None else None
     kind = (classify(path.name) if path is not None else None) or guess_kind(text)
-    if kind not in ("shell", "maybe-shell"):
+    if kind not in SHELL_KINDS:
         try:
             data.decode("utf-8")
         except UnicodeDecodeError as exc:
