@@ -649,6 +649,10 @@ class WatchdogFacts:
         verdicts = {_starts_with(release, text) for release in self.releases}
         return verdicts.pop() if len(verdicts) == 1 else None
 
+    def refusing(self, text: str) -> list[str]:
+        """The candidate releases whose start-up check refuses ``HCCL_ASYNC_ERROR_HANDLING=text``, oldest first."""
+        return _release_names([release for release in self.releases if not _starts_with(release, text)])
+
 
 def _starts_with(release: Release, text: str) -> bool:
     if not release.reads_hccl_async_error_handling or release.watchdog_values is None:

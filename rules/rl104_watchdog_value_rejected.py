@@ -5,7 +5,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
 from recovery_lint.knowledge import WATCHDOG_VAR as NAME
-from recovery_lint.knowledge import watchdog_facts, watchdog_value
+from recovery_lint.knowledge import watchdog_facts
 from recovery_lint.rule import Case, Rule
 
 from ._common import pytorch_launches
@@ -100,7 +100,6 @@ choice.
             accepted = watchdog.accepts(value.known)
             if accepted is True:
                 continue
-            number = watchdog_value(value.known)
             if accepted is False:
                 allowed = ", ".join(str(v) for v in watchdog.values or ())
                 yield self.report(
@@ -110,18 +109,11 @@ choice.
                     "rescheduling",
                 )
                 continue
-            refusing = sorted(
-                {r.release_version: r.release for r in watchdog.releases if _refuses(r.watchdog_values, number)}.items()
-            )
+            refusing = watchdog.refusing(value.known)
             if refusing:
                 yield self.report(
                     value.span,
                     f"{NAME}={value.known} stops every training process at start-up on torch_npu releases "
-                    f"{refusing[0][1]} to {refusing[-1][1]}, which refuse it; {watchdog.basis}{declared(job)}",
+                    f"{refusing[0]} to {refusing[-1]}, which refuse it; {watchdog.basis}{declared(job)}",
                     severity=Severity.INFO,
                 )
-
-
-def _refuses(accepted: tuple[int, ...] | None, number: int) -> bool:
-    """A release whose start-up check (it has one: ``accepted`` not empty) refuses ``number``."""
-    return bool(accepted) and number not in accepted  # type: ignore[operator]
