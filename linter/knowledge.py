@@ -77,6 +77,7 @@ __all__ = [
     "jit_compile_default",
     "knowledge_source",
     "mindio_support",
+    "newest_release",
     "npu_facts",
     "parallel_store_support",
     "parse_ascend_version",
@@ -398,6 +399,12 @@ def _oldest_watchdog_torch() -> Version:
 
 
 @functools.cache
+@functools.cache
+def newest_release() -> str:
+    """The newest release in the release table (what "every release up to ..." claims reach)."""
+    return max(release_table(), key=lambda release: release.release_version).release
+
+
 def _newest_torch() -> Version:
     from packaging.version import Version
 

@@ -6,7 +6,7 @@ from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand, asks_process_recovery
 from recovery_lint.knowledge import WATCHDOG_NEW_VAR as NEW_NAME
 from recovery_lint.knowledge import WATCHDOG_VAR as NAME
-from recovery_lint.knowledge import documented_default, watchdog_facts, watchdog_value
+from recovery_lint.knowledge import documented_default, newest_release, watchdog_facts, watchdog_value
 from recovery_lint.rule import Case, Rule
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
@@ -263,7 +263,9 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
         assert value.span is not None
         message = f"{NAME}={value.known} turns the HCCL watchdog off: a network fault is only detected after {self._wait(cmd)}"
         if newer is not None and newer.known is not None and watchdog_value(newer.known) != 0:
-            message += f"; {NEW_NAME}={newer.known} does not help: {basis}, and no release up to 26.1.0 reads it"
+            message += (
+                f"; {NEW_NAME}={newer.known} does not help: {basis}, and no release up to {newest_release()} reads it"
+            )
         edits = None if value.conditional else set_env_value(job, value, "1")
         fix = safe_fix(f"Set {NAME}=1", *edits, overrides=f"{NAME}={value.known}") if edits else None
         return self.report(
@@ -287,7 +289,7 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
             fix = unsafe_fix(f"Export {NAME}=1 before the launch", *edits) if edits else None
             severity = Severity.INFO
         if newer is not None:
-            said += f"; {NEW_NAME} is set, but no release up to 26.1.0 reads it"
+            said += f"; {NEW_NAME} is set, but no release up to {newest_release()} reads it"
         return self.report(
             cmd.command.span,
             f"{said}: a network fault is only detected after {self._wait(cmd)}",
