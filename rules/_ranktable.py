@@ -66,6 +66,12 @@ def ranktable_volume(pod: PodSpec) -> Volume | None:
     return None
 
 
+def table_volume(pod: PodSpec) -> Volume | None:
+    """The volume a pod takes its rank table from: the one named ``ranktable``, else a hostPath/nfs
+    volume in the operator's rank table directory."""
+    return ranktable_volume(pod) or next((v for v in pod.volumes if serves_by_path(v)), None)
+
+
 def mounts_of(container: Container, name: str) -> list[VolumeMount]:
     return [m for m in container.mounts if m.name.value == name]
 

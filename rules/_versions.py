@@ -75,6 +75,11 @@ def facts_of(job: Job) -> NpuFacts:
     return npu_facts(versions.get("torch"), versions.get("torch-npu"))
 
 
+def with_origin(reason: str, job: Job) -> str:
+    """A knowledge reason followed by where the job's versions were read (no full stop)."""
+    return f"{reason.rstrip('.')}{declared(job)}"
+
+
 def declared(job: Job) -> str:
     """Where the job's torch and torch_npu versions were read, for messages: `` (torch_npu from
     requirements.txt:2)``, or why they are unknown."""

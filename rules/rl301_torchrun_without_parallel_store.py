@@ -7,7 +7,7 @@ from recovery_lint.knowledge import feature_support
 from recovery_lint.launch import PURE_VARIABLE, option_value, word_value
 from recovery_lint.rule import Case, Rule
 
-from ._versions import declared, facts_of
+from ._versions import facts_of, with_origin
 
 SAFE_LAUNCHERS = ("torchrun", "torch.distributed.run")
 # what the MindIO TFT guide patches into the torchrun script (skipped when MindCluster is installed)
@@ -160,7 +160,7 @@ argument that torchrun-style launchers pass as the `LOCAL_RANK` variable instead
         if status == "available":
             note, severity = "", None
         else:
-            note, severity = f" Note: {reason.rstrip('.')}{declared(job)}.", Severity.INFO
+            note, severity = f" Note: {with_origin(reason, job)}.", Severity.INFO
         tail = f" No fix: {blocked}." if blocked else (f" The fix is unsafe: {risk}." if fix and risk else "")
         span = words[0].span
         if cmd.script.exact and not cmd.script.argv:

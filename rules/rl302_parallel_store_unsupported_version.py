@@ -5,7 +5,7 @@ from recovery_lint.jobs import Job, LaunchCommand
 from recovery_lint.knowledge import feature_support
 from recovery_lint.rule import Case, Rule
 
-from ._versions import declared, facts_of
+from ._versions import facts_of, with_origin
 
 _ACJOB = """\
 apiVersion: mindxdl.gitee.com/v1
@@ -155,7 +155,7 @@ cannot choose for you.
             (versions.span("torch"), f"torch {versions.get('torch')} is declared here"),
             (versions.span("torch-npu"), f"torch_npu {versions.get('torch-npu')} is declared here"),
         ]
-        reason = f"{support.reason.rstrip('.')}{declared(job)}."
+        reason = f"{with_origin(support.reason, job)}."
         for launch in job.launches:
             for cmd in launch.torch_commands:
                 if cmd.launcher == "torch_npu_run":

@@ -19,7 +19,7 @@ from ._ranktable import (
     uses_rank_table,
     volume_edit,
 )
-from ._versions import declared, facts_of
+from ._versions import facts_of, with_origin
 
 _POD = """\
       template:
@@ -257,7 +257,7 @@ Pods do not start.
         spec = doc.root.map("spec")
         key = spec.entry("replicaSpecs") if spec is not None else None
         span = key[0].span if key is not None else doc.span
-        note = "" if support.status == "available" else f" ({support.reason.rstrip('.')}{declared(job)})"
+        note = "" if support.status == "available" else f" ({with_origin(support.reason, job)})"
         # outside the documented support the fixed job would be RL314's: tell, do not fix
         fix = self._fix(job) if support.status != "undocumented" else None
         why = ""

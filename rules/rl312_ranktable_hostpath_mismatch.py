@@ -14,8 +14,7 @@ from ._ranktable import (
     host_root,
     job_dir_name,
     norm,
-    ranktable_volume,
-    serves_by_path,
+    table_volume,
     without_table,
 )
 
@@ -189,7 +188,7 @@ the manifest sets no namespace.
         name = job_dir_name(doc)
         for pod in doc.pods:
             # also a misnamed volume in the operator's directory (RL315 renames it): its path is judged as well
-            volume = ranktable_volume(pod) or next((v for v in pod.volumes if serves_by_path(v)), None)
+            volume = table_volume(pod)
             if volume is None or volume.kind not in PATH_KINDS or volume.path is None:
                 continue
             written = norm(volume.path.value)

@@ -6,8 +6,8 @@ from recovery_lint.knowledge import feature_support
 from recovery_lint.rule import Case, Rule
 from recovery_lint.span import Span
 
-from ._ranktable import ENV, ranktable_volume, serves_by_path, table_env
-from ._versions import declared, facts_of
+from ._ranktable import ENV, table_env, table_volume
+from ._versions import facts_of, with_origin
 
 _JOB = """\
 apiVersion: mindxdl.gitee.com/v1
@@ -150,7 +150,7 @@ Use a torch_npu of a release that reads it (for torch 2.1.0: 2.1.0.post10 or lat
         volume_span: Span | None = None
         if job.manifest is not None and job.manifest.is_ascendjob:
             for pod in job.manifest.pods:
-                volume = ranktable_volume(pod) or next((v for v in pod.volumes if serves_by_path(v)), None)
+                volume = table_volume(pod)
                 if volume is not None:
                     volume_span = volume.name.span
                     break
@@ -165,7 +165,7 @@ Use a torch_npu of a release that reads it (for torch 2.1.0: 2.1.0.post10 or lat
         related = [(versions.span("torch-npu"), f"torch_npu {torch_npu} is declared here")]
         if volume_span is not None and env_span is not None:
             related.append((volume_span, "the rank table volume is declared here"))
-        reason = f"{support.reason.rstrip('.')}{declared(job)}."
+        reason = f"{with_origin(support.reason, job)}."
         if support.status == "undocumented":
             yield self.report(
                 span,
