@@ -275,22 +275,24 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
 
     def _unmounted_volume(self, job: Job, pod: PodSpec, volume):
         src = manifest_source(job)
-        edits = [mount_edit(src, c, _mount_path_for(job, c)) for c in pod.containers] if src else []
+        mount_at = {id(c): _mount_path_for(job, c) for c in pod.containers}
+        edits = [mount_edit(src, c, mount_at[id(c)]) for c in pod.containers] if src else []
         # a container that now mounts the table but whose launch does not name it (RL313) gets RANK_TABLE_FILE,
         # unless the torch_npu version cannot use the table (RL314)
         exports = feature_support("rank_table", facts_of(job)).status in ("available", "unknown")
+        launches = pytorch_launches(job) if src and exports else []
         for c in pod.containers if src and exports else []:
             launch = launch_of(job, c)
             if launch is not None and table_env(launch) is None:
-                value = table_file(_mount_path_for(job, c))
-                own = [(o, cmd) for o, cmd in pytorch_launches(job) if o is launch]
+                value = table_file(mount_at[id(c)])
+                own = [(o, cmd) for o, cmd in launches if o is launch]
                 for owner, cmd in own:
                     edits += insert_env_before(job, owner, cmd, ENV, value) or [None]
-                    edits += _sharers_mount(job, src, pod, volume, cmd, _mount_path_for(job, c))
+                    edits += _sharers_mount(job, src, pod, volume, cmd, mount_at[id(c)])
                 if not own:
                     edits.append(container_env_entry(job, c, ENV, value))
         edits = [] if any(e is None for e in edits) else unique(edits)
-        paths = sorted({_mount_path_for(job, c) for c in pod.containers})
+        paths = sorted(set(mount_at.values()))
         fix = unsafe_fix(f"Mount the ranktable volume at {', '.join(paths)}", *edits) if edits else None
         role = f"replica {pod.role}" if pod.role else "the Pod"
         message = (
