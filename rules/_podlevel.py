@@ -9,6 +9,8 @@ the TaskD manager on rank 0, and no ``force`` with host network).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from recovery_lint.diagnostics import Edit
 from recovery_lint.edits import append_item, insert_sequence_entry, remove_block_keep_comments, remove_items
 from recovery_lint.jobs import Job
@@ -74,28 +76,38 @@ def missing_taskd(job: Job) -> list[str]:
     return out
 
 
-def restart_policies(doc: ManifestDoc, keep_retry: bool) -> list[tuple[list[Policy], tuple[YScalar, YNode], str]]:
-    """Volcano policy lists Pod-level rescheduling needs gone: (the policies to remove, their entry, where).
-    Every entry goes, as the docs say, except the documented ``PodFailed -> Ignore`` of unconditional
-    retry (``keep_retry``) and ``PodFailed -> RestartTask`` of ``huawei.com/recover_policy_path: pod``."""
+@dataclass
+class PolicyGroup:
+    """One Volcano policy list (the job's or a task's) and the policies Pod-level rescheduling needs gone."""
+
+    policies: list[Policy]
+    entry: tuple[YScalar, YNode]
+    where: str
+    remove: list[Policy]
+
+
+def policy_groups(doc: ManifestDoc) -> list[PolicyGroup]:
+    """The Volcano policy lists of a job. Every policy goes, as the docs say, except the documented
+    ``PodFailed -> Ignore`` of unconditional retry (``fault-retry-times`` above 0) and
+    ``PodFailed -> RestartTask`` of ``huawei.com/recover_policy_path: pod``."""
     if not doc.is_vcjob:
         return []
+    retry = doc.label("fault-retry-times")
     path = doc.annotation("huawei.com/recover_policy_path")
     kept = set()
-    if keep_retry:
+    if retry is not None and retry.value.strip().isdigit() and int(retry.value) > 0:
         kept.add(("PodFailed", "Ignore"))
     if path is not None and path.value == "pod":
         kept.add(("PodFailed", "RestartTask"))
     groups = [(doc.policies, doc.policies_entry, "spec.policies")]
     groups += [(pod.policies, pod.policies_entry, f"task {pod.role or '(unnamed)'} policies") for pod in doc.pods]
-    out = []
-    for policies, entry, where in groups:
-        if entry is None or not policies:
-            continue
-        remove = [p for p in policies if not any(p.handles(e) and p.action == a for e, a in kept)]
-        if remove:
-            out.append((remove, entry, where))
-    return out
+    return [
+        PolicyGroup(
+            policies, entry, where, [p for p in policies if not any(p.handles(e) and p.action == a for e, a in kept)]
+        )
+        for policies, entry, where in groups
+        if entry is not None and policies
+    ]
 
 
 def _alone_on_line(src: SourceText, key: YScalar) -> bool:

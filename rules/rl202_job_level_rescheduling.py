@@ -4,12 +4,12 @@ from recovery_lint.diagnostics import Severity, unsafe_fix
 from recovery_lint.edits import insert_entry, replace_scalar
 from recovery_lint.jobs import Job
 from recovery_lint.rule import Case, Rule
-from recovery_lint.sources.manifest import ManifestDoc, Policy
+from recovery_lint.sources.manifest import ManifestDoc
 from recovery_lint.sources.yamlnodes import YScalar
 from recovery_lint.span import SourceText
 
 from ._common import manifest_source
-from ._podlevel import blockers, missing_taskd, not_applicable, policy_removal, restart_policies, taskd_port_edits
+from ._podlevel import blockers, missing_taskd, not_applicable, policy_groups, policy_removal, taskd_port_edits
 
 _JOB = """\
 apiVersion: batch.volcano.sh/v1alpha1
@@ -177,10 +177,10 @@ def _fix(src: SourceText, doc: ManifestDoc, current: YScalar | None):
         edits = [replace_scalar(src, current, "on")]
     else:
         edits = [insert_entry(src, doc.labels, "pod-rescheduling", '"on"')]  # type: ignore[arg-type]
-    retry = doc.label("fault-retry-times")
-    keep_retry = retry is not None and retry.value.strip().isdigit() and int(retry.value) > 0
-    for remove, entry, _ in restart_policies(doc, keep_retry):
-        found = policy_removal(src, _owner(doc, entry), remove, entry)
+    for group in policy_groups(doc):
+        if not group.remove:
+            continue
+        found = policy_removal(src, group.policies, group.remove, group.entry)
         if not found:
             return None
         edits += found
@@ -189,13 +189,3 @@ def _fix(src: SourceText, doc: ManifestDoc, current: YScalar | None):
         return None
     edits += ports
     return unsafe_fix('Turn on Pod-level rescheduling (pod-rescheduling "on", TaskD port, no Volcano policies)', *edits)
-
-
-def _owner(doc: ManifestDoc, entry) -> list[Policy]:
-    """The policy list an entry holds (the job's own, or a task's)."""
-    if entry is doc.policies_entry:
-        return doc.policies
-    for pod in doc.pods:
-        if entry is pod.policies_entry:
-            return pod.policies
-    return []

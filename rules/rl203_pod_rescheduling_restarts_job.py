@@ -10,7 +10,7 @@ from recovery_lint.sources.yamlnodes import YScalar
 from recovery_lint.span import SourceText
 
 from ._common import manifest_source
-from ._podlevel import policy_removal, restart_policies
+from ._podlevel import policy_groups, policy_removal
 
 _JOB = """\
 apiVersion: batch.volcano.sh/v1alpha1
@@ -200,17 +200,12 @@ No fix for a flow-style list that keeps some of its entries.
         label = doc.label("pod-rescheduling")
         if label is None or label.value != "on":
             return
-        retry = doc.label("fault-retry-times")
-        keep_retry = retry is not None and retry.value.strip().isdigit() and int(retry.value) > 0
-        removable = {id(p) for remove, _, _ in restart_policies(doc, keep_retry) for p in remove}
-        groups = [(doc.policies, doc.policies_entry, "spec.policies")]
-        groups += [(pod.policies, pod.policies_entry, f"task {pod.role or '(unnamed)'} policies") for pod in doc.pods]
-        for policies, entry, where in groups:
-            offenders = [p for p in policies if _restarts_job(p)]
-            if not offenders or entry is None:
+        for group in policy_groups(doc):
+            offenders = [p for p in group.policies if _restarts_job(p)]
+            if not offenders:
                 continue
-            remove = [p for p in policies if id(p) in removable]
-            edits = policy_removal(src, policies, remove, entry)
+            where = group.where
+            edits = policy_removal(src, group.policies, group.remove, group.entry)
             fix = unsafe_fix(f"Remove {where}, as Pod-level rescheduling needs", *edits) if edits else None
             first = offenders[0]
             action = first.node.scalar("action")
