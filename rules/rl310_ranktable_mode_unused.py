@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
 from recovery_lint.edits import insert_lines_before
-from recovery_lint.jobs import Job
+from recovery_lint.jobs import Job, Launch, LaunchCommand
 from recovery_lint.knowledge import feature_support
 from recovery_lint.rule import Case, Rule
 
@@ -258,12 +258,15 @@ Pods do not start.
         key = spec.entry("replicaSpecs") if spec is not None else None
         span = key[0].span if key is not None else doc.span
         note = "" if support.status == "available" else f" ({with_origin(support.reason, job)})"
+        commands = pytorch_launches(job)
+        # a launch written in the manifest (or not exactly in a script) has no place for the wait
+        in_manifest = any(cmd.in_manifest or not cmd.script.exact for _, cmd in commands)
         # outside the documented support the fixed job would be RL314's: tell, do not fix
-        fix = self._fix(job) if support.status != "undocumented" else None
+        fix = self._fix(job, commands) if support.status != "undocumented" and not in_manifest else None
         why = ""
         if support.status == "undocumented":
             why = ". No fix: the MindCluster docs do not support RankTable link setup with this release"
-        elif fix is None and any(cmd.in_manifest or not cmd.script.exact for _, cmd in pytorch_launches(job)):
+        elif fix is None and in_manifest:
             why = (
                 ". No fix: the launch is written in the manifest, where the wait for the table the operator "
                 "writes (status completed) cannot be added"
@@ -275,18 +278,16 @@ Pods do not start.
         )
         yield self.report(span, message, fix)
 
-    def _fix(self, job: Job):
-        """The volume, its mounts, and before each training launch: RANK_TABLE_FILE, a connect timeout
-        of at least 300 s, and a wait until the operator has written the table (after a Pod-level
-        rescheduling the new Pod starts before its table is complete)."""
+    def _fix(self, job: Job, commands: list[tuple[Launch, LaunchCommand]]):
+        """The volume, its mounts, and before each training launch (each in a script): RANK_TABLE_FILE,
+        a connect timeout of at least 300 s, and a wait until the operator has written the table (after
+        a Pod-level rescheduling the new Pod starts before its table is complete)."""
         doc = job.manifest
         src = manifest_source(job)
-        if doc is None or src is None or host_dir(job) is None:
+        folder = host_dir(job)
+        if doc is None or src is None or folder is None or not commands:
             return None
         value = table_file(DEFAULT_MOUNT)
-        commands = pytorch_launches(job)
-        if not commands or any(cmd.in_manifest or not cmd.script.exact for _, cmd in commands):
-            return None
         edits: list[Edit | None] = []
         for pod in doc.pods:
             for container in pod.containers:
@@ -297,7 +298,7 @@ Pods do not start.
         if any(e is None for e in edits):
             return None
         return unsafe_fix(
-            f"Add the ranktable volume ({host_dir(job)}), mount it at {DEFAULT_MOUNT}, export {ENV}={value} and "
+            f"Add the ranktable volume ({folder}), mount it at {DEFAULT_MOUNT}, export {ENV}={value} and "
             "wait for the table before the launch",
             *unique(edits),
         )
