@@ -350,19 +350,8 @@ class _Parser:
                 if pos >= n:
                     break
             c = s[pos]
-            if c == "\\":
-                pos += 2
-            elif c == "'":
-                close = s.find("'", pos + 1)
-                if close == -1:
-                    raise self.unmatched(pos, '"\'"', "single-quoted string")
-                pos = close + 1
-            elif c == '"':
-                pos = self._scan_dquote(pos)
-            elif c == "`":
-                pos = self._scan_backquote(pos, in_word=True)
-            elif c == "$":
-                pos = self._scan_dollar(pos)
+            if c in "\\'\"`$":
+                pos = self._skip_quoted(pos, in_word=True)
             elif c in "<>" and s.startswith("(", pos + 1) and mode not in (COND, COND_EXTGLOB, COND_REGEX):
                 pos = self._comsub(pos + 2, pos)
             elif c == "(" and self._opens_word_group(start, pos, mode):
@@ -451,22 +440,31 @@ class _Parser:
         self.lossy_rewrites.append((start, end, quote + opaque + quote))
 
     def _backquote_end(self, pos: int) -> int:
-        s, n = self.s, self.n
+        s = self.s
         open_at = pos
         pos += 1
         if s.startswith("`", pos):
             self.rewrites.append((open_at, pos + 1, '""'))  # tree-sitter rejects an empty ``
             return pos + 1
+        end = self._past_close(pos, BACKQUOTE_RUN, "`")
+        if end is None:
+            raise self.unmatched(open_at, "'`'", "backquoted command")
+        return end
+
+    def _past_close(self, pos: int, run: re.Pattern[str], close: str) -> int | None:
+        """Past the ``close`` ending a string that goes on from ``pos``: ``run`` skips what needs no
+        look, a backslash escapes the next character; None when the text ends first."""
+        s, n = self.s, self.n
         while pos < n:
-            run = BACKQUOTE_RUN.match(s, pos)
-            if run:
-                pos = run.end()
+            plain = run.match(s, pos)
+            if plain:
+                pos = plain.end()
                 if pos >= n:
                     break
-            if s[pos] == "`":
+            if s[pos] == close:
                 return pos + 1
             pos += 2  # a backslash and what it escapes
-        raise self.unmatched(open_at, "'`'", "backquoted command")
+        return None
 
     def _scan_dollar(self, pos: int, in_dquote: bool = False) -> int:
         s = self.s
@@ -543,32 +541,39 @@ class _Parser:
         return known
 
     def _scan_parens(self, pos: int, what: str) -> int:
+        return self._scan_nested(pos, PAIR_STOP, "()", what, opaque_braces=True)
+
+    def _scan_nested(self, pos: int, stop: re.Pattern[str], pair: str, what: str, opaque_braces: bool = False) -> int:
+        """Offset of the closer of ``pair`` matching its opener at ``pos``; quotes and expansions
+        inside are skipped (``opaque_braces``: a ``${`` is not, see ``_matched_parens``)."""
         s = self.s
+        opener, closer = pair
         open_at = pos
         depth = 1
         pos += 1
         while True:
-            stop = PAIR_STOP.search(s, pos)
-            if stop is None:
-                raise self.unmatched(open_at, "')'", what)
-            pos = stop.start()
+            found = stop.search(s, pos)
+            if found is None:
+                raise self.unmatched(open_at, f"'{closer}'", what)
+            pos = found.start()
             c = s[pos]
-            if c == "(":
+            if c == opener:
                 depth += 1
                 pos += 1
-            elif c == ")":
+            elif c == closer:
                 depth -= 1
                 if depth == 0:
                     return pos
                 pos += 1
-            elif c == "$" and s.startswith("{", pos + 1):
+            elif opaque_braces and c == "$" and s.startswith("{", pos + 1):
                 pos += 2
             else:
                 pos = self._skip_quoted(pos)
 
-    def _skip_quoted(self, pos: int) -> int:
+    def _skip_quoted(self, pos: int, in_word: bool = False) -> int:
         """Past a quoted string, an escape or an expansion at ``pos`` (a process substitution too:
-        bash parses ``<(...)`` inside ``${ }`` and subscripts, not inside arithmetic)."""
+        bash parses ``<(...)`` inside ``${ }`` and subscripts, not inside arithmetic); ``in_word``:
+        a backquoted command in a plain word (see ``_rewrite_backquoted``)."""
         c = self.s[pos]
         if c in "<>":
             return self._comsub(pos + 2, pos) if self.s.startswith("(", pos + 1) else pos + 1
@@ -582,7 +587,7 @@ class _Parser:
         if c == '"':
             return self._scan_dquote(pos)
         if c == "`":
-            return self._scan_backquote(pos)
+            return self._scan_backquote(pos, in_word)
         return self._scan_dollar(pos)
 
     def _scan_braces(self, pos: int) -> int:
@@ -613,41 +618,13 @@ class _Parser:
 
     def _scan_brackets(self, pos: int, what: str = "'$['") -> int:
         """Past the ']' matching the '[' at ``pos``."""
-        s = self.s
-        open_at = pos
-        depth = 1
-        pos += 1
-        while True:
-            stop = BRACKET_STOP.search(s, pos)
-            if stop is None:
-                raise self.unmatched(open_at, "']'", what)
-            pos = stop.start()
-            c = s[pos]
-            if c == "[":
-                depth += 1
-                pos += 1
-            elif c == "]":
-                depth -= 1
-                pos += 1
-                if depth == 0:
-                    return pos
-            else:
-                pos = self._skip_quoted(pos)
+        return self._scan_nested(pos, BRACKET_STOP, "[]", what) + 1
 
     def _scan_ansi(self, pos: int) -> int:
-        s, n = self.s, self.n
-        open_at = pos
-        pos += 1
-        while pos < n:
-            run = ANSI_RUN.match(s, pos)
-            if run:
-                pos = run.end()
-                if pos >= n:
-                    break
-            if s[pos] == "'":
-                return pos + 1
-            pos += 2
-        raise self.unmatched(open_at - 1, '"\'"', "$'...' string")
+        end = self._past_close(pos + 1, ANSI_RUN, "'")
+        if end is None:
+            raise self.unmatched(pos - 1, '"\'"', "$'...' string")
+        return end
 
     # -- here-documents --------------------------------------------------------------------
     def heredoc(self, word: _Token, strip_tabs: bool) -> None:
@@ -688,18 +665,10 @@ class _Parser:
         return count
 
     def program(self) -> None:
-        while True:
-            tok = self.skip_newlines()
-            if self.plain_lines():
-                continue
-            if tok.kind == EOF:
-                return
-            self.and_or()
-            tok = self.peek()
-            if tok.kind in (";", "&", NEWLINE):
-                self.take(tok)
-            elif tok.kind != EOF:
-                raise self.unexpected(tok)
+        self.compound_list(lambda tok: False)  # up to the end of the text, or a token out of place
+        tok = self.peek()
+        if tok.kind != EOF:
+            raise self.unexpected(tok)
 
     def compound_list(self, stops) -> int:
         """Commands up to a token ``stops`` accepts at a command start; returns how many."""
