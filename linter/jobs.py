@@ -45,6 +45,7 @@ from .roles import (
     launch_verdict,
     manifest_verdict,
     standalone_entry_verdict,
+    standalone_name,
     tokens,
     vendored,
 )
@@ -672,7 +673,7 @@ class _Linker:
         for path, kind in sorted(self.index.open_kinds().items()):
             if kind != "python" or path in self.reached:
                 continue
-            if not tokens(posixpath.splitext(posixpath.basename(path))[0]) & STANDALONE_NAMES:
+            if not standalone_name(path):
                 continue
             if self._secondary(path) or not self.index.may_contain(path, NPU_STACK_BYTES):
                 continue
@@ -791,7 +792,6 @@ class _Linker:
         return versions, [model for _, model in sorted(pin_files, key=lambda item: item[1].source.path)]
 
 
-STANDALONE_NAMES = frozenset({"train", "pretrain", "posttrain", "finetune", "sft", "main"})
 NPU_STACKS = frozenset({"torch_npu", "mindspeed", "mindspeed_llm"})  # imports that say the code runs on NPUs
 NPU_STACK_BYTES = (b"torch_npu", b"mindspeed")
 

@@ -267,6 +267,14 @@ def python_path_verdict(path: str) -> Verdict | None:
     return _negative_name(tokens(stem), f"the name {name}")
 
 
+STANDALONE_NAMES = frozenset({"train", "pretrain", "posttrain", "finetune", "sft", "main"})
+
+
+def standalone_name(path: str) -> bool:
+    """A Python file whose name says it is a training entry of its own (``train.py``, ``main.py``)."""
+    return bool(tokens(_stem(path)) & STANDALONE_NAMES)
+
+
 def standalone_entry_verdict(path: str, runnable: bool, imports: frozenset[str], trains: str | None) -> Verdict:
     """A Python file no launch reaches: training only when it is a runnable entry with a training
     name and a training loop (it is then started by something this repository does not show)."""
@@ -277,7 +285,7 @@ def standalone_entry_verdict(path: str, runnable: bool, imports: frozenset[str],
         return found
     if not runnable:
         return Verdict("library", "nothing runs when it is executed (a module other code imports)")
-    if not tokens(_stem(path)) & (TRAIN_WORDS | {"main"}):
+    if not standalone_name(path):
         return Verdict("unknown", "no launch script runs it and its name does not say training")
     if trains is None:
         return Verdict("unknown", "no launch script runs it and no training loop was found in it")
