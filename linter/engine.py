@@ -320,16 +320,10 @@ class _LazyParser:
             parsed = read_and_parse(c.display, c.location, c.kind, text)
         else:
             digest = read_digests([c], {}).get(c.display)
-            key = cache.key("file", c.display, c.kind, digest) if digest is not None else None
-            hit = cache.get_file(key) if key is not None else None
-            if isinstance(hit, ParsedFile):
-                parsed = hit
-            else:
-                parsed = read_and_parse(c.display, c.location, c.kind, None)
-                if key is not None and _cacheable(parsed, digest, cache):
-                    import pickle
-
-                    cache.add_file(key, pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
+            key, hit = _cached(cache, c.display, c.kind, digest)
+            parsed = hit if hit is not None else read_and_parse(c.display, c.location, c.kind, None)
+            if hit is None:
+                _cache_parsed(cache, key, parsed, digest)
         self.parsed.append(parsed)
         return parsed
 
@@ -511,6 +505,24 @@ def _parse_pickled(args: tuple[str, str, str, str | None]) -> bytes:
     return pickle.dumps(_parse_one(args), protocol=pickle.HIGHEST_PROTOCOL)
 
 
+def _cached(cache, display: str, kind: str, digest: str | None) -> tuple[str | None, ParsedFile | None]:
+    """A file's cache key (None without a cache or a digest) and the model stored under it, if any."""
+    if cache is None or digest is None:
+        return None, None
+    key = cache.key("file", display, kind, digest)
+    hit = cache.get_file(key)
+    return key, hit if isinstance(hit, ParsedFile) else None
+
+
+def _cache_parsed(cache, key: str | None, parsed: ParsedFile, digest: str | None, blob: bytes | None = None) -> None:
+    """Keep a model in the cache; ``blob`` is it pickled already (by a worker)."""
+    if cache is None or key is None or not _cacheable(parsed, digest, cache):
+        return
+    import pickle  # a run without cache or pool does not load it
+
+    cache.add_file(key, blob if blob is not None else pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
+
+
 def _cacheable(parsed: ParsedFile, digest: str | None, cache) -> bool:
     """Store only a model of the very bytes that were hashed (the file may change in between)."""
     if digest is None or parsed.source is None or (not parsed.text and parsed.issues):
@@ -547,23 +559,17 @@ def parse_all(
     todo: list[int] = []
     for i, (display, _, kind, _) in enumerate(jobs):
         digest = digests.get(display) if digests is not None else None
-        if cache is not None and digest is not None:
-            keys[i] = cache.key("file", display, kind, digest)
-            hit = cache.get_file(keys[i])
-            if isinstance(hit, ParsedFile):
-                results[i] = hit
-                continue
-        todo.append(i)
+        keys[i], hit = _cached(cache, display, kind, digest)
+        if hit is not None:
+            results[i] = hit
+        else:
+            todo.append(i)
     workers = min(request.workers, os.cpu_count() or 1)
     progress = request.progress or (lambda done, total: None)
     progress(len(results), len(jobs))
 
     def store(i: int, parsed: ParsedFile, blob: bytes | None) -> None:
-        key = keys[i]
-        if cache is not None and key is not None and _cacheable(parsed, digests.get(jobs[i][0]), cache):
-            import pickle  # here and below: a run without cache or pool does not load it
-
-            cache.add_file(key, blob if blob is not None else pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
+        _cache_parsed(cache, keys[i], parsed, digests.get(jobs[i][0]) if digests is not None else None, blob)
 
     if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
         import pickle
