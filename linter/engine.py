@@ -469,7 +469,10 @@ def _leave_signals_to_parent() -> None:
 def _end_pool(pool) -> None:
     """End a process pool at once: its workers are killed rather than waited for (shutdown(wait=True)
     would wait for every pending file, and a worker blocked on a full result pipe never ends)."""
-    workers = list((getattr(pool, "_processes", None) or {}).values())  # no public API before 3.14
+    import multiprocessing
+
+    # no public API before 3.14; a pool shutting down may have let go of its list already
+    workers = {*(getattr(pool, "_processes", None) or {}).values(), *multiprocessing.active_children()}
     pool.shutdown(wait=False, cancel_futures=True)
     for worker in workers:
         with contextlib.suppress(Exception):
@@ -590,10 +593,10 @@ def parse_all(
                 results[i] = parsed = pickle.loads(blob)
                 store(i, parsed, blob)
                 progress(len(results), len(jobs))
+            pool.shutdown()  # an interrupt while it waits for the workers to exit ends them too
         except BaseException:
             _end_pool(pool)
             raise
-        pool.shutdown()
     else:
         # pickling every model costs a fifth of parsing it: in one process, only small runs keep models
         keep = len(jobs) <= CACHED_MODELS_THRESHOLD

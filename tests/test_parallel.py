@@ -96,3 +96,22 @@ def test_a_failing_child_falls_back_to_one_process(repo, monkeypatch):
     monkeypatch.setattr(engine, "_run_forked", lambda *args: calls.append(real(*args)) or calls[-1])
     assert keys(lint(repo, 2, rules)) == keys(single)
     assert calls == [None]  # the children failed, the rules ran here
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the forked paths run on Linux")
+def test_an_interrupt_while_the_parse_pool_shuts_down_ends_its_workers(repo, monkeypatch):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    real = ProcessPoolExecutor.shutdown
+
+    def interrupted(self, wait=True, **kwargs):
+        if wait:  # Ctrl-C arriving while the pool waits for its workers to exit
+            raise KeyboardInterrupt
+        return real(self, wait, **kwargs)
+
+    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(ProcessPoolExecutor, "shutdown", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        lint(repo, 2)
+    assert multiprocessing.active_children() == []
