@@ -310,23 +310,30 @@ def test_rule_all_has_a_header_and_a_fix_safety_column_that_agrees_with_the_rule
 
 # -- a closed pipe -------------------------------------------------------------------------------------------------
 def test_a_reader_that_goes_away_ends_the_run_quietly_with_zero_as_ruff_does(tmp_path):
+    import fcntl
     import os
     import subprocess
     import sys
 
-    for i in range(400):  # far more output than a pipe buffers, so the write after the close fails
+    for i in range(400):
         write(tmp_path, {f"s{i}.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"})
     env = {**os.environ, "NO_COLOR": "1"}
     for fmt in ("concise", "full"):
+        read_end, write_end = os.pipe()
+        # A pipe of one page, far smaller than either report, so the run always writes after the reader is gone
+        # (a default 64 KiB pipe can take the whole concise report before the close, and the run then ends 1).
+        fcntl.fcntl(write_end, getattr(fcntl, "F_SETPIPE_SZ", 1031), 4096)
         proc = subprocess.Popen(
             [sys.executable, "-m", "recovery_lint", "--output-format", fmt, "."],
             cwd=tmp_path,
-            stdout=subprocess.PIPE,
+            stdout=write_end,
             stderr=subprocess.PIPE,
             env=env,
         )
-        assert proc.stdout.readline().startswith(b"s0.sh:2:8: RL101")
-        proc.stdout.close()  # what `| head -1` does
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as reader:
+            assert reader.readline().startswith(b"s0.sh:2:8: RL101")
+        # the reader is closed, as `| head -1` closes it
         assert proc.wait(timeout=60) == 0
         assert proc.stderr.read() == b""
         proc.stderr.close()
