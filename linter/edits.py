@@ -99,7 +99,7 @@ def set_entry(src: SourceText, mapping: YMap, key: str, value: str) -> Edit:
     if found is not None and isinstance(found[1], YScalar) and not (found[1].is_null and found[1].value == ""):
         return replace_scalar(src, found[1], value)
     if found is not None:  # "key:" with an empty value
-        colon = mapping.colon_ends[mapping.items.index(found)]
+        colon = mapping.colon_end(mapping.items.index(found))
         return edit(src, colon, colon, f" {yaml_scalar_text(value, chr(34))}")
     return insert_entry(src, mapping, key, yaml_scalar_text(value, '"'))
 

@@ -10,6 +10,7 @@ import re
 import signal
 import sys
 import traceback
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -501,11 +502,11 @@ def _parse_one(args: tuple[str, str, str, str | None]) -> ParsedFile:
     return read_and_parse(display, abs_path, kind, text)
 
 
-def _parse_pickled(args: tuple[str, str, str, str | None]) -> bytes:
-    """Parse one file in a worker; the pickled model goes back as it is, and into the cache."""
+def _parse_chunk(chunk: list[tuple[str, str, str, str | None]]) -> list[bytes]:
+    """Parse files in a worker; each pickled model goes back as it is, and into the cache."""
     import pickle
 
-    return pickle.dumps(_parse_one(args), protocol=pickle.HIGHEST_PROTOCOL)
+    return [pickle.dumps(_parse_one(args), protocol=pickle.HIGHEST_PROTOCOL) for args in chunk]
 
 
 def _cached(cache, display: str, kind: str, digest: str | None) -> tuple[str | None, ParsedFile | None]:
@@ -582,17 +583,27 @@ def parse_all(
         mine, theirs = todo[:: workers + 1], [i for k, i in enumerate(todo) if k % (workers + 1)]
         pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
         try:
-            chunk = max(1, min(64, len(theirs) // (workers * 8)))
+            size = max(1, min(64, len(theirs) // (workers * 8)))
+            chunks = [theirs[k : k + size] for k in range(0, len(theirs), size)]
             with signals_held():  # the workers start here
-                sent = pool.map(_parse_pickled, [jobs[i] for i in theirs], chunksize=chunk)
+                pending = deque((c, pool.submit(_parse_chunk, [jobs[i] for i in c])) for c in chunks)
+
+            def receive(wait: bool) -> None:
+                # models are unpickled as their chunks arrive: a finished chunk left waiting holds its
+                # pickles, and all of them together would add a third to the run's peak memory
+                while pending and (wait or pending[0][1].done()):
+                    chunk, future = pending.popleft()
+                    for i, blob in zip(chunk, future.result(), strict=True):
+                        results[i] = parsed = pickle.loads(blob)
+                        store(i, parsed, blob)
+                    progress(len(results), len(jobs))
+
             for i in mine:
                 results[i] = parsed = _parse_one(jobs[i])
                 store(i, parsed, None)
                 progress(len(results), len(jobs))
-            for i, blob in zip(theirs, sent, strict=True):
-                results[i] = parsed = pickle.loads(blob)
-                store(i, parsed, blob)
-                progress(len(results), len(jobs))
+                receive(wait=False)
+            receive(wait=True)
             pool.shutdown()  # an interrupt while it waits for the workers to exit ends them too
         except BaseException:
             _end_pool(pool)

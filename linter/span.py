@@ -51,12 +51,19 @@ class Span:
     cheap to build and to pickle. Two spans are equal when they cover the same range of the same path.
     """
 
-    __slots__ = ("end", "source", "start")
+    # the end is kept as a length: most spans are shorter than 257 characters, and CPython shares those
+    # small ints, where an end offset would be one more int object per span (a run holds about a million)
+    __slots__ = ("_size", "source", "start")
 
     def __init__(self, source: SourceText, start: int, end: int) -> None:
         self.source = source
         self.start = start  # character offset, inclusive
-        self.end = end  # character offset, exclusive
+        self._size = end - start
+
+    @property
+    def end(self) -> int:
+        """Character offset, exclusive."""
+        return self.start + self._size
 
     @property
     def path(self) -> str:

@@ -6,7 +6,9 @@ import ast
 import re
 import sys
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from ..span import SourceText, Span
 
@@ -20,19 +22,23 @@ class PyImport:
 
 
 class PyArg:
-    """One argument of a call: its literal value (or DYNAMIC) and where it is written. Its text is
-    read from the span when asked: a parse keeps hundreds of thousands of arguments."""
+    """One argument of a call: its literal value (or DYNAMIC) and where it is written. Its span is kept
+    as offsets and its text read from the file when asked: a parse keeps hundreds of thousands."""
 
-    __slots__ = ("span", "value")
+    __slots__ = ("_size", "_source", "_start", "value")
 
     def __init__(self, value: object, span: Span) -> None:
         self.value = value  # literal value, or the sentinel DYNAMIC
-        self.span = span
+        self._source, self._start, self._size = span.source, span.start, span.end - span.start
+
+    @property
+    def span(self) -> Span:
+        return Span(self._source, self._start, self._start + self._size)
 
     @property
     def source(self) -> str:
-        span = self.span
-        return span.source.text[span.start : span.end]
+        start = self._start
+        return self._source.text[start : start + self._size]
 
     def __repr__(self) -> str:
         return f"PyArg({self.source!r})"
@@ -41,17 +47,80 @@ class PyArg:
 DYNAMIC = object()
 
 
-@dataclass(slots=True)
+NO_KEYWORDS: Mapping[str, PyArg] = MappingProxyType({})  # shared by the calls with no keyword argument
+
+
 class PyCall:
-    qualname: str  # resolved through import aliases, e.g. "torch.npu.set_compile_mode"
-    written: str  # as written, e.g. "torch.npu.set_compile_mode"
-    span: Span  # the whole call
-    func_span: Span
-    keywords: dict[str, PyArg] = field(default_factory=dict)
-    positional: list[PyArg] = field(default_factory=list)
-    conditional: bool = False  # inside an if/else branch (a main guard aside) or a try/except handler
-    function: str | None = None  # the innermost function (or method) the call is written in
-    guard: str = ""  # the names the innermost condition around the call tests ("args.pretrained")
+    """One call: its name resolved through import aliases (``torch.npu.set_compile_mode``) and as
+    written, its arguments, and where the call and its function name are written. A parse keeps
+    every call of a file, so the spans are kept as offsets and made when asked."""
+
+    __slots__ = (
+        "_func_size",
+        "_func_start",
+        "_size",
+        "_source",
+        "_start",
+        "conditional",
+        "function",
+        "guard",
+        "keywords",
+        "positional",
+        "qualname",
+        "written",
+    )
+
+    def __init__(
+        self,
+        qualname: str,
+        written: str,
+        span: Span,
+        func_span: Span,
+        keywords: Mapping[str, PyArg] = NO_KEYWORDS,
+        positional: Sequence[PyArg] = (),
+        conditional: bool = False,
+        function: str | None = None,
+        guard: str = "",
+    ) -> None:
+        self.qualname = qualname
+        self.written = written
+        self._source, self._start, self._size = span.source, span.start, span.end - span.start
+        # relative to the call's start: two small ints, shared by CPython, instead of a span object
+        self._func_start, self._func_size = func_span.start - span.start, func_span.end - func_span.start
+        self.keywords = keywords
+        self.positional = positional
+        self.conditional = conditional  # inside an if/else branch (a main guard aside) or a try/except handler
+        self.function = function  # the innermost function (or method) the call is written in
+        self.guard = guard  # the names the innermost condition around the call tests ("args.pretrained")
+
+    @property
+    def span(self) -> Span:
+        """The whole call."""
+        return Span(self._source, self._start, self._start + self._size)
+
+    @property
+    def func_span(self) -> Span:
+        start = self._start + self._func_start
+        return Span(self._source, start, start + self._func_size)
+
+    def __repr__(self) -> str:
+        return f"PyCall({self.qualname!r}, {self.span!r})"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # the shared empty mapping is not picklable: it travels as None (to the parse cache, from the pool)
+        state = (self.keywords or None, self.positional, self.conditional, self.function, self.guard)
+        return (_call, (self.qualname, self.written, self.span, self.func_span, *state))
+
+
+def _call(
+    qualname: str,
+    written: str,
+    span: Span,
+    func_span: Span,
+    keywords: Mapping[str, PyArg] | None,
+    *rest: object,
+) -> PyCall:
+    return PyCall(qualname, written, span, func_span, keywords or NO_KEYWORDS, *rest)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -125,7 +194,11 @@ def parse_python(src: SourceText) -> PythonFile:
     except (ValueError, RecursionError, MemoryError) as exc:
         result.issues.append(PythonIssue(src.span(0), f"Python source could not be read: {exc}"))
         return result
+    indexed = src._line_starts is not None
     _Collector(src, result, 3 if bom else 0, lines).collect(tree)
+    if not indexed:
+        # the line index served the parse; a finding needs it for a line or two, and rebuilds it then
+        src._line_starts = None
     return result
 
 
@@ -194,7 +267,7 @@ class _Collector:
                 others.update(a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg))  # type: ignore[attr-defined]
         self.result.str_names = frozenset(strings - others)
         self.result.buffer_names = frozenset(buffers)
-        self.result.calls.sort(key=lambda c: c.span.start)
+        self.result.calls.sort(key=lambda c: c._start)
 
     def _import(self, node: ast.Import | ast.ImportFrom, top_level: bool) -> None:
         span = self.span(node)
@@ -216,19 +289,18 @@ class _Collector:
         written = dotted(node.func)
         if not written:
             return
+        keywords = {kw.arg: self._arg(kw.value) for kw in node.keywords if kw.arg}
         call = PyCall(
             resolve_alias(written, self.aliases),
             written,
             self.span(node),
             self.span(node.func),
+            keywords or NO_KEYWORDS,
+            [self._arg(a) for a in node.args] if node.args else (),
             conditional=guard is not None,
             function=function,
             guard=guard or "",
         )
-        for kw in node.keywords:
-            if kw.arg:
-                call.keywords[kw.arg] = self._arg(kw.value)
-        call.positional = [self._arg(a) for a in node.args]
         self.result.calls.append(call)
 
     def _arg(self, node: ast.AST) -> PyArg:
@@ -239,8 +311,8 @@ class _Collector:
             value = DYNAMIC  # literal_eval rejects every other node type
         else:
             try:
-                value = ast.literal_eval(node)
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                value = literal(node)
+            except (ValueError, TypeError, MemoryError, RecursionError):
                 value = DYNAMIC
         return PyArg(value, self.span(node))
 
@@ -256,6 +328,48 @@ class _Collector:
                 self.result.env_sets.append(
                     PyEnvSet(target.slice.value, value if isinstance(value, str) else None, self.span(node))
                 )
+
+
+def literal(node: ast.AST) -> object:
+    """What ``ast.literal_eval`` gives for an expression node, or ValueError where it refuses. Written
+    without closures: literal_eval's nested helpers form a reference cycle on every call, garbage that
+    a run (which holds the cyclic collector off) would keep until it ends."""
+    cls = node.__class__
+    if cls is ast.Constant:
+        return node.value  # type: ignore[attr-defined]
+    if cls is ast.Tuple:
+        return tuple(literal(e) for e in node.elts)  # type: ignore[attr-defined]
+    if cls is ast.List:
+        return [literal(e) for e in node.elts]  # type: ignore[attr-defined]
+    if cls is ast.Set:
+        return {literal(e) for e in node.elts}  # type: ignore[attr-defined]
+    if cls is ast.Call:
+        if dotted(node.func) == "set" and not node.args and not node.keywords:  # type: ignore[attr-defined]
+            return set()
+    elif cls is ast.Dict:
+        keys, values = node.keys, node.values  # type: ignore[attr-defined]
+        if len(keys) == len(values) and None not in keys:
+            return dict(zip(map(literal, keys), map(literal, values), strict=True))
+    elif cls is ast.BinOp and node.op.__class__ in (ast.Add, ast.Sub):  # type: ignore[attr-defined]
+        left, right = _signed_number(node.left), _number(node.right)  # type: ignore[attr-defined]
+        if isinstance(left, int | float) and isinstance(right, complex):
+            return left + right if node.op.__class__ is ast.Add else left - right  # type: ignore[attr-defined]
+    else:
+        return _signed_number(node)
+    raise ValueError("not a literal")
+
+
+def _number(node: ast.AST) -> object:
+    if node.__class__ is ast.Constant and node.value.__class__ in (int, float, complex):  # type: ignore[attr-defined]
+        return node.value  # type: ignore[attr-defined]
+    raise ValueError("not a number")
+
+
+def _signed_number(node: ast.AST) -> object:
+    if node.__class__ is ast.UnaryOp and node.op.__class__ in (ast.UAdd, ast.USub):  # type: ignore[attr-defined]
+        operand = _number(node.operand)  # type: ignore[attr-defined]
+        return +operand if node.op.__class__ is ast.UAdd else -operand  # type: ignore[attr-defined, operator]
+    return _number(node)
 
 
 # node types ast.literal_eval may accept (a Call only as ``set()``); every other one is rejected
@@ -357,6 +471,8 @@ def resolve_alias(written: str, aliases: dict[str, str]) -> str:
     """A dotted name as written, its first part replaced by what an import bound it to."""
     head, _, rest = written.partition(".")
     resolved = aliases.get(head, head)
+    if resolved == head:
+        return written  # the same text: one string, not two equal ones
     return f"{resolved}.{rest}" if rest else resolved
 
 

@@ -6,7 +6,7 @@ every parser reports positions the same way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 from ..span import SourceText, Span
@@ -48,28 +48,31 @@ class YScalar:
     # the span is kept as its offsets (one object per scalar, not two: parsing and pickling cost less);
     # a plain scalar whose value is its text keeps no copy of it, and content_end is kept only where
     # it differs from the span's end (a block scalar): a manifest has hundreds of thousands of scalars
-    __slots__ = ("_content_end", "_end", "_source", "_start", "_tag", "_value", "style")
+    __slots__ = ("_content_end", "_size", "_source", "_start", "_tag", "_value", "style")
 
     def __init__(self, value: str, tag: str | None, style: str | None, span: Span, content_end: int = 0) -> None:
         self._value: str | None = value
         self._tag = tag  # None: plain and untagged, resolved by PyYAML's rules on first use
         self.style = style  # None plain, "'" single, '"' double, '|' literal, '>' folded
-        self._source, self._start, self._end = span.source, span.start, span.end
+        self._source, self._start, self._size = span.source, span.start, span.end - span.start
         self._content_end: int | None = content_end
 
     @property
     def value(self) -> str:
         value = self._value
-        return self._source.text[self._start : self._end] if value is None else value
+        if value is None:
+            start = self._start
+            return self._source.text[start : start + self._size]
+        return value
 
     @property
     def content_end(self) -> int:
         end = self._content_end
-        return self._end if end is None else end
+        return self._start + self._size if end is None else end
 
     @property
     def span(self) -> Span:
-        return Span(self._source, self._start, self._end)
+        return Span(self._source, self._start, self._start + self._size)
 
     @property
     def tag(self) -> str:
@@ -94,7 +97,11 @@ class YScalar:
         return f"YScalar({self.value!r}, {self.tag!r}, {self.style!r}, {self.span!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (_scalar, (self._value, self._tag, self.style, self._source, self._start, self._end, self._content_end))
+        start = self._start
+        return (
+            _scalar,
+            (self._value, self._tag, self.style, self._source, start, start + self._size, self._content_end),
+        )
 
 
 def _scalar(
@@ -110,25 +117,48 @@ def _scalar(
     None when it is the span's end."""
     node = object.__new__(YScalar)
     node._value, node._tag, node.style, node._content_end = value, tag, style, content_end
-    node._source, node._start, node._end = source, start, end
+    node._source, node._start, node._size = source, start, end - start
     return node
 
 
-@dataclass(eq=False, slots=True)
-class YMap:
-    items: list[tuple[YScalar, YNode]]
-    span: Span
-    flow: bool
-    content_end: int = 0
-    key_column: int = 0  # 0-based column of the keys (block style)
-    colon_ends: list[int] = field(default_factory=list)  # offset after each item's ':'
+class _Collection:
+    """What a mapping and a sequence share: their items, and their span kept as offsets (made into a
+    ``Span`` when asked: a manifest has about a hundred of them, a run holds hundreds of thousands)."""
+
+    __slots__ = ("_size", "_source", "_start", "content_end", "flow", "items")
+
+    def __init__(self, items: list, span: Span, flow: bool, content_end: int = 0) -> None:
+        self.items = items
+        self._source, self._start, self._size = span.source, span.start, span.end - span.start
+        self.flow = flow
+        self.content_end = content_end  # end of the node's own text, without trailing comments
+
+    @property
+    def span(self) -> Span:
+        return Span(self._source, self._start, self._start + self._size)
 
     def __reduce__(self) -> tuple[object, ...]:
         # children go in the state, so a recursive alias (a node inside itself) pickles too
-        return (YMap, ([], self.span, self.flow), (self.items, self.content_end, self.key_column, self.colon_ends))
+        return (self.__class__, ([], self.span, self.flow), (self.items, self.content_end))
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
-        self.items, self.content_end, self.key_column, self.colon_ends = state  # type: ignore[assignment]
+        self.items, self.content_end = state  # type: ignore[assignment]
+
+
+class YMap(_Collection):
+    __slots__ = ()
+    items: list[tuple[YScalar, YNode]]
+
+    @property
+    def key_column(self) -> int:
+        """0-based column of the keys (block style)."""
+        return self.items[0][0].span.column - 1 if self.items else 0
+
+    def colon_end(self, index: int) -> int:
+        """Offset after the ':' of the item at ``index``."""
+        key_end = self.items[index][0].span.end
+        colon = self._source.text.find(":", key_end)
+        return colon + 1 if colon != -1 else key_end
 
     def entry(self, key: str) -> tuple[YScalar, YNode] | None:
         for k, v in self.items:
@@ -156,22 +186,19 @@ class YMap:
         node = self.scalar(key)
         return node.value if node else None
 
+    def __repr__(self) -> str:
+        return f"YMap({len(self.items)} items, {self.span!r})"
 
-@dataclass(eq=False, slots=True)
-class YSeq:
+
+class YSeq(_Collection):
+    __slots__ = ()
     items: list[YNode]
-    span: Span
-    flow: bool
-    content_end: int = 0
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (YSeq, ([], self.span, self.flow), (self.items, self.content_end))
-
-    def __setstate__(self, state: tuple[object, ...]) -> None:
-        self.items, self.content_end = state  # type: ignore[assignment]
 
     def maps(self) -> list[YMap]:
         return [i for i in self.items if isinstance(i, YMap)]
+
+    def __repr__(self) -> str:
+        return f"YSeq({len(self.items)} items, {self.span!r})"
 
 
 YNode = YScalar | YMap | YSeq
@@ -275,21 +302,14 @@ class NodeConverter:
                 )
             seen[k.value] = k
             result.items.append((k, v))
-            result.colon_ends.append(self._colon_end(k))
-        if result.items:
-            result.key_column = result.items[0][0].span.column - 1
         result.content_end = self._map_end(result)
-
-    def _colon_end(self, key: YScalar) -> int:
-        colon = self.src.text.find(":", key.span.end)
-        return colon + 1 if colon != -1 else key.span.end
 
     def _map_end(self, m: YMap) -> int:
         if m.flow or not m.items:
             return m.span.end
         _last_key, last_value = m.items[-1]
         if isinstance(last_value, YScalar) and last_value.is_null and last_value.value == "":
-            return m.colon_ends[-1]
+            return m.colon_end(len(m.items) - 1)
         return content_end(last_value)
 
     def _seq_end(self, s: YSeq) -> int:
