@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import posixpath
 import re
 import signal
 import sys
@@ -127,7 +128,11 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     pending = {c.display: c.kind for c in lazy}
     locations = {c.display: c.location for c in candidates}
     settings = {"ranktable-host-root": request.config.ranktable_host_root} if request.config.ranktable_host_root else {}
-    project = build_project(relevant, request.config.versions, specs, pending, loader, locations, settings)
+    loader.ahead = _ParsedAhead.start(relevant, lazy, request)
+    try:
+        project = build_project(relevant, request.config.versions, specs, pending, loader, locations, settings)
+    finally:
+        loader.ahead.close()  # files parsed ahead but never reached are dropped unseen
     if cache is not None:
         cache.flush()
     files = files + loader.parsed
@@ -303,13 +308,15 @@ FIRST_READ = 1 << 16
 
 
 class _LazyParser:
-    """Parses a Python file the first time the linker reaches it (through the cache when there is one)."""
+    """Parses a Python file the first time the linker reaches it (through the cache when there is one,
+    or from the files parsed ahead in the pool)."""
 
     def __init__(self, candidates: dict[str, Candidate], request: LintRequest) -> None:
         self.candidates = candidates
         self.request = request
         self.parsed: list[ParsedFile] = []
         self.named = bool(request.named)
+        self.ahead = _ParsedAhead()
 
     def __call__(self, display: str) -> ParsedFile | None:
         c = self.candidates[display]
@@ -317,12 +324,13 @@ class _LazyParser:
             return None  # a FIFO, or a link out of the tree: as if it were not there
         cache = self.request.cache
         text = self.request.overrides.get(display)
+        ready = self.ahead.take(display)  # parsed in the pool, exactly as here
         if cache is None or text is not None:
-            parsed = read_and_parse(c.display, c.location, c.kind, text)
+            parsed = ready or read_and_parse(c.display, c.location, c.kind, text)
         else:
             digest = read_digests([c], {}).get(c.display)
             key, hit = _cached(cache, c.display, c.kind, digest)
-            parsed = hit if hit is not None else read_and_parse(c.display, c.location, c.kind, None)
+            parsed = hit or ready or read_and_parse(c.display, c.location, c.kind, None)
             if hit is None:
                 _cache_parsed(cache, key, parsed, digest)
         self.parsed.append(parsed)
@@ -336,6 +344,117 @@ class _LazyParser:
             return False
         data = _head(c.location)
         return any(n in data for n in needles)
+
+
+PARSE_AHEAD_THRESHOLD = 200  # Python files; fewer are parsed as the linker reaches them (bench/)
+# a file name ending in .py as a script or a manifest writes it, with the folders before it
+_PY_MENTION = re.compile(r"[A-Za-z0-9_./+-]*[A-Za-z0-9_+-]\.py\b")
+
+
+class _ParsedAhead:
+    """Python files the linker will probably reach, parsed by a process pool while the linker works
+    (it is a single process, and would otherwise parse them one by one as it reaches them). Only a
+    guess at what to parse early: the linker still decides what it reaches; a file it asks for before
+    its chunk is back is parsed on the spot, and one it never asks for is dropped unseen."""
+
+    def __init__(self) -> None:
+        self.pool = None
+        self.chunk_of: dict[str, int] = {}  # display path -> its chunk
+        self.chunks: list[list[tuple[str, str, str, str | None]]] = []
+        self.futures: list = []
+        self.ready: dict[str, ParsedFile] = {}
+
+    @classmethod
+    def start(cls, parsed: list[ParsedFile], lazy: list[Candidate], request: LintRequest) -> _ParsedAhead:
+        ahead = cls()
+        workers = min(request.workers, os.cpu_count() or 1)
+        if workers < 2 or request.named:
+            return ahead
+        likely = [c for c in _likely_entries(parsed, lazy) if readable(c)]
+        if len(likely) < PARSE_AHEAD_THRESHOLD:
+            return ahead
+        from concurrent.futures import ProcessPoolExecutor
+
+        jobs = [(c.display, c.location, c.kind, request.overrides.get(c.display)) for c in likely]
+        size = max(1, min(8, len(jobs) // (workers * 8)))
+        ahead.chunks = [jobs[k : k + size] for k in range(0, len(jobs), size)]
+        ahead.chunk_of = {job[0]: n for n, chunk in enumerate(ahead.chunks) for job in chunk}
+        ahead.pool = pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
+        try:
+            with signals_held():  # the workers start here
+                ahead.futures = [pool.submit(_parse_chunk, chunk) for chunk in ahead.chunks]
+        except BaseException:
+            ahead.close()
+            raise
+        return ahead
+
+    def take(self, display: str) -> ParsedFile | None:
+        """The model of a file parsed ahead, when its chunk is back (each is handed out once)."""
+        found = self.ready.pop(display, None)
+        if found is not None:
+            return found
+        n = self.chunk_of.get(display)
+        if n is None:
+            return None
+        future = self.futures[n]
+        if not (future.done() or future.running()):
+            del self.chunk_of[display]
+            return None  # the caller parses it: a chunk still queued could keep it waiting long
+        # a chunk being parsed is back within a few files' time
+        del self.chunk_of[display]
+        import pickle
+
+        blobs, self.futures[n] = self.futures[n].result(), None
+        for job, blob in zip(self.chunks[n], blobs, strict=True):
+            if job[0] == display:
+                found = pickle.loads(blob)
+            elif job[0] in self.chunk_of:  # not asked for yet: kept until it is
+                del self.chunk_of[job[0]]
+                self.ready[job[0]] = pickle.loads(blob)
+        return found
+
+    def close(self) -> None:
+        """Ends the pool (at once: what it still parses is not wanted) and drops what was not taken."""
+        if self.pool is not None:
+            for future in self.futures:
+                if future is not None:
+                    future.cancel()
+            _end_pool(self.pool)
+            self.pool = None
+        self.chunk_of.clear()
+        self.ready.clear()
+        self.futures = []
+
+
+def _likely_entries(parsed: list[ParsedFile], lazy: list[Candidate]) -> list[Candidate]:
+    """The pending Python files a script or a manifest names: by file name, when the naming file is
+    in the Python file's folder or below it (``python3 ${cur_path}/../train.py`` from ``test/``), or by
+    the path it writes, from its own folder or one above it (``python src/train.py``)."""
+    near: dict[str, set[str]] = {}  # file name -> folders holding, at some depth, a file naming it
+    exact: set[str] = set()
+    for f in parsed:
+        if f.kind not in LAUNCHING_KINDS or f.source is None or ".py" not in f.source.text:
+            continue
+        folder = f.path.rpartition("/")[0]
+        above = _folder_and_ancestors(folder)
+        for written in set(_PY_MENTION.findall(f.source.text)):
+            near.setdefault(written.rpartition("/")[2], set()).update(above)
+            if "/" in written and not written.startswith("/"):
+                exact.update(posixpath.normpath(posixpath.join(a, written)) for a in above)
+    return [
+        c
+        for c in lazy
+        if c.kind == "python"
+        and (c.display in exact or c.display.rpartition("/")[0] in near.get(c.display.rpartition("/")[2], ()))
+    ]
+
+
+def _folder_and_ancestors(folder: str) -> list[str]:
+    out = [folder]
+    while folder:
+        folder = folder.rpartition("/")[0]
+        out.append(folder)
+    return out
 
 
 def _scope_key(request: LintRequest) -> tuple[object, ...]:
@@ -554,7 +673,9 @@ def read_digests(candidates: list[Candidate], overrides: dict[str, str]) -> dict
 
 
 def parse_all(
-    candidates: list[Candidate], request: LintRequest, digests: dict[str, str | None] | None = None
+    candidates: list[Candidate],
+    request: LintRequest,
+    digests: dict[str, str | None] | None = None,
 ) -> list[ParsedFile]:
     jobs = [(c.display, c.location, c.kind, request.overrides.get(c.display)) for c in candidates]
     cache = request.cache if digests is not None else None

@@ -115,3 +115,63 @@ def test_an_interrupt_while_the_parse_pool_shuts_down_ends_its_workers(repo, mon
     with pytest.raises(KeyboardInterrupt):
         lint(repo, 2)
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the forked paths run on Linux")
+def test_python_parsed_ahead_in_the_pool_changes_nothing_but_who_parses(repo, monkeypatch, tmp_path, capsys):
+    import json
+
+    from recovery_lint import cli
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    monkeypatch.delenv("RECOVERY_LINT_NO_CACHE", raising=False)
+    monkeypatch.chdir(repo)
+
+    def run(*args: str) -> list[dict]:
+        capsys.readouterr()
+        assert cli.main(["check", ".", "--output-format", "json", "--isolated", *args]) in (0, 1)
+        return json.loads(capsys.readouterr().out)
+
+    single = run("--jobs", "1", "--no-cache")
+    taken: list[str] = []
+    real_take = engine._ParsedAhead.take
+
+    def take(self, display):
+        found = real_take(self, display)
+        if found is not None:
+            taken.append(display)
+        return found
+
+    monkeypatch.setattr(engine._ParsedAhead, "take", take)
+    monkeypatch.setattr(engine, "PARSE_AHEAD_THRESHOLD", 5)
+    assert run("--jobs", "2", "--no-cache") == single
+    assert len(taken) >= 5 and all(p.endswith(".py") for p in taken)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    taken.clear()
+    assert run("--jobs", "2", *cache) == single  # cold: the models parsed ahead go to the cache
+    assert taken
+    assert run("--jobs", "2", *cache) == single  # warm
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the forked paths run on Linux")
+def test_an_interrupt_while_linking_ends_the_workers_parsing_ahead(repo, monkeypatch):
+    import multiprocessing
+
+    started: list[engine._ParsedAhead] = []
+    real_start = engine._ParsedAhead.start.__func__
+
+    def start(cls, *args):
+        started.append(real_start(cls, *args))
+        return started[-1]
+
+    def interrupted(*args, **kwargs):
+        assert started and started[-1].pool is not None and multiprocessing.active_children()
+        raise KeyboardInterrupt  # Ctrl-C while the linker works and the pool parses ahead
+
+    monkeypatch.setattr(engine, "PARSE_AHEAD_THRESHOLD", 5)
+    monkeypatch.setattr(engine._ParsedAhead, "start", classmethod(start))
+    monkeypatch.setattr(engine, "build_project", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        lint(repo, 2)
+    assert multiprocessing.active_children() == []
+    assert started[-1].pool is None
