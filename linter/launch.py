@@ -145,10 +145,17 @@ def expand(text: str, values: Lookup) -> str | None:
         return known
 
     body = _strip_quotes(text)
+    if "\\\n" in body and not text.startswith("'"):
+        # a backslash before a line break joins the lines, inside double quotes too (bash removes both):
+        # DISTRIBUTED_ARGS="--nnodes $NNODES \<newline> --node_rank $NODE_RANK"
+        body = _CONTINUATION.sub(r"\1", body)
     out = _VAR.sub(value, body)
     if failed or "$" in out or "`" in out:
         return None
     return out
+
+
+_CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n")  # an unescaped backslash, then a line break
 
 
 def _strip_quotes(text: str) -> str:

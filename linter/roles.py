@@ -56,7 +56,9 @@ INFERENCE = frozenset(
 GENERIC_FOLDER_WORDS = frozenset({"deploy", "demo"})
 EVALUATION = frozenset({"eval", "evaluate", "evaluation", "evaluator", "val", "validate", "validation", "bleu", "test"})
 CONVERSION = frozenset({"convert", "conversion", "converter", "export", "onnx", "pth2onnx", "pthtar2onnx", "publish"})
-DATA = frozenset({"preprocess", "preprocessing", "prepare", "download", "tokenize", "tokenizer", "dataprep"})
+DATA = frozenset(
+    {"preprocess", "preprocessing", "prepare", "download", "tokenize", "tokenizer", "dataprep", "extract", "extraction"}
+)
 BENCHMARK = frozenset({"perf", "performance", "benchmark", "benchmarks", "bench", "profiling", "profile"})
 BENCHMARK_FOLDERS = frozenset({"benchmark", "benchmarks", "perf", "performance"})
 TRAIN_WORDS = frozenset(

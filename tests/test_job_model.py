@@ -55,6 +55,8 @@ def jobs(root: Path) -> dict:
         'CMD="torchrun --nproc_per_node 8 train.py"\n$CMD',
         'CMD="torchrun --nproc_per_node 8 train.py"\neval $CMD',
         "ARGS='--nproc_per_node 8 --nnodes 2'\ntorchrun $ARGS train.py",
+        # a backslash before a line break inside double quotes joins the lines (MindSpeed's launch scripts)
+        'N=8\nDISTRIBUTED_ARGS="\n    --nproc_per_node $N \\\n    --nnodes 2\n"\ntorchrun $DISTRIBUTED_ARGS train.py',
     ],
 )
 def test_a_launch_behind_a_wrapper_is_a_training_launch(tmp_path, line):
@@ -126,6 +128,7 @@ def test_a_name_in_another_project_is_never_linked(tmp_path):
         ),
         ({"infer.sh": "torchrun --nproc_per_node 8 inference.py\n"}, "inference"),
         ({"tools/convert.sh": "torchrun --nproc_per_node 8 convert_ckpt.py\n"}, "conversion"),
+        ({"feature_extraction.sh": "torchrun --nproc_per_node 8 get_vace_feature.py\n"}, "data"),
         ({"test/train_performance_8p.sh": "torchrun --nproc_per_node 8 train.py\n"}, "benchmark"),
         ({"tests/st/pretrain.sh": "torchrun --nproc_per_node 8 pretrain_gpt.py\n"}, "ci"),
         ({"third_party/lib/run.sh": "torchrun --nproc_per_node 8 train.py\n"}, "vendored"),
