@@ -6,6 +6,7 @@ every parser reports positions the same way.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -102,6 +103,20 @@ class YScalar:
             _scalar,
             (self._value, self._tag, self.style, self._source, start, start + self._size, self._content_end),
         )
+
+
+_PROPERTY = re.compile(r"[!&][^ \t\r\n]*[ \t\r\n]+")
+
+
+def _after_properties(text: str, start: int, stop: int) -> int:
+    """Where a scalar's value starts after its tag and anchor (a node's start mark is at the first)."""
+    at = start
+    while at < stop:
+        found = _PROPERTY.match(text, at, stop)
+        if found is None:
+            break
+        at = found.end()
+    return at if at < stop else start
 
 
 def _scalar(
@@ -245,15 +260,17 @@ class NodeConverter:
             start = node.start_mark.index + base  # type: ignore[attr-defined]
             stop = node.end_mark.index + base  # type: ignore[attr-defined]
             text = self.src.text
+            if text[start : start + 1] in ("!", "&"):
+                start = _after_properties(text, start, stop)  # "!!str 0", "&a x": the span is the value's
             style = node.style or None  # type: ignore[attr-defined]  # libyaml gives '' for plain
             content_end = None
             if style in ("|", ">"):
                 # a block scalar's end mark lies after its trailing line breaks
                 content_end = start + len(text[start:stop].rstrip(" \t\r\n"))
             value = node.value  # type: ignore[attr-defined]
+            tag = node.tag  # type: ignore[attr-defined]
             if style is None and len(value) == stop - start and text.startswith(value, start):
                 value = None  # the text under the span: read from it when asked
-            tag = node.tag  # type: ignore[attr-defined]
             result: YNode = _scalar(value, None if tag is PLAIN else tag, style, self.src, start, stop, content_end)
         elif kind == "sequence":
             result = YSeq([], self.span(node), bool(node.flow_style))  # type: ignore[attr-defined]
