@@ -1,9 +1,9 @@
 """What the checkpoint rules (RL401-RL403) share: does a job use MindIO ACP, and how to switch to it.
 
 The job's Python files are its training entries. A job uses MindIO ACP when one of them imports
-``mindio_acp``; a MindSpeed-LLM job (one imports ``mindspeed_llm``) also needs
-``MINDIO_AUTO_PATCH_MEGATRON=true`` in its launch environment, which makes the ``mindio_acp``
-import patch Megatron's checkpoint functions. Advice about MindSpeed-LLM belongs to the entry file:
+``mindio_acp``; a MindSpeed-LLM job on Megatron (an entry imports ``mindspeed_llm`` and the Megatron
+adaptor or Megatron) also needs ``MINDIO_AUTO_PATCH_MEGATRON=true`` in its launch environment, which
+makes the ``mindio_acp`` import patch Megatron's checkpoint functions. Advice about MindSpeed-LLM belongs to the entry file:
 one finding there, whatever number of launch scripts run it, with one fix for all of them.
 
 The fixes only write calls the MindIO ACP API accepts: ``mindio_acp.save(obj, path)`` takes a
@@ -27,6 +27,7 @@ from ._common import insert_env_before, pytorch_launches, set_env_value
 ACP = "mindio_acp"
 TTP = "mindio_ttp"
 MINDSPEED = "mindspeed_llm"
+ADAPTOR = "mindspeed_llm.megatron_adaptor"
 AUTO_PATCH = "MINDIO_AUTO_PATCH_MEGATRON"
 AUTO_PATCH_ON = ("1", "true")  # what mindio_acp accepts, after strip() and lower()
 IMPORT_LINE = f"import {ACP}"
@@ -55,6 +56,13 @@ class AcpState:
         return self.mindspeed is None or (self.launches > 0 and not self.unpatched)
 
 
+def on_megatron(entry: PythonFile, mindspeed: list[PyImport]) -> bool:
+    """Whether a MindSpeed-LLM entry trains through Megatron (the code MINDIO_AUTO_PATCH_MEGATRON
+    patches): it imports the Megatron adaptor or Megatron itself. Its FSDP2 path
+    (``mindspeed_llm.fsdp2``) saves through its own checkpoint manager, which the patch never touches."""
+    return any(i.module == ADAPTOR for i in mindspeed) or bool(imports_of(entry, "megatron"))
+
+
 def imports_of(file: PythonFile, module: str) -> list[PyImport]:
     return [i for i in file.imports if i.module == module or i.module.startswith(module + ".")]
 
@@ -65,7 +73,7 @@ def acp_state(job: Job) -> AcpState:
         state.acp_imports += [(entry, imp) for imp in imports_of(entry, ACP)]
         if state.mindspeed is None:
             found = imports_of(entry, MINDSPEED)
-            if found:  # the module-level import (the adaptor) is where the fix belongs
+            if found and on_megatron(entry, found):  # the module-level import (the adaptor) is where the fix belongs
                 state.mindspeed = (entry, entry.first_top_import(MINDSPEED) or found[0])
     for launch, cmd in pytorch_launches(job):
         state.launches += 1

@@ -56,7 +56,8 @@ A `torch.save(...)` call (through any import alias) in PyTorch training code (a 
 job that imports `torch` or `torch_npu`) of a job that does not use MindIO ACP: none of the job's
 Python files imports `mindio_acp`. For a standalone Python file, the file itself decides.
 
-A MindSpeed-LLM job (a file imports `mindspeed_llm`) saves through Megatron's checkpoint code; it
+A MindSpeed-LLM job on Megatron (an entry imports `mindspeed_llm` with its Megatron adaptor or
+Megatron itself) saves through Megatron's checkpoint code; it
 uses MindIO ACP when it imports `mindio_acp` and its launch environment sets
 `MINDIO_AUTO_PATCH_MEGATRON=true` (or `1`). Otherwise one finding points at the `mindspeed_llm`
 import (or at the `mindio_acp` import when only the variable is missing).
@@ -223,6 +224,14 @@ before every launch command (a container `env` entry when there is no script).
             expect=("pretrain_gpt.py:3",),
             unsafe=True,
             fixed={"train.sh": "export MINDIO_AUTO_PATCH_MEGATRON=true\ntorchrun pretrain_gpt.py\n"},
+        ),
+        Case(
+            title="MindSpeed-LLM's FSDP2 path saves through its own checkpoint manager: no Megatron to patch",
+            files={
+                "train.sh": "#!/bin/bash\ntorchrun --nnodes 2 --nproc_per_node 8 train_fsdp2.py\n",
+                "train_fsdp2.py": "import torch\nfrom mindspeed_llm.fsdp2.train.trainer import Trainer\n\n"
+                "if __name__ == '__main__':\n    Trainer().train()\n",
+            },
         ),
         Case(
             title="MindSpeed-LLM using MindIO ACP",

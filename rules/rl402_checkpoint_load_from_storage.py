@@ -66,7 +66,8 @@ cache or a vocabulary) in a training entry (a Python file a training launch runs
 `torch` or `torch_npu`) of a job that does not use MindIO ACP: none of the job's entries imports
 `mindio_acp`.
 
-A MindSpeed-LLM job (a file imports `mindspeed_llm`) loads through Megatron's checkpoint code; it
+A MindSpeed-LLM job on Megatron (an entry imports `mindspeed_llm` with its Megatron adaptor or
+Megatron itself) loads through Megatron's checkpoint code; it
 uses MindIO ACP when it imports `mindio_acp` and its launch environment sets
 `MINDIO_AUTO_PATCH_MEGATRON=true` (or `1`). Otherwise one finding points at the `mindspeed_llm`
 import (or at the `mindio_acp` import when only the variable is missing).
