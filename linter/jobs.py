@@ -202,6 +202,9 @@ class Job:
     context: JobContext
     pin_files: list[PinFile] = field(default_factory=list)
     verdict: Verdict = field(default_factory=lambda: Verdict(TRAINING, ""))
+    # entry path -> the repository modules it imports that configure the training process (see
+    # PROCESS_SETTINGS); read for the settings only, they are not files of the job
+    entry_modules: dict[str, list[PythonFile]] = field(default_factory=dict)
 
     @property
     def judged(self) -> bool:
@@ -424,6 +427,9 @@ def build_project(
                     jobs.append(linker.manifest_job(f, doc))
     jobs.extend(linker.standalone_jobs(files))
     jobs.extend(linker.standalone_entries())
+    for job in jobs:
+        if job.judged:
+            job.entry_modules = {e.source.path: linker.setting_modules(e) for e in job.entries}
     parsed = files + index.loaded
     return Project(
         parsed,
@@ -692,6 +698,31 @@ class _Linker:
             jobs.append(Job(f"{path} (standalone)", None, None, [], [model], context, pin_files, verdict))
         return jobs
 
+    def setting_modules(self, entry: PythonFile) -> list[PythonFile]:
+        """The repository modules ``entry`` imports (``from pkg.setup import configure``, looked up from its
+        folder and the two above it, where a launch's ``sys.path`` usually starts) that hold a process
+        setting; only those are parsed."""
+        found: dict[str, PythonFile] = {}
+        folder = self.index.folder_of(entry.source.path)
+        bases = _ancestors(folder)[:3]
+        display = self.index.display
+        for imp in entry.imports:
+            parts = imp.module.split(".")
+            for base in bases:
+                for size in (len(parts), len(parts) - 1):  # the module itself, or the one a name comes from
+                    if not size:
+                        continue
+                    stem = posixpath.join(base, *parts[:size])
+                    for location in (stem + ".py", stem + "/__init__.py"):
+                        path = display.get(location)
+                        if path is None or path in found or path == entry.source.path:
+                            continue
+                        if self.index.may_contain(path, PROCESS_SETTINGS):
+                            parsed = self.index.get(path, "python")
+                            if parsed is not None and isinstance(parsed.model, PythonFile):
+                                found[path] = parsed.model
+        return list(found.values())
+
     def _secondary(self, path: str) -> bool:
         """A folder whose launch scripts run another entry: this one is not what the cluster trains."""
         folder = posixpath.dirname(path)
@@ -792,6 +823,9 @@ class _Linker:
         return versions, [model for _, model in sorted(pin_files, key=lambda item: item[1].source.path)]
 
 
+# calls in an imported module that configure the whole training process (the operator compile mode):
+# an entry's repository modules are byte-scanned for them, and parsed only when one is there
+PROCESS_SETTINGS = (b"set_compile_mode",)
 NPU_STACKS = frozenset({"torch_npu", "mindspeed", "mindspeed_llm"})  # imports that say the code runs on NPUs
 NPU_STACK_BYTES = (b"torch_npu", b"mindspeed")
 

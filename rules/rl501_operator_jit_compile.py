@@ -72,7 +72,8 @@ either
 - calls `torch.npu.set_compile_mode(jit_compile=True)` (or `torch_npu.npu.set_compile_mode`)
   unconditionally while the launch environment that runs it does not set `ASCEND_CACHE_PATH`
   (the operator compile cache), or
-- never calls `set_compile_mode` and runs on a job whose platform (`ring-controller.atlas`) is
+- never calls `set_compile_mode` (neither the entry nor a module of the repository it imports, such
+  as a setup helper) and runs on a job whose platform (`ring-controller.atlas`) is
   `ascend-910` (Atlas training series, where `jit_compile` defaults to `True`), or unknown (then
   at info level, saying what was assumed). On `ascend-910b` (Atlas A2/A3) and `ascend-npu` binary
   operators are already the default, and a job that sets `ASCEND_CACHE_PATH` uses the compile
@@ -235,6 +236,18 @@ would conflict with that job's compile cache, RL502).
             },
         ),
         Case(
+            title="a setup module of the repository that the entry imports selects binary operators",
+            files={
+                "train.sh": "#!/bin/bash\ncd $(dirname $0)\ntorchrun --nproc_per_node 8 tools/train.py\n",
+                "tools/train.py": _TRAIN.replace(
+                    "import torch_npu  # noqa: F401\n",
+                    "import torch_npu  # noqa: F401\nfrom npu_setup.runtime import configure\n\nconfigure()\n",
+                ),
+                "npu_setup/runtime.py": "import torch\n\n\ndef configure():\n"
+                "    torch.npu.set_compile_mode(jit_compile=False)\n",
+            },
+        ),
+        Case(
             title="a mode from a variable cannot be judged",
             files={
                 "train.sh": _LAUNCH,
@@ -319,7 +332,7 @@ would conflict with that job's compile cache, RL502).
                     f"fault; {where}.{cann_note}",
                     fix,
                 )
-            if calls or cache.everywhere:
+            if calls or cache.everywhere or _imported_setting(job, file):
                 continue
             default = jit_compile_default(job.context.platform)
             if default is False:
@@ -360,3 +373,8 @@ def _insert_fix(file: PythonFile, anchor: PyImport | None, safe: bool):
         return None
     make = safe_fix if safe else unsafe_fix
     return make(f"Call {text} after the torch_npu import", insert_line_after(file.source, anchor.span, text))
+
+
+def _imported_setting(job: Job, file: PythonFile) -> bool:
+    """Whether a repository module the entry imports sets the compile mode (a setup helper it calls)."""
+    return any(compile_mode_calls(module) for module in job.entry_modules.get(file.source.path, ()))
