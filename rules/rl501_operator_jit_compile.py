@@ -248,6 +248,16 @@ would conflict with that job's compile cache, RL502).
             },
         ),
         Case(
+            title="a module whose call runs only as a program (under its main guard) sets nothing when imported",
+            files={
+                "train.sh": _LAUNCH,
+                "train.py": _TRAIN.replace("import argparse\n", "import argparse\nimport evaluate  # noqa: F401\n"),
+                "evaluate.py": "import torch\n\nif __name__ == '__main__':\n"
+                "    torch.npu.set_compile_mode(jit_compile=False)\n",
+            },
+            expect=("train.py:5:1",),
+        ),
+        Case(
             title="a mode from a variable cannot be judged",
             files={
                 "train.sh": _LAUNCH,
@@ -377,4 +387,8 @@ def _insert_fix(file: PythonFile, anchor: PyImport | None, safe: bool):
 
 def _imported_setting(job: Job, file: PythonFile) -> bool:
     """Whether a repository module the entry imports sets the compile mode (a setup helper it calls)."""
-    return any(compile_mode_calls(module) for module in job.entry_modules.get(file.source.path, ()))
+    return any(
+        module.runs_on_import(call)
+        for module in job.entry_modules.get(file.source.path, ())
+        for call, _ in compile_mode_calls(module)
+    )

@@ -147,6 +147,11 @@ class PythonFile:
     top_level_call: bool = False  # a call statement at module level: the file runs something when executed
     str_names: frozenset[str] = frozenset()  # names every assignment of which builds a str (a path)
     buffer_names: frozenset[str] = frozenset()  # names assigned an in-memory buffer (io.BytesIO())
+    main_guards: tuple[tuple[int, int], ...] = ()  # offsets of each `if __name__ == "__main__":` block
+
+    def runs_on_import(self, call: PyCall) -> bool:
+        """Whether a call runs when the file is imported, not only when it is run as a program."""
+        return not any(start <= call.span.start < end for start, end in self.main_guards)
 
     def imports_module(self, *prefixes: str) -> bool:
         return any(i.module == p or i.module.startswith(p + ".") for i in self.imports for p in prefixes)
@@ -238,6 +243,8 @@ class _Collector:
                 self._import(node, id(node) in top)  # type: ignore[arg-type]
             elif cls is ast.If and _is_main_guard(node.test):  # type: ignore[attr-defined]
                 self.result.has_main_guard = True
+                body = node.body  # type: ignore[attr-defined]  # its else branch runs on import
+                self.result.main_guards += ((self.span(body[0]).start, self.span(body[-1]).end),)
         self.result.imports.sort(key=lambda i: i.span.start)
         guarded = _conditional_calls(nodes)
         functions = _enclosing_functions(nodes)
