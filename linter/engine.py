@@ -128,8 +128,8 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     pending = {c.display: c.kind for c in lazy}
     locations = {c.display: c.location for c in candidates}
     settings = {"ranktable-host-root": request.config.ranktable_host_root} if request.config.ranktable_host_root else {}
-    loader.ahead = _ParsedAhead.start(relevant, lazy, request)
     try:
+        loader.ahead.start(relevant, lazy, request)
         project = build_project(relevant, request.config.versions, specs, pending, loader, locations, settings)
     finally:
         loader.ahead.close()  # files parsed ahead but never reached are dropped unseen
@@ -364,29 +364,24 @@ class _ParsedAhead:
         self.futures: list = []
         self.ready: dict[str, ParsedFile] = {}
 
-    @classmethod
-    def start(cls, parsed: list[ParsedFile], lazy: list[Candidate], request: LintRequest) -> _ParsedAhead:
-        ahead = cls()
+    def start(self, parsed: list[ParsedFile], lazy: list[Candidate], request: LintRequest) -> None:
+        """Start the pool on the likely entries (nothing for a small run, one core or named files);
+        the caller calls ``close`` whatever happens."""
         workers = min(request.workers, os.cpu_count() or 1)
         if workers < 2 or request.named:
-            return ahead
+            return
         likely = [c for c in _likely_entries(parsed, lazy) if readable(c)]
         if len(likely) < PARSE_AHEAD_THRESHOLD:
-            return ahead
+            return
         from concurrent.futures import ProcessPoolExecutor
 
         jobs = [(c.display, c.location, c.kind, request.overrides.get(c.display)) for c in likely]
         size = max(1, min(8, len(jobs) // (workers * 8)))
-        ahead.chunks = [jobs[k : k + size] for k in range(0, len(jobs), size)]
-        ahead.chunk_of = {job[0]: n for n, chunk in enumerate(ahead.chunks) for job in chunk}
-        ahead.pool = pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
-        try:
-            with signals_held():  # the workers start here
-                ahead.futures = [pool.submit(_parse_chunk, chunk) for chunk in ahead.chunks]
-        except BaseException:
-            ahead.close()
-            raise
-        return ahead
+        self.chunks = [jobs[k : k + size] for k in range(0, len(jobs), size)]
+        self.chunk_of = {job[0]: n for n, chunk in enumerate(self.chunks) for job in chunk}
+        with signals_held():  # the workers start here, and the pool is known to close() once they have
+            self.pool = pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
+            self.futures = [pool.submit(_parse_chunk, chunk) for chunk in self.chunks]
 
     def take(self, display: str) -> ParsedFile | None:
         """The model of a file parsed ahead, when its chunk is back (each is handed out once)."""
@@ -416,11 +411,13 @@ class _ParsedAhead:
     def close(self) -> None:
         """Ends the pool (at once: what it still parses is not wanted) and drops what was not taken."""
         if self.pool is not None:
-            for future in self.futures:
-                if future is not None:
-                    future.cancel()
-            _end_pool(self.pool)
-            self.pool = None
+            # a stop signal arriving halfway would leave the workers running (they ignore it): it waits
+            with signals_held():
+                for future in self.futures:
+                    if future is not None:
+                        future.cancel()
+                _end_pool(self.pool)
+                self.pool = None
         self.chunk_of.clear()
         self.ready.clear()
         self.futures = []

@@ -158,20 +158,39 @@ def test_an_interrupt_while_linking_ends_the_workers_parsing_ahead(repo, monkeyp
     import multiprocessing
 
     started: list[engine._ParsedAhead] = []
-    real_start = engine._ParsedAhead.start.__func__
+    real_start = engine._ParsedAhead.start
 
-    def start(cls, *args):
-        started.append(real_start(cls, *args))
-        return started[-1]
+    def start(self, *args):
+        started.append(self)
+        return real_start(self, *args)
 
     def interrupted(*args, **kwargs):
         assert started and started[-1].pool is not None and multiprocessing.active_children()
         raise KeyboardInterrupt  # Ctrl-C while the linker works and the pool parses ahead
 
     monkeypatch.setattr(engine, "PARSE_AHEAD_THRESHOLD", 5)
-    monkeypatch.setattr(engine._ParsedAhead, "start", classmethod(start))
+    monkeypatch.setattr(engine._ParsedAhead, "start", start)
     monkeypatch.setattr(engine, "build_project", interrupted)
     with pytest.raises(KeyboardInterrupt):
         lint(repo, 2)
     assert multiprocessing.active_children() == []
     assert started[-1].pool is None
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the forked paths run on Linux")
+def test_a_stop_signal_while_the_pool_parsing_ahead_is_ended_still_ends_every_worker(repo, monkeypatch):
+    import multiprocessing
+    import os
+    import signal
+
+    real_end = engine._end_pool
+
+    def signalled(pool):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C lands while the linker closes the pool, its work done
+        real_end(pool)
+
+    monkeypatch.setattr(engine, "PARSE_AHEAD_THRESHOLD", 5)
+    monkeypatch.setattr(engine, "_end_pool", signalled)
+    with pytest.raises(KeyboardInterrupt):
+        lint(repo, 2)
+    assert multiprocessing.active_children() == []
