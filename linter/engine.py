@@ -339,8 +339,15 @@ class _LazyParser:
     def contains(self, display: str, needles: tuple[bytes, ...]) -> bool:
         """Whether a file's first megabyte holds one of ``needles``; a file named on the command line
         or given as text only counts when parsed (a run over named files looks at nothing else)."""
+        return not self.named and self.holds(display, needles)
+
+    def holds(self, display: str, needles: tuple[bytes, ...]) -> bool:
+        """Whether a file's first megabyte (or the text given for it) holds one of ``needles``, in any run."""
         c = self.candidates[display]
-        if self.named or not readable(c):
+        text = self.request.overrides.get(display)
+        if text is not None:
+            return any(n.decode() in text for n in needles)
+        if not readable(c):
             return False
         data = _head(c.location)
         return any(n in data for n in needles)

@@ -305,6 +305,14 @@ class FileIndex:
             return True
         return scan(path, needles)
 
+    def holds(self, path: str, needles: tuple[bytes, ...]) -> bool:
+        """Like ``may_contain``, in a run over named files too: for what a linked file's own meaning
+        depends on (a setting its imports make), which must not change with the files named."""
+        scan = getattr(self.loader, "holds", None)
+        if path not in self.pending or scan is None:
+            return True
+        return scan(path, needles)
+
     def kinds(self) -> dict[str, str]:
         """Every file's kind, parsed or not."""
         out = {p: f.kind for p, f in self.by_path.items()}
@@ -717,7 +725,7 @@ class _Linker:
                         path = display.get(location)
                         if path is None or path in found or path == entry.source.path:
                             continue
-                        if self.index.may_contain(path, PROCESS_SETTINGS):
+                        if self.index.holds(path, PROCESS_SETTINGS):
                             parsed = self.index.get(path, "python")
                             if parsed is not None and isinstance(parsed.model, PythonFile):
                                 found[path] = parsed.model

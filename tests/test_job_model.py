@@ -5,6 +5,7 @@ tests, evaluation, inference, benchmarks, single-process runs or library code. T
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import jsonschema
@@ -310,3 +311,27 @@ def test_show_jobs_says_why_each_file_is_or_is_not_judged(tmp_path):
     assert not files["utils/io.py"]["judged"] and "not read" in files["utils/io.py"]["reason"]
     text = run_cli("check", "--isolated", "--no-cache", "--show-jobs", ".", cwd=tmp_path).stdout
     assert "run.sh (standalone)\n  judged: training" in text and "utils/io.py: not judged" in text
+
+
+def test_a_setting_made_in_an_imported_module_is_seen_in_file_mode_as_in_folder_mode(tmp_path):
+    # pre-commit names the changed files only: the entry's imports still decide what it sets
+    train = (
+        "import torch\nimport torch_npu\nfrom npu_setup.runtime import configure\n\nconfigure()\n"
+        "model = torch.nn.Linear(2, 2).npu()\n"
+    )
+    write(
+        tmp_path,
+        {
+            "run.sh": "#!/bin/bash\ntorchrun --nproc_per_node 8 tools/train.py\n",
+            "tools/train.py": train,
+            "npu_setup/runtime.py": "import torch\n\n\ndef configure():\n    torch.npu.set_compile_mode(jit_compile=False)\n",
+        },
+    )
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)  # file mode reads a repository's files
+    assert [f for f in findings(tmp_path) if "RL501" in f] == []
+    for named in (["tools/train.py"], ["tools/train.py", "run.sh"], ["run.sh"]):
+        result = run_cli("check", "--isolated", "--no-cache", "--output-format", "json", *named, cwd=tmp_path)
+        assert result.returncode in (0, 1), result.stderr
+        assert [d for d in json.loads(result.stdout) if d["code"] == "RL501"] == [], named
+    (tmp_path / "npu_setup" / "runtime.py").write_text("import torch\n\n\ndef configure():\n    pass\n")
+    assert [f for f in findings(tmp_path) if "RL501" in f] == ["tools/train.py:2 RL501"]
