@@ -395,16 +395,13 @@ class _ParsedAhead:
         found = self.ready.pop(display, None)
         if found is not None:
             return found
-        n = self.chunk_of.get(display)
+        n = self.chunk_of.pop(display, None)
         if n is None:
             return None
         future = self.futures[n]
         if not (future.done() or future.running()):
-            del self.chunk_of[display]
             return None  # the caller parses it: a chunk still queued could keep it waiting long
-        # a chunk being parsed is back within a few files' time
-        del self.chunk_of[display]
-        import pickle
+        import pickle  # (a chunk being parsed is back within a few files' time)
 
         blobs, self.futures[n] = self.futures[n].result(), None
         for job, blob in zip(self.chunks[n], blobs, strict=True):
@@ -677,9 +674,7 @@ def read_digests(candidates: list[Candidate], overrides: dict[str, str]) -> dict
 
 
 def parse_all(
-    candidates: list[Candidate],
-    request: LintRequest,
-    digests: dict[str, str | None] | None = None,
+    candidates: list[Candidate], request: LintRequest, digests: dict[str, str | None] | None = None
 ) -> list[ParsedFile]:
     jobs = [(c.display, c.location, c.kind, request.overrides.get(c.display)) for c in candidates]
     cache = request.cache if digests is not None else None

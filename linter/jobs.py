@@ -300,15 +300,15 @@ class FileIndex:
     def may_contain(self, path: str, needles: tuple[bytes, ...]) -> bool:
         """Whether a file not parsed yet can hold one of ``needles`` (a byte scan, cheaper than a
         parse); True for a parsed file, or when there is no way to scan."""
-        scan = getattr(self.loader, "contains", None)
-        if path not in self.pending or scan is None:
-            return True
-        return scan(path, needles)
+        return self._scan("contains", path, needles)
 
     def holds(self, path: str, needles: tuple[bytes, ...]) -> bool:
         """Like ``may_contain``, in a run over named files too: for what a linked file's own meaning
         depends on (a setting its imports make), which must not change with the files named."""
-        scan = getattr(self.loader, "holds", None)
+        return self._scan("holds", path, needles)
+
+    def _scan(self, how: str, path: str, needles: tuple[bytes, ...]) -> bool:
+        scan = getattr(self.loader, how, None)
         if path not in self.pending or scan is None:
             return True
         return scan(path, needles)

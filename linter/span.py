@@ -160,6 +160,15 @@ class SourceText:
     __hash__ = None  # type: ignore[assignment]  # mutable tables; compared by content like the dataclass it was
 
     @property
+    def indexed(self) -> bool:
+        """Whether the line index is built."""
+        return self._line_starts is not None
+
+    def drop_line_index(self) -> None:
+        """Forget the line index; it is built again when next asked for (a run keeps thousands of files)."""
+        self._line_starts = None
+
+    @property
     def line_starts(self) -> list[int]:
         """Character offset of each line start."""
         starts = self._line_starts

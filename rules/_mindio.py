@@ -3,8 +3,9 @@
 The job's Python files are its training entries. A job uses MindIO ACP when one of them imports
 ``mindio_acp``; a MindSpeed-LLM job on Megatron (an entry imports ``mindspeed_llm`` and the Megatron
 adaptor or Megatron) also needs ``MINDIO_AUTO_PATCH_MEGATRON=true`` in its launch environment, which
-makes the ``mindio_acp`` import patch Megatron's checkpoint functions. Advice about MindSpeed-LLM belongs to the entry file:
-one finding there, whatever number of launch scripts run it, with one fix for all of them.
+makes the ``mindio_acp`` import patch Megatron's checkpoint functions. Advice about MindSpeed-LLM
+belongs to the entry file: one finding there, whatever number of launch scripts run it, with one fix
+for all of them.
 
 The fixes only write calls the MindIO ACP API accepts: ``mindio_acp.save(obj, path)`` takes a
 path string (not a file object or buffer), ``mindio_acp.load(path, open_way, map_location)`` a

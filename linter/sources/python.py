@@ -199,11 +199,10 @@ def parse_python(src: SourceText) -> PythonFile:
     except (ValueError, RecursionError, MemoryError) as exc:
         result.issues.append(PythonIssue(src.span(0), f"Python source could not be read: {exc}"))
         return result
-    indexed = src._line_starts is not None
+    indexed = src.indexed
     _Collector(src, result, 3 if bom else 0, lines).collect(tree)
     if not indexed:
-        # the line index served the parse; a finding needs it for a line or two, and rebuilds it then
-        src._line_starts = None
+        src.drop_line_index()  # it served the parse; a finding needs it for a line or two, and rebuilds it
     return result
 
 
