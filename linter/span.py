@@ -124,6 +124,30 @@ class Span:
         return (Span, (self.source, self.start, self.end))
 
 
+class Located:
+    """A parsed node that keeps its span as offsets (the file, its start and its length) and makes the
+    ``Span`` when asked: a run holds hundreds of thousands of nodes, each one object fewer this way."""
+
+    __slots__ = ("_size", "_source", "_start")
+
+    def _locate(self, span: Span) -> None:
+        self._source, self._start, self._size = span.source, span.start, span.end - span.start
+
+    @property
+    def span(self) -> Span:
+        return Span(self._source, self._start, self._start + self._size)
+
+    @property
+    def start(self) -> int:
+        """Character offset of the node's start."""
+        return self._start
+
+    def _text(self) -> str:
+        """The text under the span."""
+        start = self._start
+        return self._source.text[start : start + self._size]
+
+
 class SourceText:
     """One file's decoded text plus the tables needed to translate positions (built on first use)."""
 

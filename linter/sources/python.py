@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ..span import SourceText, Span
+from ..span import Located, SourceText, Span
 
 
 @dataclass(slots=True)
@@ -21,24 +21,19 @@ class PyImport:
     top_level: bool
 
 
-class PyArg:
-    """One argument of a call: its literal value (or DYNAMIC) and where it is written. Its span is kept
-    as offsets and its text read from the file when asked: a parse keeps hundreds of thousands."""
+class PyArg(Located):
+    """One argument of a call: its literal value (or DYNAMIC) and where it is written. Its text is read
+    from the file when asked: a parse keeps hundreds of thousands."""
 
-    __slots__ = ("_size", "_source", "_start", "value")
+    __slots__ = ("value",)
 
     def __init__(self, value: object, span: Span) -> None:
         self.value = value  # literal value, or the sentinel DYNAMIC
-        self._source, self._start, self._size = span.source, span.start, span.end - span.start
-
-    @property
-    def span(self) -> Span:
-        return Span(self._source, self._start, self._start + self._size)
+        self._locate(span)
 
     @property
     def source(self) -> str:
-        start = self._start
-        return self._source.text[start : start + self._size]
+        return self._text()
 
     def __repr__(self) -> str:
         return f"PyArg({self.source!r})"
@@ -50,7 +45,7 @@ DYNAMIC = object()
 NO_KEYWORDS: Mapping[str, PyArg] = MappingProxyType({})  # shared by the calls with no keyword argument
 
 
-class PyCall:
+class PyCall(Located):
     """One call: its name resolved through import aliases (``torch.npu.set_compile_mode``) and as
     written, its arguments, and where the call and its function name are written. A parse keeps
     every call of a file, so the spans are kept as offsets and made when asked."""
@@ -58,9 +53,6 @@ class PyCall:
     __slots__ = (
         "_func_size",
         "_func_start",
-        "_size",
-        "_source",
-        "_start",
         "conditional",
         "function",
         "guard",
@@ -84,7 +76,7 @@ class PyCall:
     ) -> None:
         self.qualname = qualname
         self.written = written
-        self._source, self._start, self._size = span.source, span.start, span.end - span.start
+        self._locate(span)
         # relative to the call's start: two small ints, shared by CPython, instead of a span object
         self._func_start, self._func_size = func_span.start - span.start, func_span.end - func_span.start
         self.keywords = keywords
@@ -92,11 +84,6 @@ class PyCall:
         self.conditional = conditional  # inside an if/else branch (a main guard aside) or a try/except handler
         self.function = function  # the innermost function (or method) the call is written in
         self.guard = guard  # the names the innermost condition around the call tests ("args.pretrained")
-
-    @property
-    def span(self) -> Span:
-        """The whole call."""
-        return Span(self._source, self._start, self._start + self._size)
 
     @property
     def func_span(self) -> Span:
@@ -151,7 +138,7 @@ class PythonFile:
 
     def runs_on_import(self, call: PyCall) -> bool:
         """Whether a call runs when the file is imported, not only when it is run as a program."""
-        return not any(start <= call.span.start < end for start, end in self.main_guards)
+        return not any(start <= call.start < end for start, end in self.main_guards)
 
     def imports_module(self, *prefixes: str) -> bool:
         return any(i.module == p or i.module.startswith(p + ".") for i in self.imports for p in prefixes)
@@ -273,7 +260,7 @@ class _Collector:
                 others.update(a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg))  # type: ignore[attr-defined]
         self.result.str_names = frozenset(strings - others)
         self.result.buffer_names = frozenset(buffers)
-        self.result.calls.sort(key=lambda c: c._start)
+        self.result.calls.sort(key=lambda c: c.start)
 
     def _import(self, node: ast.Import | ast.ImportFrom, top_level: bool) -> None:
         span = self.span(node)

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..span import SourceText, Span
+from ..span import Located, SourceText, Span
 
 STR_TAG = "tag:yaml.org,2002:str"
 NULL_TAG = "tag:yaml.org,2002:null"
@@ -43,37 +43,30 @@ def resolve_plain(value: str) -> str:
     return yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False))
 
 
-class YScalar:
+class YScalar(Located):
     """A scalar with its text span. The tag of a plain untagged scalar is resolved when first asked for."""
 
     # the span is kept as its offsets (one object per scalar, not two: parsing and pickling cost less);
     # a plain scalar whose value is its text keeps no copy of it, and content_end is kept only where
     # it differs from the span's end (a block scalar): a manifest has hundreds of thousands of scalars
-    __slots__ = ("_content_end", "_size", "_source", "_start", "_tag", "_value", "style")
+    __slots__ = ("_content_end", "_tag", "_value", "style")
 
     def __init__(self, value: str, tag: str | None, style: str | None, span: Span, content_end: int = 0) -> None:
         self._value: str | None = value
         self._tag = tag  # None: plain and untagged, resolved by PyYAML's rules on first use
         self.style = style  # None plain, "'" single, '"' double, '|' literal, '>' folded
-        self._source, self._start, self._size = span.source, span.start, span.end - span.start
+        self._locate(span)
         self._content_end: int | None = content_end
 
     @property
     def value(self) -> str:
         value = self._value
-        if value is None:
-            start = self._start
-            return self._source.text[start : start + self._size]
-        return value
+        return self._text() if value is None else value
 
     @property
     def content_end(self) -> int:
         end = self._content_end
         return self._start + self._size if end is None else end
-
-    @property
-    def span(self) -> Span:
-        return Span(self._source, self._start, self._start + self._size)
 
     @property
     def tag(self) -> str:
@@ -136,21 +129,17 @@ def _scalar(
     return node
 
 
-class _Collection:
-    """What a mapping and a sequence share: their items, and their span kept as offsets (made into a
-    ``Span`` when asked: a manifest has about a hundred of them, a run holds hundreds of thousands)."""
+class _Collection(Located):
+    """What a mapping and a sequence share: their items and their span (a manifest has about a
+    hundred of them)."""
 
-    __slots__ = ("_size", "_source", "_start", "content_end", "flow", "items")
+    __slots__ = ("content_end", "flow", "items")
 
     def __init__(self, items: list, span: Span, flow: bool, content_end: int = 0) -> None:
         self.items = items
-        self._source, self._start, self._size = span.source, span.start, span.end - span.start
+        self._locate(span)
         self.flow = flow
         self.content_end = content_end  # end of the node's own text, without trailing comments
-
-    @property
-    def span(self) -> Span:
-        return Span(self._source, self._start, self._start + self._size)
 
     def __reduce__(self) -> tuple[object, ...]:
         # children go in the state, so a recursive alias (a node inside itself) pickles too
