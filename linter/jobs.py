@@ -355,7 +355,7 @@ class FileIndex:
         parts = [p for p in posixpath.normpath(written).split("/") if p not in ("", ".", "..")]
         for k in range(len(parts)):
             tail = "/".join(parts[k:])
-            for folder in _ancestors(self.folder_of(near)):
+            for folder in folder_and_ancestors(self.folder_of(near)):
                 candidate = posixpath.join(folder, tail) if folder else tail
                 if candidate in self.folders:
                     return candidate
@@ -387,7 +387,7 @@ class FileIndex:
                 if direct is not None:
                     return direct
         parts = [p for p in ref.split("/") if p not in ("", ".", "..")]
-        ancestors = _ancestors(near_dir)
+        ancestors = folder_and_ancestors(near_dir)
         for k in range(len(parts)):
             tail = "/".join(parts[k:])
             for folder in ancestors:
@@ -402,7 +402,7 @@ def _join(folder: str, ref: str) -> str:
     return "" if joined == "." else joined
 
 
-def _ancestors(folder: str) -> list[str]:
+def folder_and_ancestors(folder: str) -> list[str]:
     """The folder and each of its parents, nearest first, ending with the root ("")."""
     out = []
     while folder not in ("", ".", "/"):
@@ -712,7 +712,7 @@ class _Linker:
         setting; only those are parsed."""
         found: dict[str, PythonFile] = {}
         folder = self.index.folder_of(entry.source.path)
-        bases = _ancestors(folder)[:3]
+        bases = folder_and_ancestors(folder)[:3]
         display = self.index.display
         for imp in entry.imports:
             parts = imp.module.split(".")
@@ -774,7 +774,7 @@ class _Linker:
         seen: set[str] = set()
         out: list[tuple[int, PinFile]] = []
         for path in paths:
-            for folder in _ancestors(self.index.folder_of(path)):
+            for folder in folder_and_ancestors(self.index.folder_of(path)):
                 if folder in seen:
                     continue
                 seen.add(folder)
