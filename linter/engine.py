@@ -20,7 +20,7 @@ from .config import Config
 from .diagnostics import Diagnostic
 from .discover import Candidate, ExcludeSet, discover, readable
 from .fixpolicy import enforce
-from .jobs import Job, JobSpec, Project, build_project
+from .jobs import Job, JobSpec, Project, build_project, folder_and_ancestors
 from .parse import PIN_KINDS, SHELL_KINDS, ParsedFile, read_and_parse
 from .roles import ci_path, vendored
 from .rule import Rule
@@ -324,7 +324,7 @@ class _LazyParser:
             return None  # a FIFO, or a link out of the tree: as if it were not there
         cache = self.request.cache
         text = self.request.overrides.get(display)
-        ready = self.ahead.take(display)  # parsed in the pool, exactly as here
+        ready, blob = self.ahead.take(display)  # parsed in the pool, exactly as here, and its pickle
         if cache is None or text is not None:
             parsed = ready or read_and_parse(c.display, c.location, c.kind, text)
         else:
@@ -332,7 +332,7 @@ class _LazyParser:
             key, hit = _cached(cache, c.display, c.kind, digest)
             parsed = hit or ready or read_and_parse(c.display, c.location, c.kind, None)
             if hit is None:
-                _cache_parsed(cache, key, parsed, digest)
+                _cache_parsed(cache, key, parsed, digest, blob if parsed is ready else None)
         self.parsed.append(parsed)
         return parsed
 
@@ -369,7 +369,7 @@ class _ParsedAhead:
         self.chunk_of: dict[str, int] = {}  # display path -> its chunk
         self.chunks: list[list[tuple[str, str, str, str | None]]] = []
         self.futures: list = []
-        self.ready: dict[str, ParsedFile] = {}
+        self.ready: dict[str, bytes] = {}  # pickles of chunks that are back, not asked for yet
 
     def start(self, parsed: list[ParsedFile], lazy: list[Candidate], request: LintRequest) -> None:
         """Start the pool on the likely entries (nothing for a small run, one core or named files);
@@ -390,27 +390,27 @@ class _ParsedAhead:
             self.pool = pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
             self.futures = [pool.submit(_parse_chunk, chunk) for chunk in self.chunks]
 
-    def take(self, display: str) -> ParsedFile | None:
-        """The model of a file parsed ahead, when its chunk is back (each is handed out once)."""
-        found = self.ready.pop(display, None)
-        if found is not None:
-            return found
-        n = self.chunk_of.pop(display, None)
-        if n is None:
-            return None
-        future = self.futures[n]
-        if not (future.done() or future.running()):
-            return None  # the caller parses it: a chunk still queued could keep it waiting long
-        import pickle  # (a chunk being parsed is back within a few files' time)
+    def take(self, display: str) -> tuple[ParsedFile | None, bytes | None]:
+        """The model of a file parsed ahead and its pickle, when its chunk is back (each is handed out
+        once); (None, None) otherwise."""
+        blob = self.ready.pop(display, None)
+        if blob is None:
+            n = self.chunk_of.pop(display, None)
+            if n is None:
+                return None, None
+            future = self.futures[n]
+            if not (future.done() or future.running()):
+                return None, None  # the caller parses it: a chunk still queued could keep it waiting long
+            # a chunk being parsed is back within a few files' time
+            blobs, self.futures[n] = future.result(), None
+            for job, sent in zip(self.chunks[n], blobs, strict=True):
+                if job[0] == display:
+                    blob = sent
+                elif self.chunk_of.pop(job[0], None) is not None:  # not asked for yet: kept until it is
+                    self.ready[job[0]] = sent
+        import pickle
 
-        blobs, self.futures[n] = self.futures[n].result(), None
-        for job, blob in zip(self.chunks[n], blobs, strict=True):
-            if job[0] == display:
-                found = pickle.loads(blob)
-            elif job[0] in self.chunk_of:  # not asked for yet: kept until it is
-                del self.chunk_of[job[0]]
-                self.ready[job[0]] = pickle.loads(blob)
-        return found
+        return pickle.loads(blob), blob
 
     def close(self) -> None:
         """Ends the pool (at once: what it still parses is not wanted) and drops what was not taken."""
@@ -437,7 +437,7 @@ def _likely_entries(parsed: list[ParsedFile], lazy: list[Candidate]) -> list[Can
         if f.kind not in LAUNCHING_KINDS or f.source is None or ".py" not in f.source.text:
             continue
         folder = f.path.rpartition("/")[0]
-        above = _folder_and_ancestors(folder)
+        above = folder_and_ancestors(folder)
         for written in set(_PY_MENTION.findall(f.source.text)):
             near.setdefault(written.rpartition("/")[2], set()).update(above)
             if "/" in written and not written.startswith("/"):
@@ -448,14 +448,6 @@ def _likely_entries(parsed: list[ParsedFile], lazy: list[Candidate]) -> list[Can
         if c.kind == "python"
         and (c.display in exact or c.display.rpartition("/")[0] in near.get(c.display.rpartition("/")[2], ()))
     ]
-
-
-def _folder_and_ancestors(folder: str) -> list[str]:
-    out = [folder]
-    while folder:
-        folder = folder.rpartition("/")[0]
-        out.append(folder)
-    return out
 
 
 def _scope_key(request: LintRequest) -> tuple[object, ...]:

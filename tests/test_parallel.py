@@ -142,7 +142,7 @@ def test_python_parsed_ahead_in_the_pool_changes_nothing_but_who_parses(repo, mo
         # (a chunk still queued when the linker asks is parsed by the linker instead: the same result)
         concurrent.futures.wait([f for f in self.futures if f is not None])
         found = real_take(self, display)
-        if found is not None:
+        if found[0] is not None:
             taken.append(display)
         return found
 
