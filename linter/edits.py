@@ -62,8 +62,8 @@ def _after_line(src: SourceText, pos: int) -> int:
 
 
 def _indent_step(src: SourceText, mapping: YMap) -> int:
-    for _, value in mapping.items:
-        if isinstance(value, YMap) and not value.flow and value.items:
+    for value in mapping.value_nodes():
+        if isinstance(value, YMap) and not value.flow and len(value):
             step = value.key_column - mapping.key_column
             if step > 0:
                 return step
@@ -99,7 +99,7 @@ def set_entry(src: SourceText, mapping: YMap, key: str, value: str) -> Edit:
     if found is not None and isinstance(found[1], YScalar) and not (found[1].is_null and found[1].value == ""):
         return replace_scalar(src, found[1], value)
     if found is not None:  # "key:" with an empty value
-        colon = mapping.colon_end(mapping.items.index(found))
+        colon = mapping.colon_end(mapping.index_of(key))
         return edit(src, colon, colon, f" {yaml_scalar_text(value, chr(34))}")
     return insert_entry(src, mapping, key, yaml_scalar_text(value, '"'))
 

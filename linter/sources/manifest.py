@@ -394,7 +394,7 @@ def _container(node: YMap) -> Container:
         for part in ("requests", "limits"):
             m = res.map(part)
             if m:
-                resources.update(k.value for k, _ in m.items)
+                resources.update(k.value for k in m.key_nodes())
     return Container(
         name=node.text("name"),
         node=node,

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..span import SourceText, Span, to_bytes
+from ..span import Located, SourceText, Span, to_bytes
 
 STATEMENT_PARENTS = frozenset(
     {
@@ -70,23 +70,34 @@ DECLARATION_KINDS = {
 }
 
 
-class Word:
+class Word(Located):
     """One word of a command: as written (read from its span unless given), its value after quote
-    removal (None when it depends on an expansion), and where it is."""
+    removal (None when it depends on an expansion), and where it is (kept as offsets: a run holds a
+    hundred thousand words)."""
 
-    __slots__ = ("_text", "span", "value")
+    __slots__ = ("_text", "value")
 
     def __init__(self, text: str | None, value: str | None, span: Span) -> None:
         self._text = text  # None: the text the span covers (a parsed word keeps no copy)
         self.value = value
-        self.span = span
+        self._locate(span)
+
+    @property
+    def span(self) -> Span:
+        return Span(self._source, self._start, self._start + self._size)
+
+    @span.setter
+    def span(self, span: Span) -> None:
+        self._locate(span)
 
     @property
     def text(self) -> str:
-        if self._text is not None:
-            return self._text
-        span = self.span
-        return span.source.text[span.start : span.end]
+        text = self._text
+        return self._text_under() if text is None else text
+
+    def _text_under(self) -> str:
+        start = self._start
+        return self._source.text[start : start + self._size]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Word):
@@ -97,6 +108,9 @@ class Word:
 
     def __repr__(self) -> str:
         return f"Word({self.text!r}, {self.value!r})"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (Word, (self._text, self.value, self.span))
 
 
 @dataclass
@@ -375,6 +389,12 @@ class _Walker:
         a walk from the root in tree-sitter, which is quadratic in deeply nested input)."""
         return self.span(self._statement)
 
+    def span_within(self, node, statement: Span) -> Span:
+        """The node's span; the statement's own object when the node is the whole statement (most
+        commands and assignments are), so the two share one."""
+        span = self.span(node)
+        return statement if span == statement else span
+
     def visit(self, root, function: str | None) -> None:
         # an explicit stack, not recursion: nesting depth is the input's choice ($( $( $( ...)
         stack = [(root, function, None, root, NO_CONTEXT)]
@@ -475,7 +495,7 @@ class _Walker:
             elif node.field_name_for_child(i) == "argument":
                 words.append(self._word(child))
         if words:
-            self._emit(Command(words, self.span(node), statement, prefixes, function))
+            self._emit(Command(words, self.span_within(node, statement), statement, prefixes, function))
 
     def _declaration(self, node, function: str | None) -> None:
         keyword = node.children[0].type if node.children else "declare"
@@ -510,8 +530,8 @@ class _Walker:
                 name = self.text(child)
                 if name.startswith("-"):
                     continue
-                span = self.span(child)
-                self._emit(Assignment(name, None, False, span, None, self.span(node), statement, "unset", function))
+                whole = self.span_within(node, statement)
+                self._emit(Assignment(name, None, False, self.span(child), None, whole, statement, "unset", function))
 
     def _assignment(self, node, kind: str, function: str | None) -> None:
         a = self._make_assignment(node, kind, function, self.statement(node))
@@ -530,7 +550,7 @@ class _Walker:
             has_value=True,
             name_span=self.span(name_node),
             value_span=self.span(value_node) if value_node is not None else None,
-            span=self.span(node),
+            span=self.span_within(node, statement),
             statement=statement,
             kind=kind,
             function=function,

@@ -130,10 +130,10 @@ def _scalar(
 
 
 class _Collection(Located):
-    """What a mapping and a sequence share: their items and their span (a manifest has about a
+    """What a mapping and a sequence share: their children and their span (a manifest has about a
     hundred of them)."""
 
-    __slots__ = ("content_end", "flow", "items")
+    __slots__ = ("_items", "content_end", "flow")
 
     def __init__(self, items: list, span: Span, flow: bool, content_end: int = 0) -> None:
         self.items = items
@@ -143,36 +143,81 @@ class _Collection(Located):
 
     def __reduce__(self) -> tuple[object, ...]:
         # children go in the state, so a recursive alias (a node inside itself) pickles too
-        return (self.__class__, ([], self.span, self.flow), (self.items, self.content_end))
+        return (self.__class__, ([], self.span, self.flow), (self._items, self.content_end))
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
-        self.items, self.content_end = state  # type: ignore[assignment]
+        self._items, self.content_end = state  # type: ignore[assignment]
 
 
 class YMap(_Collection):
+    """A mapping. Its keys and values are kept in one flat list (key, value, key, value, ...): a
+    pair tuple per entry would be a third of a run's YAML memory; ``items`` makes the pairs when asked."""
+
     __slots__ = ()
-    items: list[tuple[YScalar, YNode]]
+
+    @property
+    def items(self) -> list[tuple[YScalar, YNode]]:
+        flat = self._items
+        return list(zip(flat[0::2], flat[1::2], strict=True))
+
+    @items.setter
+    def items(self, pairs: list[tuple[YScalar, YNode]]) -> None:
+        self._items = [part for pair in pairs for part in pair]
+
+    def __len__(self) -> int:
+        return len(self._items) // 2
+
+    def __bool__(self) -> bool:
+        return True  # a node, empty or not: ``if mapping`` asks whether there is one
+
+    def key_nodes(self) -> list[YScalar]:
+        return self._items[0::2]
+
+    def value_nodes(self) -> list[YNode]:
+        return self._items[1::2]
+
+    def add(self, key: YScalar, value: YNode) -> None:
+        self._items += (key, value)
+
+    def key_at(self, index: int) -> YScalar:
+        return self._items[2 * index]
+
+    def value_at(self, index: int) -> YNode:
+        return self._items[2 * index + 1]
+
+    def index_of(self, key: str) -> int:
+        """Position of the entry whose key is ``key``; -1 when there is none."""
+        flat = self._items
+        for i in range(0, len(flat), 2):
+            if flat[i].value == key:
+                return i // 2
+        return -1
 
     @property
     def key_column(self) -> int:
         """0-based column of the keys (block style)."""
-        return self.items[0][0].span.column - 1 if self.items else 0
+        return self._items[0].span.column - 1 if self._items else 0
 
     def colon_end(self, index: int) -> int:
         """Offset after the ':' of the item at ``index``."""
-        key_end = self.items[index][0].span.end
+        key_end = self._items[2 * index].span.end
         colon = self._source.text.find(":", key_end)
         return colon + 1 if colon != -1 else key_end
 
     def entry(self, key: str) -> tuple[YScalar, YNode] | None:
-        for k, v in self.items:
+        flat = self._items
+        for i in range(0, len(flat), 2):
+            k = flat[i]
             if k.value == key:
-                return k, v
+                return k, flat[i + 1]
         return None
 
     def get(self, key: str) -> YNode | None:
-        found = self.entry(key)
-        return found[1] if found else None
+        flat = self._items
+        for i in range(0, len(flat), 2):
+            if flat[i].value == key:
+                return flat[i + 1]
+        return None
 
     def map(self, key: str) -> YMap | None:
         node = self.get(key)
@@ -191,18 +236,25 @@ class YMap(_Collection):
         return node.value if node else None
 
     def __repr__(self) -> str:
-        return f"YMap({len(self.items)} items, {self.span!r})"
+        return f"YMap({len(self)} items, {self.span!r})"
 
 
 class YSeq(_Collection):
     __slots__ = ()
-    items: list[YNode]
+
+    @property
+    def items(self) -> list[YNode]:
+        return self._items
+
+    @items.setter
+    def items(self, items: list[YNode]) -> None:
+        self._items = items
 
     def maps(self) -> list[YMap]:
-        return [i for i in self.items if isinstance(i, YMap)]
+        return [i for i in self._items if isinstance(i, YMap)]
 
     def __repr__(self) -> str:
-        return f"YSeq({len(self.items)} items, {self.span!r})"
+        return f"YSeq({len(self._items)} items, {self.span!r})"
 
 
 YNode = YScalar | YMap | YSeq
@@ -307,15 +359,15 @@ class NodeConverter:
                     )
                 )
             seen[k.value] = k
-            result.items.append((k, v))
+            result.add(k, v)
         result.content_end = self._map_end(result)
 
     def _map_end(self, m: YMap) -> int:
-        if m.flow or not m.items:
+        if m.flow or not len(m):
             return m.span.end
-        _last_key, last_value = m.items[-1]
+        last_value = m.value_at(len(m) - 1)
         if isinstance(last_value, YScalar) and last_value.is_null and last_value.value == "":
-            return m.colon_end(len(m.items) - 1)
+            return m.colon_end(len(m) - 1)
         return content_end(last_value)
 
     def _seq_end(self, s: YSeq) -> int:
@@ -341,7 +393,7 @@ def expanded_size(root: YNode, limit: int = MAX_EXPANDED) -> int:
         if isinstance(node, YScalar):
             sizes[key] = 1
             continue
-        children = node.items if isinstance(node, YSeq) else [part for pair in node.items for part in pair]
+        children = node._items  # a mapping's are its keys and values
         if children_done:
             open_.discard(key)
             sizes[key] = min(limit + 1, 1 + sum(sizes.get(id(c), 1) for c in children))
