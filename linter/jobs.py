@@ -65,7 +65,7 @@ MAX_DEPTH = 8
 
 
 # -- the model ---------------------------------------------------------------------------------
-@dataclass
+@dataclass(slots=True)
 class EnvValue:
     """One variable as the training process would see it, and where that came from."""
 

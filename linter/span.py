@@ -126,25 +126,37 @@ class Span:
 
 class Located:
     """A parsed node that keeps its span as offsets (the file, its start and its length) and makes the
-    ``Span`` when asked: a run holds hundreds of thousands of nodes, each one object fewer this way."""
+    ``Span`` when asked: a run holds hundreds of thousands of nodes, each one object fewer this way.
 
-    __slots__ = ("_size", "_source", "_start")
+    The start is kept in two parts, ``start >> 8`` and ``start & 255``: in a file below 64 KiB both are
+    ints CPython shares, where the whole offset would be one more 32-byte int object per node."""
+
+    __slots__ = ("_high", "_low", "_size", "_source")
 
     def _locate(self, span: Span) -> None:
-        self._source, self._start, self._size = span.source, span.start, span.end - span.start
+        start = span.start
+        self._source, self._high, self._low, self._size = span.source, start >> 8, start & 255, span.end - start
+
+    def _place(self, source: SourceText, start: int, end: int) -> None:
+        self._source, self._high, self._low, self._size = source, start >> 8, start & 255, end - start
+
+    @property
+    def _start(self) -> int:
+        return self._high << 8 | self._low
 
     @property
     def span(self) -> Span:
-        return Span(self._source, self._start, self._start + self._size)
+        start = self._high << 8 | self._low
+        return Span(self._source, start, start + self._size)
 
     @property
     def start(self) -> int:
         """Character offset of the node's start."""
-        return self._start
+        return self._high << 8 | self._low
 
     def _text(self) -> str:
         """The text under the span."""
-        start = self._start
+        start = self._high << 8 | self._low
         return self._source.text[start : start + self._size]
 
 

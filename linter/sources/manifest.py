@@ -24,7 +24,7 @@ TEMPLATE_MARKERS = re.compile(r"\{\{-?\s|\{\{[.$a-zA-Z_]|\{%-?\s|\{#")
 MAX_DOCUMENTS = 5_000
 
 
-@dataclass
+@dataclass(slots=True)
 class EnvVar:
     name: YScalar
     value: YScalar | None  # None for valueFrom or a missing value
@@ -32,14 +32,14 @@ class EnvVar:
     value_from: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class VolumeMount:
     name: YScalar
     mount_path: YScalar | None
     entry: YMap
 
 
-@dataclass
+@dataclass(slots=True)
 class Volume:
     name: YScalar
     kind: str | None  # hostPath, nfs, configMap, emptyDir, ...
@@ -428,7 +428,7 @@ def _volume(entry: YMap) -> Volume:
             path = v.scalar("path")
             config_map = v.scalar("name") if k.value == "configMap" else None
             break
-    name = entry.scalar("name") or YScalar("", "", None, entry.span, entry.span.start)
+    name = entry.scalar("name") or YScalar("", "", None, entry.span)
     return Volume(name, kind, path, config_map, entry)
 
 

@@ -53,10 +53,10 @@ class PyCall(Located):
     __slots__ = (
         "_func_size",
         "_func_start",
+        "_keywords",
         "conditional",
         "function",
         "guard",
-        "keywords",
         "positional",
         "qualname",
         "written",
@@ -79,11 +79,20 @@ class PyCall(Located):
         self._locate(span)
         # relative to the call's start: two small ints, shared by CPython, instead of a span object
         self._func_start, self._func_size = func_span.start - span.start, func_span.end - func_span.start
-        self.keywords = keywords
+        # a flat (name, argument, ...) tuple: a dict per call with keywords was a fifth of a call's memory
+        self._keywords = tuple(part for pair in keywords.items() for part in pair) if keywords else ()
         self.positional = positional
         self.conditional = conditional  # inside an if/else branch (a main guard aside) or a try/except handler
         self.function = function  # the innermost function (or method) the call is written in
         self.guard = guard  # the names the innermost condition around the call tests ("args.pretrained")
+
+    @property
+    def keywords(self) -> Mapping[str, PyArg]:
+        """The keyword arguments by name (made when asked)."""
+        flat = self._keywords
+        if not flat:
+            return NO_KEYWORDS
+        return dict(zip(flat[0::2], flat[1::2], strict=True))  # type: ignore[arg-type]
 
     @property
     def func_span(self) -> Span:
@@ -95,7 +104,7 @@ class PyCall(Located):
 
     def __reduce__(self) -> tuple[object, ...]:
         # the shared empty mapping is not picklable: it travels as None (to the parse cache, from the pool)
-        state = (self.keywords or None, self.positional, self.conditional, self.function, self.guard)
+        state = (dict(self.keywords) or None, self.positional, self.conditional, self.function, self.guard)
         return (_call, (self.qualname, self.written, self.span, self.func_span, *state))
 
 
@@ -289,7 +298,7 @@ class _Collector:
             self.span(node),
             self.span(node.func),
             keywords or NO_KEYWORDS,
-            [self._arg(a) for a in node.args] if node.args else (),
+            tuple([self._arg(a) for a in node.args]) if node.args else (),
             conditional=guard is not None,
             function=function,
             guard=guard or "",

@@ -75,16 +75,17 @@ class Word(Located):
     removal (None when it depends on an expansion), and where it is (kept as offsets: a run holds a
     hundred thousand words)."""
 
-    __slots__ = ("_text", "value")
+    __slots__ = ("_written", "value")
 
     def __init__(self, text: str | None, value: str | None, span: Span) -> None:
-        self._text = text  # None: the text the span covers (a parsed word keeps no copy)
+        self._written = text  # None: the text the span covers (a parsed word keeps no copy)
         self.value = value
         self._locate(span)
 
     @property
     def span(self) -> Span:
-        return Span(self._source, self._start, self._start + self._size)
+        start = self._start
+        return Span(self._source, start, start + self._size)
 
     @span.setter
     def span(self, span: Span) -> None:
@@ -92,12 +93,8 @@ class Word(Located):
 
     @property
     def text(self) -> str:
-        text = self._text
-        return self._text_under() if text is None else text
-
-    def _text_under(self) -> str:
-        start = self._start
-        return self._source.text[start : start + self._size]
+        text = self._written
+        return self._text() if text is None else text
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Word):
@@ -110,10 +107,10 @@ class Word(Located):
         return f"Word({self.text!r}, {self.value!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (Word, (self._text, self.value, self.span))
+        return (Word, (self._written, self.value, self.span))
 
 
-@dataclass
+@dataclass(slots=True)
 class Assignment:
     name: str
     value: str | None  # static value; None when dynamic or absent
@@ -132,7 +129,7 @@ class Assignment:
         return self.kind == "export"
 
 
-@dataclass
+@dataclass(slots=True)
 class Command:
     words: list[Word]
     span: Span
@@ -339,7 +336,7 @@ def _reanchor(event: Event, anchor: Span) -> None:
         event.value_span = anchor if event.value_span else None
     else:
         for word in event.words:
-            word._text = word.text  # read while the span still covers it
+            word._written = word.text  # read while the span still covers it
             word.span = anchor
         for prefix in event.prefixes:
             _reanchor(prefix, anchor)

@@ -49,7 +49,7 @@ ENV_COMPONENTS = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class VersionPin:
     component: str  # torch | torch-npu | cann | mindcluster | mindio
     version: str  # as written

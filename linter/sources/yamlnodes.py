@@ -7,6 +7,7 @@ every parser reports positions the same way.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -47,16 +48,15 @@ class YScalar(Located):
     """A scalar with its text span. The tag of a plain untagged scalar is resolved when first asked for."""
 
     # the span is kept as its offsets (one object per scalar, not two: parsing and pickling cost less);
-    # a plain scalar whose value is its text keeps no copy of it, and content_end is kept only where
-    # it differs from the span's end (a block scalar): a manifest has hundreds of thousands of scalars
-    __slots__ = ("_content_end", "_tag", "_value", "style")
+    # a plain scalar whose value is its text keeps no copy of it, and the end of a block scalar's
+    # content is found again when asked: a run holds hundreds of thousands of scalars
+    __slots__ = ("_tag", "_value", "style")
 
-    def __init__(self, value: str, tag: str | None, style: str | None, span: Span, content_end: int = 0) -> None:
+    def __init__(self, value: str, tag: str | None, style: str | None, span: Span) -> None:
         self._value: str | None = value
         self._tag = tag  # None: plain and untagged, resolved by PyYAML's rules on first use
         self.style = style  # None plain, "'" single, '"' double, '|' literal, '>' folded
         self._locate(span)
-        self._content_end: int | None = content_end
 
     @property
     def value(self) -> str:
@@ -65,8 +65,11 @@ class YScalar(Located):
 
     @property
     def content_end(self) -> int:
-        end = self._content_end
-        return self._start + self._size if end is None else end
+        """End of the scalar's own text: a block scalar's span runs on over its trailing line breaks."""
+        start, end = self._start, self._start + self._size
+        if self.style in ("|", ">"):
+            return start + len(self._source.text[start:end].rstrip(" \t\r\n"))
+        return end
 
     @property
     def tag(self) -> str:
@@ -94,7 +97,7 @@ class YScalar(Located):
         start = self._start
         return (
             _scalar,
-            (self._value, self._tag, self.style, self._source, start, start + self._size, self._content_end),
+            (self._value, self._tag, self.style, self._source, start, start + self._size),
         )
 
 
@@ -119,13 +122,11 @@ def _scalar(
     source: SourceText,
     start: int,
     end: int,
-    content_end: int | None,
 ) -> YScalar:
-    """A scalar from the parser: ``value`` None when it is the text under the span, ``content_end``
-    None when it is the span's end."""
+    """A scalar from the parser: ``value`` None when it is the text under the span."""
     node = object.__new__(YScalar)
-    node._value, node._tag, node.style, node._content_end = value, tag, style, content_end
-    node._source, node._start, node._size = source, start, end - start
+    node._value, node._tag, node.style = value, tag, style
+    node._place(source, start, end)
     return node
 
 
@@ -133,13 +134,23 @@ class _Collection(Located):
     """What a mapping and a sequence share: their children and their span (a manifest has about a
     hundred of them)."""
 
-    __slots__ = ("_items", "content_end", "flow")
+    # the content's end is kept as its distance from the start: most mappings (an env entry, a
+    # volume) are shorter than 257 characters, and CPython shares those ints
+    __slots__ = ("_content_size", "_items", "flow")
 
     def __init__(self, items: list, span: Span, flow: bool, content_end: int = 0) -> None:
         self.items = items
         self._locate(span)
         self.flow = flow
         self.content_end = content_end  # end of the node's own text, without trailing comments
+
+    @property
+    def content_end(self) -> int:
+        return self._start + self._content_size
+
+    @content_end.setter
+    def content_end(self, end: int) -> None:
+        self._content_size = end - self._start
 
     def __reduce__(self) -> tuple[object, ...]:
         # children go in the state, so a recursive alias (a node inside itself) pickles too
@@ -162,7 +173,7 @@ class YMap(_Collection):
 
     @items.setter
     def items(self, pairs: list[tuple[YScalar, YNode]]) -> None:
-        self._items = [part for pair in pairs for part in pair]
+        self._items = tuple(part for pair in pairs for part in pair)
 
     def __len__(self) -> int:
         return len(self._items) // 2
@@ -170,14 +181,11 @@ class YMap(_Collection):
     def __bool__(self) -> bool:
         return True  # a node, empty or not: ``if mapping`` asks whether there is one
 
-    def key_nodes(self) -> list[YScalar]:
+    def key_nodes(self) -> tuple[YScalar, ...]:
         return self._items[0::2]
 
-    def value_nodes(self) -> list[YNode]:
+    def value_nodes(self) -> tuple[YNode, ...]:
         return self._items[1::2]
-
-    def add(self, key: YScalar, value: YNode) -> None:
-        self._items += (key, value)
 
     def key_at(self, index: int) -> YScalar:
         return self._items[2 * index]
@@ -243,12 +251,12 @@ class YSeq(_Collection):
     __slots__ = ()
 
     @property
-    def items(self) -> list[YNode]:
+    def items(self) -> tuple[YNode, ...]:
         return self._items
 
     @items.setter
-    def items(self, items: list[YNode]) -> None:
-        self._items = items
+    def items(self, items: Iterable[YNode]) -> None:
+        self._items = tuple(items)  # exactly as long as it needs to be, unlike a list built by appending
 
     def maps(self) -> list[YMap]:
         return [i for i in self._items if isinstance(i, YMap)]
@@ -304,15 +312,11 @@ class NodeConverter:
             if text[start : start + 1] in ("!", "&"):
                 start = _after_properties(text, start, stop)  # "!!str 0", "&a x": the span is the value's
             style = node.style or None  # type: ignore[attr-defined]  # libyaml gives '' for plain
-            content_end = None
-            if style in ("|", ">"):
-                # a block scalar's end mark lies after its trailing line breaks
-                content_end = start + len(text[start:stop].rstrip(" \t\r\n"))
             value = node.value  # type: ignore[attr-defined]
             tag = node.tag  # type: ignore[attr-defined]
             if style is None and len(value) == stop - start and text.startswith(value, start):
                 value = None  # the text under the span: read from it when asked
-            result: YNode = _scalar(value, None if tag is PLAIN else tag, style, self.src, start, stop, content_end)
+            result: YNode = _scalar(value, None if tag is PLAIN else tag, style, self.src, start, stop)
         elif kind == "sequence":
             result = YSeq([], self.span(node), bool(node.flow_style))  # type: ignore[attr-defined]
             self.memo[key] = result
@@ -345,6 +349,7 @@ class NodeConverter:
 
     def _fill_map(self, result: YMap, node: object) -> None:
         seen: dict[str, YScalar] = {}
+        flat: list[YNode] = []
         for knode, vnode in node.value:  # type: ignore[attr-defined]
             k = self.convert(knode)
             v = self.convert(vnode)
@@ -359,7 +364,8 @@ class NodeConverter:
                     )
                 )
             seen[k.value] = k
-            result.add(k, v)
+            flat += (k, v)
+        result._items = tuple(flat)  # set once the children are made: an alias inside may reach this map
         result.content_end = self._map_end(result)
 
     def _map_end(self, m: YMap) -> int:
