@@ -51,19 +51,25 @@ class Span:
     cheap to build and to pickle. Two spans are equal when they cover the same range of the same path.
     """
 
-    # the end is kept as a length: most spans are shorter than 257 characters, and CPython shares those
-    # small ints, where an end offset would be one more int object per span (a run holds about a million)
-    __slots__ = ("_size", "source", "start")
+    # the end is kept as a length and the start in two parts (start >> 8, start & 255): in a file below
+    # 64 KiB all three are small ints CPython shares, where the offsets would be one or two more int
+    # objects per span (a run holds hundreds of thousands)
+    __slots__ = ("_high", "_low", "_size", "source")
 
     def __init__(self, source: SourceText, start: int, end: int) -> None:
         self.source = source
-        self.start = start  # character offset, inclusive
+        self._high, self._low = start >> 8, start & 255
         self._size = end - start
+
+    @property
+    def start(self) -> int:
+        """Character offset, inclusive."""
+        return self._high << 8 | self._low
 
     @property
     def end(self) -> int:
         """Character offset, exclusive."""
-        return self.start + self._size
+        return (self._high << 8 | self._low) + self._size
 
     @property
     def path(self) -> str:
@@ -176,7 +182,7 @@ class SourceText:
     def __init__(self, path: str, text: str) -> None:
         self.path = path  # display path, relative to the working directory, '/' separated
         self.text = text
-        self._line_starts: list[int] | None = None
+        self._line_starts: array | None = None
         self._byte_line_starts: list[int] | None = None
         self._char_of_byte: array | None = None
         self._ascii: bool | None = None
@@ -205,18 +211,19 @@ class SourceText:
         self._line_starts = None
 
     @property
-    def line_starts(self) -> list[int]:
-        """Character offset of each line start."""
+    def line_starts(self) -> array:
+        """Character offset of each line start (an array of machine ints: as a list, each offset past
+        256 is one more 32-byte object, and a run keeps the index of every file it reports on)."""
         starts = self._line_starts
         if starts is None:
-            starts = [0]
+            found = [0]
             find = self.text.find
-            append = starts.append
+            append = found.append
             pos = find("\n")
             while pos != -1:
                 append(pos + 1)
                 pos = find("\n", pos + 1)
-            self._line_starts = starts
+            starts = self._line_starts = array("q", found)
         return starts
 
     @property

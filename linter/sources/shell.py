@@ -70,17 +70,30 @@ DECLARATION_KINDS = {
 }
 
 
+_AS_WRITTEN = object()  # a word's value that is its text
+
+
 class Word(Located):
     """One word of a command: as written (read from its span unless given), its value after quote
     removal (None when it depends on an expansion), and where it is (kept as offsets: a run holds a
     hundred thousand words)."""
 
-    __slots__ = ("_written", "value")
+    __slots__ = ("_value", "_written")
 
     def __init__(self, text: str | None, value: str | None, span: Span) -> None:
         self._written = text  # None: the text the span covers (a parsed word keeps no copy)
-        self.value = value
         self._locate(span)
+        self.value = value
+
+    @property
+    def value(self) -> str | None:
+        value = self._value
+        return self.text if value is _AS_WRITTEN else value
+
+    @value.setter
+    def value(self, value: str | None) -> None:
+        # most words are plain (``torchrun``, ``--nproc_per_node``): their value is their text, kept once
+        self._value = _AS_WRITTEN if value is not None and value == self.text else value
 
     @property
     def span(self) -> Span:
