@@ -224,7 +224,7 @@ def insert_before_statement(script: ShellScript, statement: Span, text: str) -> 
     line0 = src.line_of(statement.start)
     line_start = src.line_start(line0)
     before = src.text[line_start : statement.start]
-    if not before.strip():
+    if not before.strip() and not script.folded:
         return edit(src, line_start, line_start, f"{before}{text}{src.newline}")
     return edit(src, statement.start, statement.start, f"{text}; ")
 
@@ -235,6 +235,8 @@ def insert_lines_before(script: ShellScript, statement: Span, lines: list[str]) 
     if not script.exact or not lines:
         return None
     src = script.source
+    if script.folded:  # a new line in a folded scalar joins the next one: separate the commands with ';'
+        return edit(src, statement.start, statement.start, "".join(f"{line}; " for line in lines))
     line_start = src.line_start(src.line_of(statement.start))
     before = src.text[line_start : statement.start]
     if before.strip():

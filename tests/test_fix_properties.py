@@ -134,6 +134,34 @@ def test_fix_loop_is_safe_on_generated_repositories(files):
         check_fix_safety(root, files)
 
 
+FOLDED_SCRIPT = {
+    "job.yaml": (
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: gpt3\n"
+        '  labels: {"fault-scheduling": grace, "pod-rescheduling": "on"}\n'
+        "spec:\n  minAvailable: 1\n  schedulerName: volcano\n  tasks:\n  - name: default\n    replicas: 2\n"
+        "    template:\n      spec:\n        containers:\n        - name: train\n"
+        "          image: swr.example.com/ascend/pytorch:24.0.RC1\n          command:\n"
+        '          - /bin/bash\n          - "-c"\n          - >\n'
+        "            set -e\n            export HCCL_ASYNC_ERROR_HANDLING=2\n"
+        "            RESULT=$(torchrun --nproc_per_node 8 /job/code/train.py)\n"
+    ),
+    "train.py": "import os\n",
+}
+
+
+def test_lines_inserted_into_a_folded_scalar_stay_commands_of_their_own():
+    """A folded scalar (``>``) joins its lines: an inserted ``export`` line would fold into the next
+    command (here ``set -e``, whose arguments then export the watchdog value 2): inserted commands
+    end with ';' instead (found by the property test above)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write_repo(root, FOLDED_SCRIPT)
+        outcome = check_fix_safety(root, FOLDED_SCRIPT)
+        fixed = outcome.fixed["job.yaml"]
+        assert "export RESUME_MODE_ENABLE=1; " in fixed
+        assert "            export RESUME_MODE_ENABLE=1\n" not in fixed
+
+
 @scaled(4)
 @given(repositories())
 def test_cli_fix_writes_what_the_engine_computed(files):

@@ -180,6 +180,7 @@ class ShellScript:
     exact: bool = True  # False when positions only point at the enclosing scalar (no edits possible)
     argv: bool = False  # True for a manifest's command/args list: each word is a YAML list item
     other_shell: str | None = None  # zsh, fish, csh, tcsh (from the shebang): not parsed, no events
+    folded: bool = False  # a YAML folded scalar (``>``): its lines join into one, so a new line would too
 
     @property
     def commands(self) -> list[Command]:
@@ -327,7 +328,9 @@ def parse_embedded(src: SourceText, start: int, end: int, fold: bool = False) ->
     line_end = text.find("\n", end)
     tail = text[end : line_end + 1] if line_end != -1 else text[end:]
     masked = _blank(text[line_start:start]) + inner + _blank(tail)
-    return _parse(src, SourceText(src.path, masked), line_start)
+    script = _parse(src, SourceText(src.path, masked), line_start)
+    script.folded = fold
+    return script
 
 
 def parse_detached(src: SourceText, text: str, anchor: Span) -> ShellScript:
