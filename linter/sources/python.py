@@ -230,7 +230,7 @@ class _Collector:
         self.result.top_level_call = any(
             isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) for stmt in tree.body
         )
-        nodes = _walk(tree)
+        nodes, guarded, functions = _walk_in_context(tree)
         # imports first (in any scope) so that calls resolve through every alias
         for node in nodes:
             cls = node.__class__
@@ -241,8 +241,6 @@ class _Collector:
                 body = node.body  # type: ignore[attr-defined]  # its else branch runs on import
                 self.result.main_guards += ((self.span(body[0]).start, self.span(body[-1]).end),)
         self.result.imports.sort(key=lambda i: i.span.start)
-        guarded = _conditional_calls(nodes)
-        functions = _enclosing_functions(nodes)
         strings: set[str] = set()
         others: set[str] = set()
         buffers: set[str] = set()
@@ -430,43 +428,66 @@ def builds_str(node: ast.AST, aliases: dict[str, str]) -> bool:
     return False
 
 
-def _enclosing_functions(nodes: list[ast.AST]) -> dict[int, str]:
-    """The innermost function each call is written in (breadth-first: inner functions come later
-    and overwrite their outer function's name)."""
-    out: dict[int, str] = {}
-    for node in nodes:
-        if node.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef):
-            name = node.name  # type: ignore[attr-defined]
-            for inner in _walk(node):
-                if inner.__class__ is ast.Call:
-                    out[id(inner)] = name
-    return out
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _conditional_calls(nodes: list[ast.AST]) -> dict[int, str]:
-    """The calls that run only when a condition holds: in an ``if``/``else`` branch (the
-    ``__main__`` guard aside), a conditional expression, or an ``except`` handler; each with the
-    names its innermost condition tests (``args.pretrained``)."""
-    out: dict[int, str] = {}
-    for node in nodes:  # breadth first: an inner condition comes later and wins
+def _walk_in_context(tree: ast.AST) -> tuple[list[ast.AST], dict[int, str], dict[int, str]]:
+    """Every node in ``ast.walk`` order, and for each call the names its innermost condition tests
+    and the innermost function it is written in, in one pass that hands each node's context down
+    (walking each function's and each branch's subtree again was quadratic in nesting).
+
+    A call's condition is that of the innermost ``if``/``else`` branch (the ``__main__`` guard aside),
+    conditional expression branch or ``except`` handler around it, named by what its test reads
+    (``args.pretrained``; ``except`` for a handler); the test itself runs under the outer condition."""
+    nodes: list[ast.AST] = [tree]
+    contexts: list[tuple[str | None, str | None]] = [(None, None)]  # (function, condition) per node
+    guarded: dict[int, str] = {}
+    functions: dict[int, str] = {}
+    fields_of = _CHILD_FIELDS
+    node_type = ast.AST
+    i = 0
+    while i < len(nodes):
+        node = nodes[i]
+        function, condition = contexts[i]
+        i += 1
         cls = node.__class__
-        if cls is ast.If and not _is_main_guard(node.test):  # type: ignore[attr-defined]
-            branches = node.body + node.orelse  # type: ignore[attr-defined]
-            test = node.test  # type: ignore[attr-defined]
-        elif cls is ast.IfExp:
-            branches = [node.body, node.orelse]  # type: ignore[attr-defined]
-            test = node.test  # type: ignore[attr-defined]
-        elif cls is ast.ExceptHandler:
-            branches = node.body  # type: ignore[attr-defined]
-            test = None
-        else:
-            continue
-        names = " ".join(d for d in (dotted(n) for n in _walk(test)) if d) if test is not None else "except"
-        for branch in branches:
-            for n in _walk(branch):
-                if n.__class__ is ast.Call:
-                    out[id(n)] = names
-    return out
+        if cls is ast.Call:
+            if condition is not None:
+                guarded[id(node)] = condition
+            if function is not None:
+                functions[id(node)] = function
+        fields = fields_of.get(cls)
+        if fields is None:
+            skip = _NOT_CHILDREN | ({"value"} if cls is ast.Constant else set())
+            fields = fields_of[cls] = tuple(f for f in cls._fields if f not in skip)
+        inner = _inner_context(node, cls, function, condition)
+        for name in fields:
+            value = getattr(node, name, None)
+            context = inner.get(name, (function, condition)) if inner else (function, condition)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, node_type):
+                        nodes.append(item)
+                        contexts.append(context)
+            elif isinstance(value, node_type):
+                nodes.append(value)
+                contexts.append(context)
+    return nodes, guarded, functions
+
+
+def _inner_context(
+    node: ast.AST, cls: type, function: str | None, condition: str | None
+) -> dict[str, tuple[str | None, str | None]] | None:
+    """The context a node gives the children in some of its fields, or None when they keep its own."""
+    if cls in _FUNCTIONS:
+        inside = (node.name, condition)  # type: ignore[attr-defined]  # decorators and defaults included
+        return dict.fromkeys(cls._fields, inside)
+    if (cls is ast.If and not _is_main_guard(node.test)) or cls is ast.IfExp:  # type: ignore[attr-defined]
+        names = " ".join(d for d in (dotted(n) for n in _walk(node.test)) if d)  # type: ignore[attr-defined]
+        return {"body": (function, names), "orelse": (function, names)}
+    if cls is ast.ExceptHandler:
+        return {"body": (function, "except")}
+    return None
 
 
 def resolve_alias(written: str, aliases: dict[str, str]) -> str:

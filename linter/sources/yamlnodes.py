@@ -63,6 +63,14 @@ class YScalar(Located):
         value = self._value
         return self._text() if value is None else value
 
+    def is_text(self, text: str) -> bool:
+        """Whether the value is ``text``, read without copying it out of the file (a mapping lookup
+        compares every key it passes)."""
+        value = self._value
+        if value is not None:
+            return value == text
+        return self._size == len(text) and self._source.text.startswith(text, self._high << 8 | self._low)
+
     @property
     def content_end(self) -> int:
         """End of the scalar's own text: a block scalar's span runs on over its trailing line breaks."""
@@ -197,7 +205,7 @@ class YMap(_Collection):
         """Position of the entry whose key is ``key``; -1 when there is none."""
         flat = self._items
         for i in range(0, len(flat), 2):
-            if flat[i].value == key:
+            if flat[i].is_text(key):
                 return i // 2
         return -1
 
@@ -216,14 +224,14 @@ class YMap(_Collection):
         flat = self._items
         for i in range(0, len(flat), 2):
             k = flat[i]
-            if k.value == key:
+            if k.is_text(key):
                 return k, flat[i + 1]
         return None
 
     def get(self, key: str) -> YNode | None:
         flat = self._items
         for i in range(0, len(flat), 2):
-            if flat[i].value == key:
+            if flat[i].is_text(key):
                 return flat[i + 1]
         return None
 
@@ -293,31 +301,18 @@ class NodeConverter:
         return self.src.span(start, end)
 
     def convert(self, node: object) -> YNode:
+        if node.id == "scalar":  # type: ignore[attr-defined]
+            # an aliased scalar is converted again: it is one node either way, and most nodes are
+            # scalars, so only collections go through the memo (aliases that expand are collections)
+            return self._scalar_node(node)
         key = id(node)
         done = self.memo.get(key)
         if done is not None:
             self.aliased = True
             return done
-        self.count += 1
-        if self.count > MAX_NODES:
-            raise YamlTooLarge(f"more than {MAX_NODES} YAML nodes")
-        if node.tag is not PLAIN and node.tag not in STANDARD_TAGS:  # type: ignore[attr-defined]
-            self._unknown_tag(node)
-        kind = node.id  # type: ignore[attr-defined]
-        if kind == "scalar":
-            base = self.base
-            start = node.start_mark.index + base  # type: ignore[attr-defined]
-            stop = node.end_mark.index + base  # type: ignore[attr-defined]
-            text = self.src.text
-            if text[start : start + 1] in ("!", "&"):
-                start = _after_properties(text, start, stop)  # "!!str 0", "&a x": the span is the value's
-            style = node.style or None  # type: ignore[attr-defined]  # libyaml gives '' for plain
-            value = node.value  # type: ignore[attr-defined]
-            tag = node.tag  # type: ignore[attr-defined]
-            if style is None and len(value) == stop - start and text.startswith(value, start):
-                value = None  # the text under the span: read from it when asked
-            result: YNode = _scalar(value, None if tag is PLAIN else tag, style, self.src, start, stop)
-        elif kind == "sequence":
+        self._count_node(node)
+        result: YNode
+        if node.id == "sequence":  # type: ignore[attr-defined]
             result = YSeq([], self.span(node), bool(node.flow_style))  # type: ignore[attr-defined]
             self.memo[key] = result
             convert = self.convert
@@ -327,8 +322,30 @@ class NodeConverter:
             result = YMap([], self.span(node), bool(node.flow_style))  # type: ignore[attr-defined]
             self.memo[key] = result
             self._fill_map(result, node)
-        self.memo[key] = result
         return result
+
+    def _count_node(self, node: object) -> None:
+        self.count += 1
+        if self.count > MAX_NODES:
+            raise YamlTooLarge(f"more than {MAX_NODES} YAML nodes")
+        tag = node.tag  # type: ignore[attr-defined]
+        if tag is not PLAIN and tag not in STANDARD_TAGS:
+            self._unknown_tag(node)
+
+    def _scalar_node(self, node: object) -> YScalar:
+        self._count_node(node)
+        base = self.base
+        start = node.start_mark.index + base  # type: ignore[attr-defined]
+        stop = node.end_mark.index + base  # type: ignore[attr-defined]
+        text = self.src.text
+        if text.startswith(("!", "&"), start):
+            start = _after_properties(text, start, stop)  # "!!str 0", "&a x": the span is the value's
+        style = node.style or None  # type: ignore[attr-defined]  # libyaml gives '' for plain
+        value = node.value  # type: ignore[attr-defined]
+        tag = node.tag  # type: ignore[attr-defined]
+        if style is None and len(value) == stop - start and text.startswith(value, start):
+            value = None  # the text under the span: read from it when asked
+        return _scalar(value, None if tag is PLAIN else tag, style, self.src, start, stop)
 
     def _unknown_tag(self, node: object) -> None:
         """Report a tag PyYAML would construct as an object (``!!python/object/apply:...``); the
@@ -350,20 +367,23 @@ class NodeConverter:
     def _fill_map(self, result: YMap, node: object) -> None:
         seen: dict[str, YScalar] = {}
         flat: list[YNode] = []
+        convert = self.convert
         for knode, vnode in node.value:  # type: ignore[attr-defined]
-            k = self.convert(knode)
-            v = self.convert(vnode)
+            k = convert(knode)
+            v = convert(vnode)
             if not isinstance(k, YScalar):
                 continue
-            if k.value in seen and k.value != "<<":
+            name = knode.value  # type: ignore[attr-defined]  # the key's value, as the parser read it
+            first = seen.get(name)
+            if first is not None and name != "<<":
                 self.issues.append(
                     YamlIssue(
                         k.span,
-                        f"duplicate key '{k.value}' (first at line {seen[k.value].span.line})",
+                        f"duplicate key '{name}' (first at line {first.span.line})",
                         "duplicate-key",
                     )
                 )
-            seen[k.value] = k
+            seen[name] = k
             flat += (k, v)
         result._items = tuple(flat)  # set once the children are made: an alias inside may reach this map
         result.content_end = self._map_end(result)
