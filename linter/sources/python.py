@@ -264,7 +264,7 @@ class _Collector:
                     if isinstance(n, ast.Name):
                         others.add(n.id)
             elif cls in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
-                others.update(a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg))  # type: ignore[attr-defined]
+                others.update(a.arg for a in _walk(node.args) if isinstance(a, ast.arg))  # type: ignore[attr-defined]
         self.result.str_names = frozenset(strings - others)
         self.result.buffer_names = frozenset(buffers)
         self.result.calls.sort(key=lambda c: c.start)
@@ -429,6 +429,7 @@ def builds_str(node: ast.AST, aliases: dict[str, str]) -> bool:
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_CONTEXT_GIVERS = frozenset({*_FUNCTIONS, ast.If, ast.IfExp, ast.ExceptHandler})
 
 
 def _walk_in_context(tree: ast.AST) -> tuple[list[ast.AST], dict[int, str], dict[int, str]]:
@@ -460,7 +461,7 @@ def _walk_in_context(tree: ast.AST) -> tuple[list[ast.AST], dict[int, str], dict
         if fields is None:
             skip = _NOT_CHILDREN | ({"value"} if cls is ast.Constant else set())
             fields = fields_of[cls] = tuple(f for f in cls._fields if f not in skip)
-        inner = _inner_context(node, cls, function, condition)
+        inner = _inner_context(node, cls, function, condition) if cls in _CONTEXT_GIVERS else None
         for name in fields:
             value = getattr(node, name, None)
             context = inner.get(name, (function, condition)) if inner else (function, condition)
