@@ -54,7 +54,7 @@ def test_a_mapping_answers_as_its_pairs_do():
 
 
 def test_a_word_whose_value_is_its_text_reads_it_from_the_file():
-    script = "#!/bin/bash\n" + PAD * 700 + 'torchrun --nproc_per_node 8 "$ENTRY" \'a b\' train.py\n'
+    script = "#!/bin/bash\n" + PAD * 700 + "torchrun --nproc_per_node 8 \"$ENTRY\" 'a b' train.py\n"
     parsed = parse_source(SourceText("run.sh", script), "shell").model
     (command,) = parsed.commands
     assert [(w.text, w.value) for w in command.words] == [
