@@ -855,7 +855,6 @@ class _Hooks:
     thousands of them, and a closure each cost 18 MiB."""
 
     def __init__(self, rules: list[Rule], project: Project) -> None:
-        self.project = project
         self.paths = _ProjectPaths(project)
         self._starts: list[int] = []  # index of each segment's first pair
         self._segments: list[tuple[Rule, Sequence[object]]] = []

@@ -139,30 +139,25 @@ class Located:
 
     __slots__ = ("_high", "_low", "_size", "_source")
 
-    def _locate(self, span: Span) -> None:
-        start = span.start
-        self._source, self._high, self._low, self._size = span.source, start >> 8, start & 255, span.end - start
-
     def _place(self, source: SourceText, start: int, end: int) -> None:
         self._source, self._high, self._low, self._size = source, start >> 8, start & 255, end - start
 
-    @property
-    def _start(self) -> int:
-        return self._high << 8 | self._low
-
-    @property
-    def span(self) -> Span:
-        start = self._high << 8 | self._low
-        return Span(self._source, start, start + self._size)
+    def _locate(self, span: Span) -> None:
+        self._place(span.source, span.start, span.end)
 
     @property
     def start(self) -> int:
         """Character offset of the node's start."""
         return self._high << 8 | self._low
 
+    @property
+    def span(self) -> Span:
+        start = self.start
+        return Span(self._source, start, start + self._size)
+
     def _text(self) -> str:
         """The text under the span."""
-        start = self._high << 8 | self._low
+        start = self.start
         return self._source.text[start : start + self._size]
 
 

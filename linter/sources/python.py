@@ -96,27 +96,16 @@ class PyCall(Located):
 
     @property
     def func_span(self) -> Span:
-        start = self._start + self._func_start
+        start = self.start + self._func_start
         return Span(self._source, start, start + self._func_size)
 
     def __repr__(self) -> str:
         return f"PyCall({self.qualname!r}, {self.span!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        # the shared empty mapping is not picklable: it travels as None (to the parse cache, from the pool)
-        state = (dict(self.keywords) or None, self.positional, self.conditional, self.function, self.guard)
-        return (_call, (self.qualname, self.written, self.span, self.func_span, *state))
-
-
-def _call(
-    qualname: str,
-    written: str,
-    span: Span,
-    func_span: Span,
-    keywords: Mapping[str, PyArg] | None,
-    *rest: object,
-) -> PyCall:
-    return PyCall(qualname, written, span, func_span, keywords or NO_KEYWORDS, *rest)  # type: ignore[arg-type]
+        # a plain dict: the shared empty mapping is not picklable (to the parse cache, from the pool)
+        state = (dict(self.keywords), self.positional, self.conditional, self.function, self.guard)
+        return (PyCall, (self.qualname, self.written, self.span, self.func_span, *state))
 
 
 @dataclass
@@ -378,6 +367,13 @@ _NOT_CHILDREN = frozenset({"ctx", "id", "attr", "arg", "name", "asname", "module
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
+def _child_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a node class that can hold child nodes (remembered per class)."""
+    skip = _NOT_CHILDREN | ({"value"} if cls is ast.Constant else set())
+    fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in skip)
+    return fields
+
+
 def _walk(tree: ast.AST) -> list[ast.AST]:
     """Every node of the tree in ``ast.walk`` order (breadth first), without its generator overhead."""
     nodes = [tree]
@@ -390,9 +386,8 @@ def _walk(tree: ast.AST) -> list[ast.AST]:
         i += 1
         cls = node.__class__
         fields = fields_of.get(cls)
-        if fields is None:
-            skip = _NOT_CHILDREN | ({"value"} if cls is ast.Constant else set())
-            fields = fields_of[cls] = tuple(f for f in cls._fields if f not in skip)
+        if fields is None:  # () for a leaf class: remembered too
+            fields = _child_fields(cls)
         for name in fields:
             value = getattr(node, name, None)
             if value.__class__ is list:
@@ -458,9 +453,8 @@ def _walk_in_context(tree: ast.AST) -> tuple[list[ast.AST], dict[int, str], dict
             if function is not None:
                 functions[id(node)] = function
         fields = fields_of.get(cls)
-        if fields is None:
-            skip = _NOT_CHILDREN | ({"value"} if cls is ast.Constant else set())
-            fields = fields_of[cls] = tuple(f for f in cls._fields if f not in skip)
+        if fields is None:  # () for a leaf class: remembered too
+            fields = _child_fields(cls)
         inner = _inner_context(node, cls, function, condition) if cls in _CONTEXT_GIVERS else None
         for name in fields:
             value = getattr(node, name, None)

@@ -95,14 +95,7 @@ class Word(Located):
         # most words are plain (``torchrun``, ``--nproc_per_node``): their value is their text, kept once
         self._value = _AS_WRITTEN if value is not None and value == self.text else value
 
-    @property
-    def span(self) -> Span:
-        start = self._start
-        return Span(self._source, start, start + self._size)
-
-    @span.setter
-    def span(self, span: Span) -> None:
-        self._locate(span)
+    span = property(Located.span.fget, Located._locate)  # a word is moved onto its anchor (parse_detached)
 
     @property
     def text(self) -> str:
@@ -538,12 +531,12 @@ class _Walker:
 
     def _unset(self, node, function: str | None) -> None:
         statement = self.statement(node)
+        whole = self.span_within(node, statement)
         for child in node.children[1:]:
             if child.type in ("variable_name", "word"):
                 name = self.text(child)
                 if name.startswith("-"):
                     continue
-                whole = self.span_within(node, statement)
                 self._emit(Assignment(name, None, False, self.span(child), None, whole, statement, "unset", function))
 
     def _assignment(self, node, kind: str, function: str | None) -> None:

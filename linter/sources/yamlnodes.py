@@ -69,12 +69,13 @@ class YScalar(Located):
         value = self._value
         if value is not None:
             return value == text
-        return self._size == len(text) and self._source.text.startswith(text, self._high << 8 | self._low)
+        return self._size == len(text) and self._source.text.startswith(text, self.start)
 
     @property
     def content_end(self) -> int:
         """End of the scalar's own text: a block scalar's span runs on over its trailing line breaks."""
-        start, end = self._start, self._start + self._size
+        start = self.start
+        end = start + self._size
         if self.style in ("|", ">"):
             return start + len(self._source.text[start:end].rstrip(" \t\r\n"))
         return end
@@ -102,7 +103,7 @@ class YScalar(Located):
         return f"YScalar({self.value!r}, {self.tag!r}, {self.style!r}, {self.span!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        start = self._start
+        start = self.start
         return (
             _scalar,
             (self._value, self._tag, self.style, self._source, start, start + self._size),
@@ -154,11 +155,11 @@ class _Collection(Located):
 
     @property
     def content_end(self) -> int:
-        return self._start + self._content_size
+        return self.start + self._content_size
 
     @content_end.setter
     def content_end(self, end: int) -> None:
-        self._content_size = end - self._start
+        self._content_size = end - self.start
 
     def __reduce__(self) -> tuple[object, ...]:
         # children go in the state, so a recursive alias (a node inside itself) pickles too
@@ -169,7 +170,7 @@ class _Collection(Located):
 
 
 class YMap(_Collection):
-    """A mapping. Its keys and values are kept in one flat list (key, value, key, value, ...): a
+    """A mapping. Its keys and values are kept in one flat tuple (key, value, key, value, ...): a
     pair tuple per entry would be a third of a run's YAML memory; ``items`` makes the pairs when asked."""
 
     __slots__ = ()
