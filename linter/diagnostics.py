@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
 
+from .record import Record, field, replace
 from .span import Span
 
 
@@ -25,8 +25,7 @@ class Applicability(str, Enum):
     UNSAFE = "unsafe"
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(Record, frozen=True):
     """Replace the characters ``span.start:span.end`` of ``span.path`` with ``content``."""
 
     span: Span
@@ -48,8 +47,7 @@ class Edit:
         }
 
 
-@dataclass(frozen=True)
-class Fix:
+class Fix(Record, frozen=True):
     """Edits that must be applied together; one or several files."""
 
     message: str
@@ -79,14 +77,12 @@ def unsafe_fix(message: str, *edits: Edit) -> Fix:
     return Fix(message, tuple(edits), Applicability.UNSAFE)
 
 
-@dataclass(frozen=True)
-class Related:
+class Related(Record, frozen=True):
     span: Span
     message: str
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(Record, frozen=True):
     code: str
     name: str
     message: str

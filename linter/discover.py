@@ -11,9 +11,10 @@ import stat
 import subprocess
 import sys
 from collections.abc import Collection
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from .record import Record
 
 DEFAULT_EXCLUDES = frozenset(
     {
@@ -131,8 +132,7 @@ def display_path(path: Path, cwd: Path) -> str:
 # own ancestors (git's precedence: the deepest file first, the last matching line of a file wins).
 
 
-@dataclass(frozen=True)
-class IgnorePattern:
+class IgnorePattern(Record, frozen=True):
     """One line of an ignore file, parsed as git parses it."""
 
     text: str  # the pattern itself: no '!', no trailing '/', no trailing spaces
@@ -397,8 +397,7 @@ class _NoRules:
         return self
 
 
-@dataclass(frozen=True)
-class _PatternRules:
+class _PatternRules(Record, frozen=True):
     """The ignore files of a folder's ancestors, deepest first, each with the folder's path relative
     to the ignore file's own folder ('' or ending in '/')."""
 
@@ -421,8 +420,7 @@ class _PatternRules:
         return _PatternRules(folder, ((own, ""), *layers) if own else layers)
 
 
-@dataclass(frozen=True)
-class _GitRules:
+class _GitRules(Record, frozen=True):
     """What git listed below a folder: tracked files and untracked ones that are not ignored."""
 
     folder: Path

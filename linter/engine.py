@@ -14,7 +14,6 @@ import sys
 import traceback
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .config import Config
@@ -23,6 +22,7 @@ from .discover import Candidate, ExcludeSet, discover, readable
 from .fixpolicy import enforce
 from .jobs import Job, JobSpec, Project, build_project, folder_and_ancestors
 from .parse import PIN_KINDS, SHELL_KINDS, ParsedFile, read_and_parse
+from .record import Record, field, replace
 from .roles import ci_path, vendored
 from .rule import Rule
 from .span import SourceText, to_bytes
@@ -33,8 +33,7 @@ CACHED_MODELS_THRESHOLD = 400  # files; a larger run in one process caches its f
 PARALLEL_RULES_THRESHOLD = 1000  # jobs; below this forking for the rules costs more than it saves
 
 
-@dataclass
-class LintRequest:
+class LintRequest(Record):
     paths: list[Path]
     cwd: Path
     config: Config
@@ -55,8 +54,7 @@ class LintRequest:
         return {c.display for c in self.extra_candidates}
 
 
-@dataclass
-class SuppressionState:
+class SuppressionState(Record):
     directives: dict[str, list[Directive]]
     problems: dict[str, list[DirectiveProblem]]
     sources: dict[str, SourceText]
@@ -64,8 +62,7 @@ class SuppressionState:
     files: dict[str, ParsedFile] = field(default_factory=dict)  # what decides where a file's comments are
 
 
-@dataclass
-class LintResult:
+class LintResult(Record):
     diagnostics: list[Diagnostic]
     files: list[ParsedFile]
     project: Project

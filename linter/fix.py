@@ -9,19 +9,18 @@ import difflib
 import os
 import stat
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Applicability, Diagnostic, Edit, Fix
 from .engine import LintRequest, LintResult, lint, signals_held
 from .parse import ParsedFile, parse_guarded
+from .record import Record, field
 from .span import SourceText, to_bytes
 
 MAX_PASSES = 10
 
 
-@dataclass
-class FixOutcome:
+class FixOutcome(Record):
     result: LintResult  # the lint of the final text
     original: dict[str, str]  # display path -> text before any fix
     fixed: dict[str, str]  # display path -> text after the fixes (changed files only)

@@ -19,7 +19,6 @@ import functools
 import posixpath
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 
 from .knowledge import WATCHDOG_VAR
 from .launch import (
@@ -37,6 +36,7 @@ from .launch import (
     word_value,
 )
 from .parse import PIN_KINDS, SHELL_KINDS, ParsedFile
+from .record import Record, field
 from .roles import (
     TRAINING,
     LaunchFacts,
@@ -65,19 +65,42 @@ MAX_DEPTH = 8
 
 
 # -- the model ---------------------------------------------------------------------------------
-@dataclass(slots=True)
-class EnvValue:
+class EnvValue(Record):
     """One variable as the training process would see it, and where that came from."""
+
+    __slots__ = ("assignment", "container", "expanded", "exported", "name", "origin", "span", "template", "value")
 
     name: str
     value: str | None  # None when dynamic (valueFrom, an expansion)
     origin: str  # operator | container | inline | script | argument
     span: Span | None
-    exported: bool = True
-    assignment: Assignment | None = None  # the shell assignment, for edits
-    container: Container | None = None
-    expanded: str | None = None  # the value with the variables known at that point substituted
-    template: str | None = None  # the value as written, quotes removed, when it holds expansions
+    exported: bool
+    assignment: Assignment | None  # the shell assignment, for edits
+    container: Container | None
+    expanded: str | None  # the value with the variables known at that point substituted
+    template: str | None  # the value as written, quotes removed, when it holds expansions
+
+    def __init__(
+        self,
+        name: str,
+        value: str | None,
+        origin: str,
+        span: Span | None,
+        exported: bool = True,
+        assignment: Assignment | None = None,
+        container: Container | None = None,
+        expanded: str | None = None,
+        template: str | None = None,
+    ) -> None:
+        self.name = name
+        self.value = value
+        self.origin = origin
+        self.span = span
+        self.exported = exported
+        self.assignment = assignment
+        self.container = container
+        self.expanded = expanded
+        self.template = template
 
     @property
     def known(self) -> str | None:
@@ -89,8 +112,7 @@ class EnvValue:
         return self.assignment is not None and self.assignment.conditional
 
 
-@dataclass
-class LaunchCommand:
+class LaunchCommand(Record):
     command: Command
     script: ShellScript  # where the command is written (a file, or a manifest's inline text)
     launcher: str  # torchrun | torch.distributed.run | torch.distributed.launch | torch_npu_run | python | …
@@ -118,8 +140,7 @@ class LaunchCommand:
         return self.verdict is None or self.verdict.judged
 
 
-@dataclass
-class Launch:
+class Launch(Record):
     """What one container (or one standalone script) runs at start-up."""
 
     pod: PodSpec | None
@@ -142,8 +163,7 @@ class Launch:
         return [c for c in self.commands if c.is_torch_launcher and c.judged]
 
 
-@dataclass
-class Versions:
+class Versions(Record):
     pins: dict[str, VersionPin] = field(default_factory=dict)
     configured: dict[str, str] = field(default_factory=dict)
     conflicts: dict[str, str] = field(default_factory=dict)  # component -> why no single version is known
@@ -177,8 +197,7 @@ class Versions:
         return f"the {component} version is not declared"
 
 
-@dataclass
-class JobContext:
+class JobContext(Record):
     platform: str | None  # ascend-910 | ascend-910b | ascend-npu | None (unknown)
     framework: str | None  # pytorch | mindspore | tensorflow | None
     recovery: str | None  # none | job | pod | process | None (unknown: no manifest)
@@ -192,8 +211,7 @@ class JobContext:
         return self.framework in (None, "pytorch")
 
 
-@dataclass
-class Job:
+class Job(Record):
     id: str
     manifest: ManifestDoc | None
     manifest_file: ParsedFile | None
@@ -226,8 +244,7 @@ class Job:
         return paths
 
 
-@dataclass
-class Project:
+class Project(Record):
     files: list[ParsedFile]  # every parsed file (Python files only when something reached them)
     jobs: list[Job]  # the jobs recovery advice applies to (training)
     by_path: dict[str, ParsedFile]
@@ -235,8 +252,7 @@ class Project:
     judgements: Mapping[str, Verdict] = field(default_factory=dict)  # every candidate file: judged or not, and why
 
 
-@dataclass
-class JobSpec:
+class JobSpec(Record):
     """An explicit link from config: ``[[tool.recovery-lint.jobs]]``."""
 
     manifest: str

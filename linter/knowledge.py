@@ -57,8 +57,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from .record import Record, field
 
 if TYPE_CHECKING:
     from packaging.version import Version
@@ -105,8 +106,7 @@ _PRE_RANK = {"alpha": 0, "beta": 1}
 
 
 @functools.total_ordering
-@dataclass(frozen=True, eq=False)
-class AscendVersion:
+class AscendVersion(Record, frozen=True, eq=False):
     """A parsed Ascend release name such as ``6.0.RC3``, ``8.0.RC2.alpha002`` or ``6.0.0``.
 
     Exactly one of ``rc`` (release candidate number) and ``micro`` (final release number) is set.
@@ -310,8 +310,7 @@ def _non_npu_build(torch: str | None) -> str | None:
 # The release table
 
 
-@dataclass(frozen=True)
-class Release:
+class Release(Record, frozen=True):
     """One torch_npu release build, as its tag in Ascend/pytorch has it (see the module docstring)."""
 
     tag: str
@@ -437,8 +436,7 @@ def _and_list(items: list[str]) -> str:
 # Looking up declared versions
 
 
-@dataclass(frozen=True)
-class NpuFacts:
+class NpuFacts(Record, frozen=True):
     """The torch_npu releases a job's declared versions allow, and how they were found."""
 
     releases: tuple[Release, ...]
@@ -631,8 +629,7 @@ def watchdog_value(text: str) -> int:
     return max(_INT64[0], min(_INT64[1], sign * int(digits)))
 
 
-@dataclass(frozen=True)
-class WatchdogFacts:
+class WatchdogFacts(Record, frozen=True):
     """What the candidate releases do with HCCL_ASYNC_ERROR_HANDLING; None where they differ or are unknown."""
 
     read: bool | None  # HCCL_ASYNC_ERROR_HANDLING is read at all
@@ -698,16 +695,14 @@ def _shared(values: list[bool]) -> bool | None:
 # Features a release has, and the range the docs support
 
 
-@dataclass(frozen=True)
-class Support:
+class Support(Record, frozen=True):
     """Whether a feature is there for a job's versions: ``status`` (see the module docstring) and why."""
 
     status: str
     reason: str
 
 
-@dataclass(frozen=True)
-class _Feature:
+class _Feature(Record, frozen=True):
     attribute: str  # the Release field that says whether a build has it
     requirement: str  # the knowledge.json requirement with the documented range
     name: str
@@ -807,8 +802,7 @@ def _first_with(spec: _Feature, releases: tuple[Release, ...]) -> str:
 # Older helpers on the release table (the current rules call these)
 
 
-@dataclass(frozen=True)
-class TorchNpuVersion:
+class TorchNpuVersion(Record, frozen=True):
     """A torch_npu version: a package version (``2.1.0.post10``) or a release name (``6.0.RC3``).
 
     ``release`` is the release of the tag that builds the package (None when no release tag does);

@@ -10,8 +10,8 @@ import posixpath
 import re
 import shlex
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
+from .record import Record
 from .sources.shell import Word
 
 PYTHON = re.compile(r"^(?:python[0-9.]*|pypy[0-9.]*)$")
@@ -95,8 +95,7 @@ WRAPPERS: dict[str, Callable[[list[str], int], int]] = {
 }
 
 
-@dataclass
-class Unwrapped:
+class Unwrapped(Record):
     words: list[Word]  # the command after its wrappers
     offset: int  # how many words were stripped
     assignments: list[tuple[str, str | None, Word]]  # ``env NAME=value`` settings, in order
@@ -336,8 +335,7 @@ def module_path(word: Word, words: list[Word], values: Lookup) -> str | None:
 
 
 # -- scale -------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Scale:
+class Scale(Record, frozen=True):
     """How many processes a launch starts: per node and nodes (None when not known statically)."""
 
     per_node: int | None

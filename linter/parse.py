@@ -6,15 +6,14 @@ Runs in worker processes for large runs, so everything it returns is plain pickl
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from .record import Record, field
 from .span import SourceText, Span
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 
 
-@dataclass
-class FileIssue:
+class FileIssue(Record):
     """A problem reading or parsing a file: becomes RL900 (or RL903 for templates)."""
 
     span: Span
@@ -22,8 +21,7 @@ class FileIssue:
     code: str = "RL900"
 
 
-@dataclass
-class ParsedFile:
+class ParsedFile(Record):
     path: str  # display path
     kind: str  # manifest | shell | python | requirements | pyproject | dockerfile | other
     source: SourceText | None

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+
+from .record import Record
 
 TRAINING = "training"
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(Record, frozen=True):
     role: str  # training | evaluation | inference | conversion | data | benchmark | ci | test | library |
     #            vendored | single-process | mindspore | no-launch | unknown
     reason: str  # the evidence, for --show-jobs and the JSON report
@@ -165,8 +165,7 @@ def _benchmark_name(words: set[str], what: str) -> Verdict | None:
     return None
 
 
-@dataclass(frozen=True)
-class LaunchFacts:
+class LaunchFacts(Record, frozen=True):
     """What the linker saw of one launch command."""
 
     script: str  # the file the command is written in (a script or a manifest)

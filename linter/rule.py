@@ -4,10 +4,10 @@ examples) and yields diagnostics from the job and file models. It never opens a 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from .diagnostics import Diagnostic, Fix, Related, Severity
+from .record import Record, field
 from .span import Span
 
 if TYPE_CHECKING:
@@ -26,8 +26,7 @@ PHASE_TITLES = {
 }
 
 
-@dataclass(frozen=True)
-class Case:
+class Case(Record, frozen=True):
     """An example a rule must get right: a small repository, where it must fire, and the fixed text.
 
     ``expect`` lists ``path:line`` (or ``path:line:column``) positions; empty means the rule must

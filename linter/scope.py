@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import find_config
 from .discover import Candidate, classify, discover, display_path
 from .parse import SHELL_KINDS
+from .record import Record, field
 
 STDIN_DISPLAY = "-"
 
@@ -28,8 +28,7 @@ class ScopeError(Exception):
     pass
 
 
-@dataclass
-class Scope:
+class Scope(Record):
     paths: list[Path]  # what the engine walks
     config_start: Path  # where config discovery starts
     report_only: set[str] | None = None  # display paths to report; None reports everything

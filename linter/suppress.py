@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
 
+from .record import Record, field
 from .span import SourceText, Span
 
 MARKER = "recovery-lint"  # files without it are never tokenized
@@ -24,8 +24,7 @@ DIRECTIVE = re.compile(
 CODE = re.compile(r"^RL\d{3}$")
 
 
-@dataclass
-class Directive:
+class Directive(Record):
     kind: str  # ignore | ignore-file
     codes: list[tuple[str, Span]]  # each code with its own span
     span: Span  # the directive text, reason included
@@ -44,8 +43,7 @@ class Directive:
         return span.line <= self.applies_to <= last
 
 
-@dataclass
-class DirectiveProblem:
+class DirectiveProblem(Record):
     span: Span
     message: str
 

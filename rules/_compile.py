@@ -3,9 +3,8 @@ the operator compile cache (``ASCEND_CACHE_PATH``) of the launches that run it."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from recovery_lint.jobs import Job
+from recovery_lint.record import Record
 from recovery_lint.sources.python import PyArg, PyCall, PythonFile
 from recovery_lint.span import Span
 
@@ -22,8 +21,7 @@ def compile_mode_calls(file: PythonFile) -> list[tuple[PyCall, PyArg | None]]:
     return out
 
 
-@dataclass
-class CacheSetting:
+class CacheSetting(Record):
     spans: list[Span]  # where ASCEND_CACHE_PATH is set for this file
     everywhere: bool  # set for every launch that runs the file (False when no launch reaches it)
     launches: int  # how many launch environments were looked at

@@ -14,12 +14,11 @@ path string and ``map_location`` of ``None`` or ``'cpu'`` only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from recovery_lint.diagnostics import Edit, Fix, unsafe_fix
 from recovery_lint.edits import edit, insert_line_after
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand, Project
 from recovery_lint.knowledge import mindio_support
+from recovery_lint.record import Record, field
 from recovery_lint.sources.python import DYNAMIC, PyArg, PyCall, PyImport, PythonFile
 from recovery_lint.span import Span
 
@@ -41,8 +40,7 @@ PATH_NAME_ENDINGS = ("path", "filename", "fname", "_name", "_dir")
 STATE_WORDS = ("state", "ckpt", "checkpoint", "model", "optim", "epoch", "step", "iteration", "weights", "net")
 
 
-@dataclass
-class AcpState:
+class AcpState(Record):
     acp_imports: list[tuple[PythonFile, PyImport]] = field(default_factory=list)
     mindspeed: tuple[PythonFile, PyImport] | None = None
     # PyTorch launches whose environment lacks MINDIO_AUTO_PATCH_MEGATRON=true (with the value seen)
@@ -232,8 +230,7 @@ def _api_mismatch(file: PythonFile, call: PyCall, function: str) -> str:
 
 
 # -- MindSpeed-LLM: one finding per entry file ---------------------------------------------------
-@dataclass
-class MindSpeedGroup:
+class MindSpeedGroup(Record):
     """The jobs that run one MindSpeed-LLM entry without MindIO ACP."""
 
     file: PythonFile

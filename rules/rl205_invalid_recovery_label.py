@@ -11,12 +11,12 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
+from recovery_lint.record import Record
 from recovery_lint.rule import Case, Rule
 from recovery_lint.sources.manifest import ManifestDoc
 from recovery_lint.sources.yamlnodes import STR_TAG, YMap, YNode, YScalar, YSeq
@@ -54,8 +54,7 @@ def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-@dataclass(frozen=True)
-class KeyRule:
+class KeyRule(Record, frozen=True):
     """What one key accepts at one location, as the pre-check reads it from the schema."""
 
     location: str

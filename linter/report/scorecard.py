@@ -11,10 +11,10 @@ the phase out, and ``unknown`` otherwise.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic, Severity
 from ..jobs import EnvValue, Job, Project
+from ..record import Record, field
 from ..rule import PHASE_TITLES
 
 PHASES = ("detection", "rescheduling", "comm-init", "checkpoint", "compile")
@@ -69,16 +69,14 @@ def rule_phase(code: str) -> tuple[str, str] | None:
 
 
 # -- the model ------------------------------------------------------------------------------------
-@dataclass
-class WorstCase:
+class WorstCase(Record):
     text: str
     seconds: int | None  # None when the bound is not a number (never, or not known statically)
     setting: str
     origin: str  # "job" (the job sets it) | "default" (documented default)
 
 
-@dataclass
-class PhaseScore:
+class PhaseScore(Record):
     phase: str
     status: str
     detail: str
@@ -94,8 +92,7 @@ class PhaseScore:
         return sorted({d.code for d in self.findings})
 
 
-@dataclass
-class JobCard:
+class JobCard(Record):
     job: Job
     phases: list[PhaseScore]
     other: list[Diagnostic]  # findings of the job outside the five phases (versions, parse errors, ...)

@@ -15,7 +15,8 @@ gets wrong (the commands around them are then parsed as bash parses them).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from ..record import Record, field
 
 # reserved words that end or continue a construct: where a command starts, one is an error unless the
 # construct it belongs to is open and expects it
@@ -112,15 +113,13 @@ WORD, NEWLINE, EOF, ARITH = "word", "newline", "end of file", "(("
 CMD, PREFIX, ARG, DECL, ARRAY, PATTERN, TARGET, COND, COND_EXTGLOB, COND_REGEX = range(10)
 
 
-@dataclass
-class SyntaxProblem:
+class SyntaxProblem(Record):
     offset: int  # where bash reports it (character offsets)
     end: int
     message: str
 
 
-@dataclass
-class Checked:
+class Checked(Record):
     problem: SyntaxProblem | None = None
     undecided: bool = False  # nested too deeply to check; nothing is known
     rewrites: list[tuple[int, int, str]] = field(default_factory=list)  # (start, end, same-length text)
@@ -163,19 +162,31 @@ def outermost(rewrites: list[tuple[int, int, str]]) -> list[tuple[int, int, str]
     return out
 
 
-@dataclass(slots=True)
-class _Token:
+class _Token(Record):
+    __slots__ = ("end", "kind", "start", "text")
+
     kind: str  # WORD, NEWLINE, EOF, ARITH or the operator itself
     start: int
     end: int
-    text: str = ""  # a word's text as written
+    text: str  # a word's text as written
+
+    def __init__(
+        self,
+        kind: str,
+        start: int,
+        end: int,
+        text: str = "",
+    ) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.text = text
 
     def is_word(self, *texts: str) -> bool:
         return self.kind == WORD and self.text in texts
 
 
-@dataclass
-class _Heredoc:
+class _Heredoc(Record):
     delimiter: str
     strip_tabs: bool
     quoted: bool

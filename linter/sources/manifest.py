@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..record import Record, field
 from ..span import SourceText, Span
 from .yamlnodes import (
     MAX_EXPANDED,
@@ -24,32 +24,70 @@ TEMPLATE_MARKERS = re.compile(r"\{\{-?\s|\{\{[.$a-zA-Z_]|\{%-?\s|\{#")
 MAX_DOCUMENTS = 5_000
 
 
-@dataclass(slots=True)
-class EnvVar:
+class EnvVar(Record):
+    __slots__ = ("entry", "name", "value", "value_from")
+
     name: YScalar
     value: YScalar | None  # None for valueFrom or a missing value
     entry: YMap
-    value_from: bool = False
+    value_from: bool
+
+    def __init__(
+        self,
+        name: YScalar,
+        value: YScalar | None,
+        entry: YMap,
+        value_from: bool = False,
+    ) -> None:
+        self.name = name
+        self.value = value
+        self.entry = entry
+        self.value_from = value_from
 
 
-@dataclass(slots=True)
-class VolumeMount:
+class VolumeMount(Record):
+    __slots__ = ("entry", "mount_path", "name")
+
     name: YScalar
     mount_path: YScalar | None
     entry: YMap
 
+    def __init__(
+        self,
+        name: YScalar,
+        mount_path: YScalar | None,
+        entry: YMap,
+    ) -> None:
+        self.name = name
+        self.mount_path = mount_path
+        self.entry = entry
 
-@dataclass(slots=True)
-class Volume:
+
+class Volume(Record):
+    __slots__ = ("config_map", "entry", "kind", "name", "path")
+
     name: YScalar
     kind: str | None  # hostPath, nfs, configMap, emptyDir, ...
     path: YScalar | None  # hostPath.path / nfs.path
     config_map: YScalar | None
     entry: YMap
 
+    def __init__(
+        self,
+        name: YScalar,
+        kind: str | None,
+        path: YScalar | None,
+        config_map: YScalar | None,
+        entry: YMap,
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.path = path
+        self.config_map = config_map
+        self.entry = entry
 
-@dataclass(eq=False)
-class Container:
+
+class Container(Record, eq=False):
     name: str | None
     node: YMap
     command: list[YScalar]
@@ -67,8 +105,7 @@ class Container:
         return self.command + self.args
 
 
-@dataclass(eq=False)
-class PodSpec:
+class PodSpec(Record, eq=False):
     """A pod template inside a job: one vcjob task or one AscendJob replica type."""
 
     role: str  # task name or replica type (Master/Worker), "" for a plain pod spec
@@ -84,8 +121,7 @@ class PodSpec:
     policies_entry: tuple[YScalar, YNode] | None = None
 
 
-@dataclass
-class Policy:
+class Policy(Record):
     """A Volcano lifecycle policy: ``event`` (or ``events``) and ``action``."""
 
     event: str | None
@@ -97,8 +133,7 @@ class Policy:
         return self.event == event or event in self.events
 
 
-@dataclass(eq=False)
-class ManifestDoc:
+class ManifestDoc(Record, eq=False):
     path: str
     index: int  # 0-based document number in the file
     root: YMap
@@ -148,8 +183,7 @@ class ManifestDoc:
         return [(pod, c) for pod in self.pods for c in pod.containers]
 
 
-@dataclass(eq=False)
-class ManifestFile:
+class ManifestFile(Record, eq=False):
     source: SourceText
     docs: list[ManifestDoc] = field(default_factory=list)
     issues: list[YamlIssue] = field(default_factory=list)

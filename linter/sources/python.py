@@ -7,18 +7,31 @@ import re
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ..record import Record, field
 from ..span import Located, SourceText, Span
 
 
-@dataclass(slots=True)
-class PyImport:
+class PyImport(Record):
+    __slots__ = ("bound", "module", "span", "top_level")
+
     module: str  # full module name, e.g. "torch_npu" or "torch_npu.npu"
     bound: str  # the name bound in the module namespace
     span: Span  # the whole import statement
     top_level: bool
+
+    def __init__(
+        self,
+        module: str,
+        bound: str,
+        span: Span,
+        top_level: bool,
+    ) -> None:
+        self.module = module
+        self.bound = bound
+        self.span = span
+        self.top_level = top_level
 
 
 class PyArg(Located):
@@ -108,21 +121,18 @@ class PyCall(Located):
         return (PyCall, (self.qualname, self.written, self.span, self.func_span, *state))
 
 
-@dataclass
-class PyEnvSet:
+class PyEnvSet(Record):
     name: str
     value: str | None
     span: Span
 
 
-@dataclass
-class PythonIssue:
+class PythonIssue(Record):
     span: Span
     message: str
 
 
-@dataclass(eq=False)
-class PythonFile:
+class PythonFile(Record, eq=False):
     source: SourceText
     imports: list[PyImport] = field(default_factory=list)
     calls: list[PyCall] = field(default_factory=list)

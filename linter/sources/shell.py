@@ -14,9 +14,9 @@ another shell (zsh, fish, csh) is not parsed as bash at all.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..record import Record, field
 from ..span import Located, SourceText, Span, to_bytes
 
 STATEMENT_PARENTS = frozenset(
@@ -116,8 +116,21 @@ class Word(Located):
         return (Word, (self._written, self.value, self.span))
 
 
-@dataclass(slots=True)
-class Assignment:
+class Assignment(Record):
+    __slots__ = (
+        "conditional",
+        "function",
+        "has_value",
+        "kind",
+        "loops",
+        "name",
+        "name_span",
+        "span",
+        "statement",
+        "value",
+        "value_span",
+    )
+
     name: str
     value: str | None  # static value; None when dynamic or absent
     has_value: bool
@@ -126,24 +139,69 @@ class Assignment:
     span: Span
     statement: Span  # the enclosing statement: inserted lines go before it
     kind: str  # export | assign | local | declare | readonly | prefix | unset
-    function: str | None = None
-    conditional: bool = False  # inside an if/case branch, a while body, or after && / ||
-    loops: tuple[str, ...] = ()  # headers of the enclosing for loops, outermost first
+    function: str | None
+    conditional: bool  # inside an if/case branch, a while body, or after && / ||
+    loops: tuple[str, ...]  # headers of the enclosing for loops, outermost first
+
+    def __init__(
+        self,
+        name: str,
+        value: str | None,
+        has_value: bool,
+        name_span: Span,
+        value_span: Span | None,
+        span: Span,
+        statement: Span,
+        kind: str,
+        function: str | None = None,
+        conditional: bool = False,
+        loops: tuple[str, ...] = (),
+    ) -> None:
+        self.name = name
+        self.value = value
+        self.has_value = has_value
+        self.name_span = name_span
+        self.value_span = value_span
+        self.span = span
+        self.statement = statement
+        self.kind = kind
+        self.function = function
+        self.conditional = conditional
+        self.loops = loops
 
     @property
     def exported(self) -> bool:
         return self.kind == "export"
 
 
-@dataclass(slots=True)
-class Command:
+class Command(Record):
+    __slots__ = ("conditional", "function", "loops", "prefixes", "span", "statement", "words")
+
     words: list[Word]
     span: Span
     statement: Span
-    prefixes: list[Assignment] = field(default_factory=list)
-    function: str | None = None
-    conditional: bool = False  # inside an if/case branch, a while body, or after && / ||
-    loops: tuple[str, ...] = ()  # headers of the enclosing for loops ("for((i=0;i<8;i++))"), outermost first
+    prefixes: list[Assignment]
+    function: str | None
+    conditional: bool  # inside an if/case branch, a while body, or after && / ||
+    loops: tuple[str, ...]  # headers of the enclosing for loops ("for((i=0;i<8;i++))"), outermost first
+
+    def __init__(
+        self,
+        words: list[Word],
+        span: Span,
+        statement: Span,
+        prefixes: list[Assignment] | None = None,
+        function: str | None = None,
+        conditional: bool = False,
+        loops: tuple[str, ...] = (),
+    ) -> None:
+        self.words = words
+        self.span = span
+        self.statement = statement
+        self.prefixes = [] if prefixes is None else prefixes
+        self.function = function
+        self.conditional = conditional
+        self.loops = loops
 
     @property
     def name(self) -> str:
@@ -157,15 +215,13 @@ class Command:
 Event = Assignment | Command
 
 
-@dataclass
-class ShellIssue:
+class ShellIssue(Record):
     span: Span
     message: str
     code: str = "RL900"  # RL904: written for another shell, not checked
 
 
-@dataclass(eq=False)
-class ShellScript:
+class ShellScript(Record, eq=False):
     source: SourceText
     events: list[Event] = field(default_factory=list)
     issues: list[ShellIssue] = field(default_factory=list)

@@ -7,8 +7,8 @@ Read from requirements/constraints files, ``pyproject.toml`` dependency strings,
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from ..record import Record, field
 from ..span import SourceText, Span
 
 # project names as PEP 503 normalizes them -> our component names
@@ -49,21 +49,35 @@ ENV_COMPONENTS = {
 }
 
 
-@dataclass(slots=True)
-class VersionPin:
+class VersionPin(Record):
+    __slots__ = ("component", "line_span", "op", "span", "version")
+
     component: str  # torch | torch-npu | cann | mindcluster | mindio
     version: str  # as written
     op: str  # "==" for an exact pin; a lower bound otherwise is not a known version
     span: Span  # the version text
     line_span: Span  # the whole requirement
 
+    def __init__(
+        self,
+        component: str,
+        version: str,
+        op: str,
+        span: Span,
+        line_span: Span,
+    ) -> None:
+        self.component = component
+        self.version = version
+        self.op = op
+        self.span = span
+        self.line_span = line_span
+
     @property
     def exact(self) -> bool:
         return self.op in ("==", "===") and "*" not in self.version
 
 
-@dataclass(eq=False)
-class PinFile:
+class PinFile(Record, eq=False):
     source: SourceText
     pins: list[VersionPin] = field(default_factory=list)
 

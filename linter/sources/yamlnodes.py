@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import lru_cache
 
+from ..record import Record
 from ..span import Located, SourceText, Span
 
 STR_TAG = "tag:yaml.org,2002:str"
@@ -277,8 +277,7 @@ class YSeq(_Collection):
 YNode = YScalar | YMap | YSeq
 
 
-@dataclass
-class YamlIssue:
+class YamlIssue(Record):
     span: Span
     message: str
     kind: str = "syntax"  # syntax | duplicate-key | too-large
