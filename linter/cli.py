@@ -49,8 +49,40 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _Help)
+        super().__init__(**kwargs)
+
     def error(self, message: str):  # argparse exits 2 as well; keep our one-line style
         raise UsageError(message)
+
+
+class _Width:
+    """argparse's help formatter, told the terminal's width. Left to find it, it imports shutil, and
+    shutil the compression modules, on every run: argparse makes a formatter for each argument added."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width=None) -> None:
+        width = _columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width)  # type: ignore[call-arg]
+
+
+class _Help(_Width, argparse.HelpFormatter):
+    pass
+
+
+class _RawHelp(_Width, argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` gives it: $COLUMNS, the terminal, or 80."""
+    columns = 0
+    with contextlib.suppress(KeyError, ValueError):
+        columns = int(os.environ["COLUMNS"])
+    if columns <= 0:
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    return columns if columns > 0 else 80
 
 
 def _worker_count(text: str) -> int:
@@ -70,7 +102,7 @@ def _check_parser() -> argparse.ArgumentParser:
         description="Find missing or misconfigured recovery-time optimizations in Ascend NPU PyTorch\n"
         "training jobs: manifests, launch scripts, training code and version pins.",
         epilog=HELP_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawHelp,
     )
     p.add_argument(
         "paths", nargs="*", metavar="PATH", help="files or folders to lint (default: .); '-' reads standard input"

@@ -6,15 +6,17 @@ import contextlib
 import functools
 import os
 import re
-import shutil
 import stat
-import subprocess
 import sys
 from collections.abc import Collection
 from pathlib import Path
-from typing import Protocol
 
 from .record import Record
+
+TYPE_CHECKING = False  # see record.py: typing and subprocess cost a one-file run more than they give it
+if TYPE_CHECKING:
+    import subprocess
+    from typing import Protocol
 
 DEFAULT_EXCLUDES = frozenset(
     {
@@ -379,14 +381,16 @@ def _read_regular(path: Path) -> str | None:
         return None
 
 
-class _Rules(Protocol):
-    """What is ignored in one folder of the walk."""
+if TYPE_CHECKING:
 
-    def ignored(self, name: str, is_dir: bool) -> bool: ...
+    class _Rules(Protocol):
+        """What is ignored in one folder of the walk."""
 
-    def below(self, name: str, names: Collection[str]) -> _Rules:
-        """The rules of the subfolder ``name``, whose own entries are ``names``."""
-        ...
+        def ignored(self, name: str, is_dir: bool) -> bool: ...
+
+        def below(self, name: str, names: Collection[str]) -> _Rules:
+            """The rules of the subfolder ``name``, whose own entries are ``names``."""
+            ...
 
 
 class _NoRules:
@@ -613,6 +617,8 @@ def git_listing(root: Path, top: Path) -> GitListing | None:
 
 @functools.cache
 def git_program() -> str | None:
+    import shutil  # git is looked for only where a listing is asked for
+
     absolute = [entry for entry in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
     return shutil.which("git", path=os.pathsep.join(absolute)) if absolute else None
 
@@ -649,6 +655,8 @@ def _run_git(git: str, top: Path, cwd: Path, args: list[str]) -> subprocess.Comp
 
 
 def _start_git(git: str, top: Path, cwd: Path, args: list[str]) -> subprocess.Popen[bytes] | None:
+    import subprocess
+
     try:
         return subprocess.Popen(
             _git_command(git, args),
@@ -665,6 +673,8 @@ def _start_git(git: str, top: Path, cwd: Path, args: list[str]) -> subprocess.Po
 def _finish(process: subprocess.Popen[bytes] | None) -> subprocess.CompletedProcess[bytes] | None:
     if process is None:
         return None
+    import subprocess
+
     try:
         output, _ = process.communicate(timeout=GIT_TIMEOUT)
     except (OSError, subprocess.SubprocessError):
@@ -680,6 +690,8 @@ def _collect(process: subprocess.Popen[bytes] | None) -> bytes | None:
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
+    import subprocess
+
     process.kill()
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         process.communicate()

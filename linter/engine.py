@@ -11,7 +11,6 @@ import posixpath
 import re
 import signal
 import sys
-import traceback
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -754,6 +753,8 @@ def _run_tasks(tasks: _Hooks, indices) -> tuple[list[Diagnostic], list[str]]:
         try:
             diagnostics.extend(tasks.run(rule, target))
         except Exception as exc:  # a broken rule must not hide the other findings
+            import traceback
+
             where = traceback.extract_tb(exc.__traceback__)[-1]
             errors.append(
                 f"{rule.code} failed on {_label(target)}: {type(exc).__name__}: {exc} "

@@ -57,11 +57,13 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Any
 
 from .record import Record, field
 
+TYPE_CHECKING = False  # typing is not imported at run time (see record.py)
 if TYPE_CHECKING:
+    from typing import Any
+
     from packaging.version import Version
 
 __all__ = [

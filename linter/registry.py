@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import os
 import re
 from functools import lru_cache
 
@@ -17,10 +17,8 @@ def all_rules() -> dict[str, Rule]:
     from . import rules as package
 
     found: dict[str, Rule] = {}
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
+    for name in _rule_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{name}")
         for value in vars(module).values():
             if (
                 isinstance(value, type)
@@ -33,6 +31,18 @@ def all_rules() -> dict[str, Rule]:
                     raise RuntimeError(f"rule code {value.code} defined twice")
                 found[value.code] = value()
     return dict(sorted(found.items()))
+
+
+def _rule_modules(folders: list[str]) -> list[str]:
+    """The package's public modules, by name (pkgutil would do it, but imports inspect to)."""
+    names = set()
+    for folder in folders:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                stem, dot, suffix = entry.name.partition(".")
+                if dot and suffix == "py" and stem.isidentifier() and not stem.startswith("_"):
+                    names.add(stem)
+    return sorted(names)
 
 
 def by_name() -> dict[str, Rule]:

@@ -4,13 +4,15 @@ examples) and yields diagnostics from the job and file models. It never opens a 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, ClassVar
 
 from .diagnostics import Diagnostic, Fix, Related, Severity
 from .record import Record, field
 from .span import Span
 
+TYPE_CHECKING = False  # typing is not imported at run time (see record.py)
 if TYPE_CHECKING:
+    from typing import ClassVar
+
     from .jobs import Job, Project
     from .parse import ParsedFile
 

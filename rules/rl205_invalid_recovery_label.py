@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import Any
 
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.edits import replace_scalar
@@ -22,6 +21,10 @@ from recovery_lint.sources.manifest import ManifestDoc
 from recovery_lint.sources.yamlnodes import STR_TAG, YMap, YNode, YScalar, YSeq
 
 from ._common import manifest_source
+
+TYPE_CHECKING = False  # typing is not imported at run time (see record.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_FILE = "labels.schema.json"
 # keywords the pre-check evaluates; everything else in a key's schema must be an annotation
@@ -34,9 +37,9 @@ LOCATIONS = {"labels": "label", "annotations": "annotation", "podLabels": "pod t
 @functools.cache
 def label_schema() -> dict[str, Any]:
     """The schema document, read once per process."""
-    from importlib.resources import files
+    from recovery_lint.schemas import read_text
 
-    return json.loads(files("recovery_lint.schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
+    return json.loads(read_text(SCHEMA_FILE))
 
 
 def _resolve(schema: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,8 @@
 """A one-file run imports only what it uses: no jsonschema without a config file or a schema-checked
 value, no rich without terminal output, no tree-sitter without a shell script, no packaging without
-a version to compare, no pickle, process pool or cache without a cache or a large run."""
+a version to compare, no pickle, process pool or cache without a cache or a large run; and none of
+the standard modules that only start-up would pay for (dataclasses and inspect, typing, subprocess
+without git, shutil, traceback, importlib.resources with tempfile and zipfile)."""
 
 from __future__ import annotations
 
@@ -46,10 +48,20 @@ NOT_USED = (
     "recovery_lint.adopt",
     "recovery_lint.report.full",
     "recovery_lint.report.scorecard",
+    "dataclasses",
+    "inspect",
+    "typing",
+    "subprocess",
+    "shutil",
+    "traceback",
+    "pkgutil",
+    "importlib.resources",
+    "tempfile",
+    "zipfile",
 )
 
 
-def imported_by_run(cwd: Path, *argv: str) -> set[str]:
+def imported_by_run(cwd: Path, *argv: str, output: list[str] | None = None) -> set[str]:
     result = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "recovery_lint", *argv],
         cwd=cwd,
@@ -58,6 +70,8 @@ def imported_by_run(cwd: Path, *argv: str) -> set[str]:
         env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
     )
     assert result.returncode == 1, result.stdout + result.stderr  # the manifest has a finding
+    if output is not None:
+        output.append(result.stdout)
     return set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s+(\S+)$", result.stderr, re.MULTILINE))
 
 
@@ -66,6 +80,20 @@ def test_a_one_file_concise_run_imports_none_of_the_heavy_modules(tmp_path):
     modules = imported_by_run(tmp_path, "--isolated", "--no-cache", "--output-format", "concise", "job.yaml")
     assert "yaml" in modules and "recovery_lint.engine" in modules  # what the run does use
     assert sorted(m for m in NOT_USED if m in modules) == []
+
+
+def test_a_manifest_running_a_script_loads_the_bash_grammar_but_not_its_package_helpers(tmp_path):
+    script = MANIFEST.replace(
+        '["python", "train.py"]',
+        '["/bin/bash", "-c", "export HCCL_ASYNC_ERROR_HANDLING=0; torchrun --nproc_per_node=8 train.py"]',
+    )
+    (tmp_path / "job.yaml").write_text(script)
+    output: list[str] = []
+    modules = imported_by_run(
+        tmp_path, "--isolated", "--no-cache", "--output-format", "concise", "job.yaml", output=output
+    )
+    assert "RL101" in output[0]  # found in the script: the grammar was loaded
+    assert sorted(m for m in ("importlib.resources", "tempfile", "zipfile", "shutil") if m in modules) == []
 
 
 def test_the_check_sees_modules_that_are_imported(tmp_path):
