@@ -149,7 +149,7 @@ def shell_target(text: str) -> None:
 
 
 def python_target(text: str) -> None:
-    from recovery_lint.sources.python import parse_python
+    from recovery_lint.sources.python_parse import parse_python
 
     src = SourceText("train.py", text)
     py = parse_python(src)

@@ -109,7 +109,7 @@ def parse_source(source: SourceText, kind: str) -> ParsedFile:
         issues = [FileIssue(i.span, i.message, i.code) for i in script.issues]
         return ParsedFile(source.path, kind, source, script, issues)
     if kind == "python":
-        from .sources.python import parse_python
+        from .sources.python_parse import parse_python
 
         py = parse_python(source)
         return ParsedFile(source.path, kind, source, py, [FileIssue(i.span, i.message) for i in py.issues])

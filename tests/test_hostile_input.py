@@ -351,7 +351,7 @@ def test_alias_bomb_is_linear_in_time(tmp_path):
 
 def test_a_crash_in_a_parser_costs_one_file(tmp_path, monkeypatch):
     # whatever a parser raises on some input, that file gets an RL900 and the others are linted
-    from recovery_lint.sources import python as python_source
+    from recovery_lint.sources import python_parse as python_source
 
     def broken(src):
         raise RuntimeError("parser bug")

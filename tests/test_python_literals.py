@@ -7,7 +7,8 @@ import gc
 
 import pytest
 
-from recovery_lint.sources.python import DYNAMIC, literal, parse_python
+from recovery_lint.sources.python import DYNAMIC
+from recovery_lint.sources.python_parse import literal, parse_python
 from recovery_lint.span import SourceText
 
 EXPRESSIONS = [

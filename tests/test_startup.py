@@ -1,7 +1,7 @@
 """A one-file run imports only what it uses: no jsonschema without a config file or a schema-checked
 value, no rich without terminal output, no tree-sitter without a shell script, no packaging without
 a version to compare, no pickle, process pool or cache without a cache or a large run; and none of
-the standard modules that only start-up would pay for (dataclasses and inspect, typing, subprocess
+the standard modules that only start-up would pay for (dataclasses and inspect, ast without a Python file, typing, subprocess
 without git, shutil, traceback, importlib.resources with tempfile and zipfile)."""
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ NOT_USED = (
     "recovery_lint.report.full",
     "recovery_lint.report.scorecard",
     "dataclasses",
+    "ast",
     "inspect",
     "typing",
     "subprocess",
