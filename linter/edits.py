@@ -6,21 +6,20 @@ Rules call these to describe a fix; nothing here touches a file. Every function 
 
 from __future__ import annotations
 
-import re
-
 from .diagnostics import Edit
+from .lazyre import LazyPattern
 from .sources.shell import Assignment, ShellScript, Word
 from .sources.yamlnodes import YMap, YNode, YScalar, YSeq, content_end
 from .span import SourceText, Span
 
-YAML_NEEDS_QUOTES = re.compile(
+YAML_NEEDS_QUOTES = LazyPattern(
     r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|"
     r"[-+]?[0-9][0-9_.eE+-]*|0x[0-9a-fA-F]+|0o[0-7]+|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|)$"
 )
 # a mapping entry to insert: the value is YAML text, or the fields of a nested mapping
 FieldValue = str | list[tuple[str, "FieldValue"]]
 Field = tuple[str, FieldValue]
-YAML_SPECIAL = re.compile(r"^[\s\-?:,\[\]{}#&*!|>'\"%@`]|:\s|\s#|[\r\n]|\s$")
+YAML_SPECIAL = LazyPattern(r"^[\s\-?:,\[\]{}#&*!|>'\"%@`]|:\s|\s#|[\r\n]|\s$")
 
 
 def edit(src: SourceText, start: int, end: int, content: str) -> Edit:
@@ -167,7 +166,7 @@ def insert_sequence_entry(src: SourceText, mapping: YMap, key: str, fields: list
     return edit(src, pos, pos, nl + nl.join(lines))
 
 
-YAML_COMMENT = re.compile(r"(?:^|\s)(#.*)$")
+YAML_COMMENT = LazyPattern(r"(?:^|\s)(#.*)$")
 
 
 def remove_block_keep_comments(src: SourceText, start: int, end: int) -> Edit:

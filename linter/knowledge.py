@@ -58,6 +58,7 @@ from __future__ import annotations
 import functools
 import re
 
+from .lazyre import LazyPattern
 from .record import Record, field
 
 TYPE_CHECKING = False  # typing is not imported at run time (see record.py)
@@ -100,10 +101,10 @@ __all__ = [
 # Digit runs are capped so int() never meets Python's limit on huge digit strings.
 _N = r"(\d{1,9})"
 _PRE = r"(?:\.?(alpha|beta)(\d{1,9}))?"
-_DOTTED = re.compile(rf"v?{_N}\.{_N}\.(?:rc{_N}|{_N})(?:\.{_N})?{_PRE}", re.ASCII | re.IGNORECASE)
+_DOTTED = LazyPattern(rf"v?{_N}\.{_N}\.(?:rc{_N}|{_N})(?:\.{_N})?{_PRE}", re.ASCII | re.IGNORECASE)
 # Community builds drop the dots (80RC3alpha003, 900beta2); only single-digit major/minor are
 # unambiguous, and an RC or build tag is required so plain numbers such as "800" are not taken.
-_COMPACT = re.compile(r"(\d)(\d)(?:rc(\d{1,9})|(\d))(?:(alpha|beta)(\d{1,9}))?", re.ASCII | re.IGNORECASE)
+_COMPACT = LazyPattern(r"(\d)(\d)(?:rc(\d{1,9})|(\d))(?:(alpha|beta)(\d{1,9}))?", re.ASCII | re.IGNORECASE)
 _PRE_RANK = {"alpha": 0, "beta": 1}
 
 

@@ -11,10 +11,11 @@ import re
 import shlex
 from collections.abc import Callable, Mapping
 
+from .lazyre import LazyPattern
 from .record import Record
 from .sources.shell import Word
 
-PYTHON = re.compile(r"^(?:python[0-9.]*|pypy[0-9.]*)$")
+PYTHON = LazyPattern(r"^(?:python[0-9.]*|pypy[0-9.]*)$")
 DISTRIBUTED_MODULES = {
     "torch.distributed.run": "torch.distributed.run",
     "torch.distributed.launch": "torch.distributed.launch",
@@ -26,7 +27,7 @@ DISTRIBUTED_LAUNCHERS = TORCH_LAUNCHERS | {"deepspeed"}
 COMMAND_LAUNCHERS = frozenset({"torchrun", "torch_npu_run", "msrun", "deepspeed"})
 
 # $NAME, ${NAME}, ${NAME:-default}, and the positional parameters $1 .. ${12}
-_VAR = re.compile(
+_VAR = LazyPattern(
     r"\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?::?-(?P<default>[^}]*))?\}"
     r"|(?P<plain>[A-Za-z_][A-Za-z0-9_]*|[0-9]))"
 )
@@ -154,7 +155,7 @@ def expand(text: str, values: Lookup) -> str | None:
     return out
 
 
-_CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n")  # an unescaped backslash, then a line break
+_CONTINUATION = LazyPattern(r"(?<!\\)((?:\\\\)*)\\\n")  # an unescaped backslash, then a line break
 
 
 def _strip_quotes(text: str) -> str:
@@ -167,7 +168,7 @@ def word_value(word: Word, values: Lookup) -> str | None:
     return word.value if word.value is not None else expand(word.text, values)
 
 
-PURE_VARIABLE = re.compile(r"^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$")
+PURE_VARIABLE = LazyPattern(r"^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$")
 
 
 def split_arguments(words: list[Word], values: Lookup) -> list[Word]:
@@ -409,7 +410,7 @@ def _loop_count(header: str, values: Lookup) -> int | None:
 
 _DEVICE_OPTIONS = ("--gpus", "--ngpu", "--ngpus", "--npus", "--device_num", "--device-num", "--num_gpus", "--n_gpus")
 _WORLD_OPTIONS = ("--world_size", "--world-size")
-_NP_NAME = re.compile(r"(?:^|[_-])(\d{1,3})p(?:[_.-]|$)")
+_NP_NAME = LazyPattern(r"(?:^|[_-])(\d{1,3})p(?:[_.-]|$)")
 
 
 def launch_scale(

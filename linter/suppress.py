@@ -13,15 +13,16 @@ from __future__ import annotations
 import bisect
 import re
 
+from .lazyre import LazyPattern
 from .record import Record, field
 from .span import SourceText, Span
 
 MARKER = "recovery-lint"  # files without it are never tokenized
 
-DIRECTIVE = re.compile(
+DIRECTIVE = LazyPattern(
     r"#\s*recovery-lint\s*:\s*(?P<kind>[A-Za-z-]+)(?P<bracket>\[(?P<codes>[^\]\n]*)\])?(?P<reason>[^\n\r]*)"
 )
-CODE = re.compile(r"^RL\d{3}$")
+CODE = LazyPattern(r"^RL\d{3}$")
 
 
 class Directive(Record):

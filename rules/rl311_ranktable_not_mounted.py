@@ -6,6 +6,7 @@ import re
 from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
 from recovery_lint.jobs import EnvValue, Job
 from recovery_lint.knowledge import feature_support
+from recovery_lint.lazyre import LazyPattern
 from recovery_lint.rule import Case, Rule
 from recovery_lint.sources.manifest import Container, PodSpec
 
@@ -344,7 +345,7 @@ SYSTEM_DIRECTORIES = frozenset(
     {"/", "/tmp", "/var", "/var/tmp", "/usr", "/etc", "/home", "/root", "/opt", "/bin", "/lib", "/run", "/dev"}
 )
 # a command that writes a file: a redirection, tee/cp/mv/ln, or a Python program given the path
-_WRITES = re.compile(r">|\btee\b|\bcp\b|\bmv\b|\bln\b|\bpython[0-9.]*\b|\.py\b")
+_WRITES = LazyPattern(r">|\btee\b|\bcp\b|\bmv\b|\bln\b|\bpython[0-9.]*\b|\.py\b")
 
 
 def written_by_job(job: Job, path: str) -> bool:

@@ -7,6 +7,7 @@ from functools import lru_cache
 
 from ..record import Record, field
 from ..span import SourceText, Span
+from .yamlblock import read_block_yaml
 from .yamlnodes import (
     MAX_EXPANDED,
     PLAIN,
@@ -223,8 +224,44 @@ def _loader() -> type:
     return FastLoader
 
 
+# Manifests a process reads without PyYAML. Importing it costs about as much as reading this many in
+# Python, and libyaml then reads each one faster: a one-file run never imports it, a large run soon does.
+BLOCK_READS = 16
+_block_reads = 0
+
+
 def compose_documents(src: SourceText) -> tuple[list[YNode], list[YamlIssue]]:
-    """Compose every document; stops at the first syntax error, keeping the documents before it."""
+    """Compose every document; stops at the first syntax error, keeping the documents before it.
+    Both readers give the same nodes (tests/test_yaml_block.py): which one reads is a matter of speed."""
+    global _block_reads
+    if _block_reads < BLOCK_READS:
+        _block_reads += 1
+        composed = _compose_block(src)
+        if composed is not None:
+            return composed
+    return _compose_with_libyaml(src)
+
+
+def _compose_block(src: SourceText) -> tuple[list[YNode], list[YamlIssue]] | None:
+    """The documents of a manifest in the plain block shape most are written in, read without
+    importing PyYAML (see yamlblock.py); None when libyaml has to read it."""
+    text = src.text
+    if text.startswith("\ufeff"):
+        return None
+    documents = read_block_yaml(text, PLAIN)
+    if documents is None or len(documents) > MAX_DOCUMENTS:
+        return None
+    conv = NodeConverter(src, 0)
+    nodes: list[YNode] = []
+    try:
+        for document in documents:
+            nodes.append(conv.convert(document))
+    except (YamlTooLarge, RecursionError):
+        return None  # libyaml's reading says so, with the message of its own path
+    return nodes, conv.issues
+
+
+def _compose_with_libyaml(src: SourceText) -> tuple[list[YNode], list[YamlIssue]]:
     import yaml
 
     text = src.text

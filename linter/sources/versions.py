@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from ..lazyre import LazyPattern
 from ..record import Record, field
 from ..span import SourceText, Span
 
@@ -25,18 +26,18 @@ PACKAGES = {
 COMPONENTS = ("torch", "torch-npu", "cann", "mindcluster", "mindio")
 MAX_VERSION_LENGTH = 100
 
-REQUIREMENT = re.compile(  # a name starts at a token boundary: no quadratic retries inside a long word
+REQUIREMENT = LazyPattern(  # a name starts at a token boundary: no quadratic retries inside a long word
     r"(?<![A-Za-z0-9._-])(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*"
     r"(?P<version>[A-Za-z0-9][A-Za-z0-9._+*!-]*)"
 )
-WHEEL = re.compile(
+WHEEL = LazyPattern(
     r"(?P<name>mindio_acp|mindio_ttp|taskd|torch_npu|torch)-(?P<version>[0-9][A-Za-z0-9._+]*?)-(?:cp|py)\d"
 )
-CANN_PACKAGE = re.compile(
+CANN_PACKAGE = LazyPattern(
     r"Ascend-cann-(?:toolkit|kernels[-_][A-Za-z0-9]+|nnae|nnal)_(?P<version>[0-9][A-Za-z0-9.]*?)_linux"
 )
-MINDCLUSTER_PACKAGE = re.compile(r"Ascend-mindxdl-[a-z-]+_(?P<version>[0-9][A-Za-z0-9.]*?)_linux")
-ENV_VERSION = re.compile(
+MINDCLUSTER_PACKAGE = LazyPattern(r"Ascend-mindxdl-[a-z-]+_(?P<version>[0-9][A-Za-z0-9.]*?)_linux")
+ENV_VERSION = LazyPattern(
     r"\b(?P<name>CANN_VERSION|TORCH_NPU_VERSION|TORCH_VERSION|MINDIO_VERSION|MINDCLUSTER_VERSION)"
     r"\s*[= ]\s*[\"']?(?P<version>[0-9][A-Za-z0-9._+]*)"
 )

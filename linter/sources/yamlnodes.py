@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from ..record import Record
 from ..span import Located, SourceText, Span
@@ -36,12 +36,70 @@ class _Plain(str):
 PLAIN = _Plain(STR_TAG)
 
 
+# YAML 1.1's implicit types as PyYAML's Resolver tells them (yaml/resolver.py): a plain scalar's tag is
+# that of the first pattern it matches among those registered for its first character, in this order
+_IMPLICIT = (
+    (
+        "bool",
+        r"""^(?:yes|Yes|YES|no|No|NO
+        |true|True|TRUE|false|False|FALSE
+        |on|On|ON|off|Off|OFF)$""",
+        "yYnNtTfFoO",
+    ),
+    (
+        "float",
+        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
+        |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+        |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+        |[-+]?\.(?:inf|Inf|INF)
+        |\.(?:nan|NaN|NAN))$""",
+        "-+0123456789.",
+    ),
+    (
+        "int",
+        r"""^(?:[-+]?0b[0-1_]+
+        |[-+]?0[0-7_]+
+        |[-+]?(?:0|[1-9][0-9_]*)
+        |[-+]?0x[0-9a-fA-F_]+
+        |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$""",
+        "-+0123456789",
+    ),
+    ("merge", r"^(?:<<)$", "<"),
+    ("null", r"""^(?: ~ |null|Null|NULL | )$""", "~nN"),
+    (
+        "timestamp",
+        r"""^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
+        |[0-9][0-9][0-9][0-9] -[0-9][0-9]? -[0-9][0-9]?
+        (?:[Tt]|[ \t]+)[0-9][0-9]?
+        :[0-9][0-9] :[0-9][0-9] (?:\.[0-9]*)?
+        (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""",
+        "0123456789",
+    ),
+    ("value", r"^(?:=)$", "="),
+    ("yaml", r"^(?:!|&|\*)$", "!&*"),
+)
+
+
+@cache
+def _patterns(first: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The implicit types a plain scalar starting with ``first`` may have, compiled when first
+    needed (all of them at once cost a one-file run several milliseconds)."""
+    return tuple(
+        ("tag:yaml.org,2002:" + name, re.compile(pattern, re.X))
+        for name, pattern, firsts in _IMPLICIT
+        if first in firsts
+    )
+
+
 @lru_cache(maxsize=4096)
 def resolve_plain(value: str) -> str:
-    """PyYAML's implicit tag of a plain scalar (what SafeLoader would have given it)."""
-    import yaml
-
-    return yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False))
+    """The implicit tag of a plain scalar, as PyYAML's SafeLoader would give it."""
+    if not value:
+        return NULL_TAG  # only the null pattern is registered for the empty scalar, and it matches
+    for tag, pattern in _patterns(value[0]):
+        if pattern.match(value):
+            return tag
+    return STR_TAG
 
 
 class YScalar(Located):
