@@ -178,10 +178,10 @@ def test_a_process_reads_a_few_manifests_without_pyyaml_then_hands_over_to_libya
 def test_plain_scalar_tags_are_pyyamls():
     resolver = yaml.resolver.Resolver()
     rng = random.Random(7)
-    alphabet = "0123456789-+._:eExXbBtTfFnNyYoO~<=!&* \tZaAlsu"
+    alphabet = "0123456789-+._:eExXbBtTfFnNyYoO~<=!&* \tZaAlsuUlL\n"
     values = ["", "~", "null", "Null", "yes", "No", "on", "OFF", "true", "0", "07", "08", "0b1", "0x1F", "1_000",
               "1:20", "1:20.5", ".5", "-.inf", ".NaN", "1e5", "1.0e+5", "2001-12-14", "2001-12-14 21:59:43.10 -5",
-              "<<", "=", "!", "a", "1\n"]  # fmt: skip
-    values += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8))) for _ in range(20000)]
+              "<<", "=", "!", "a", "1\n", "yes\n", "07\n", "08", "-", "+", "-a", "+.5", "-x\n", "~\n", "null\n", "nul", "Off", "0\n"]  # fmt: skip
+    values += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8))) for _ in range(40000)]
     wrong = [v for v in values if resolve_plain(v) != resolver.resolve(yaml.ScalarNode, v, (True, False))]
     assert wrong == []

@@ -91,15 +91,43 @@ def _patterns(first: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     )
 
 
+_BOOL_WORDS = frozenset(("yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
+                         "on", "On", "ON", "off", "Off", "OFF"))  # fmt: skip
+_NULL_WORDS = frozenset(("~", "null", "Null", "NULL"))
+_NOT_NUMBER_AFTER_SIGN = frozenset("0123456789.")
+
+
 @lru_cache(maxsize=4096)
 def resolve_plain(value: str) -> str:
     """The implicit tag of a plain scalar, as PyYAML's SafeLoader would give it."""
     if not value:
         return NULL_TAG  # only the null pattern is registered for the empty scalar, and it matches
+    known = _resolve_common(value)
+    if known is not None:
+        return known
     for tag, pattern in _patterns(value[0]):
         if pattern.match(value):
             return tag
     return STR_TAG
+
+
+def _resolve_common(value: str) -> str | None:
+    """The tag of the plain scalars manifests are full of, told without compiling PyYAML's number
+    and date patterns; None for the others. (A pattern's ``$`` also matches before a last line break.)"""
+    core = value[:-1] if value.endswith("\n") else value
+    first = value[0]
+    if first in "yYnNtTfFoO~":
+        if core in _BOOL_WORDS:
+            return "tag:yaml.org,2002:bool"
+        if core in _NULL_WORDS:
+            return NULL_TAG
+        return STR_TAG  # no other pattern is registered for these first characters
+    if core.isdigit() and core.isascii():  # digits only: an int unless a leading 0 makes it a bad octal
+        octal = core[0] != "0" or len(core) == 1 or all(c in "01234567" for c in core)
+        return "tag:yaml.org,2002:int" if octal else STR_TAG
+    if first in "-+" and value[1:2] not in _NOT_NUMBER_AFTER_SIGN:
+        return STR_TAG  # only numbers may start with a sign, and a digit or a '.' follows it
+    return None
 
 
 class YScalar(Located):
