@@ -12,8 +12,8 @@ common shape of a manifest is read here and libyaml reads everything else. This 
 - comments and blank lines; any printable text.
 
 It gives up (returns None) on anything else: folded (``>``) or multi-line plain and quoted
-scalars, anchors, aliases, tags, directives, explicit keys, tabs or carriage returns outside
-comments and block scalars, odd indentation, every syntax error. A file it takes gets the nodes
+scalars, anchors, aliases, tags, directives, explicit keys, tabs outside comments and block
+scalars, carriage returns, a byte order mark, odd indentation, every syntax error. A file it takes gets the nodes
 libyaml would give, offsets included: the same values, styles and tags (plain scalars resolved
 later), a collection ending where the next token starts, an empty value at the end of its colon.
 ``tests/test_yaml_block.py`` holds it to libyaml, file by file.
@@ -85,7 +85,7 @@ def read_block_yaml(text: str, plain_tag: object) -> list[Node] | None:
         return None
     try:
         return _Reader(text, plain_tag).documents()
-    except (Unsupported, IndexError, RecursionError):
+    except (Unsupported, IndexError, RecursionError):  # an index past the text: a shape not foreseen
         return None
 
 
