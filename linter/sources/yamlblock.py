@@ -114,6 +114,7 @@ class _Reader:
             pos = find("\n", pos + 1)
         self.starts = starts  # offset of each line
         self.ends = [start - 1 for start in starts[1:]] + [len(text)]  # offset of each line's break
+        self.lead = [len(row) - len(row.lstrip(" ")) for row in text.split("\n")]  # each line's leading spaces
         self.keys: dict[int, int | None] = {}  # simple_key's answers by offset
 
     # -- lines ---------------------------------------------------------------------------------
@@ -125,25 +126,27 @@ class _Reader:
     def next_token(self, line: int, pos: int) -> tuple[int, int]:
         """The line and offset of the next token from ``pos`` on: blanks, comments and line
         breaks skipped; (len(lines), len(text)) at the end. Tabs may stand only in comments."""
-        text = self.text
-        while line < len(self.starts):
-            end = self.line_end(line)
-            while pos < end and text[pos] == " ":
-                pos += 1
+        text, starts, ends, lead = self.text, self.starts, self.ends, self.lead
+        lines = len(starts)
+        while line < lines:
+            end = ends[line]
+            if pos == starts[line]:
+                pos += lead[line]
+            else:
+                while pos < end and text[pos] == " ":
+                    pos += 1
             if pos < end:
                 ch = text[pos]
                 if ch == "\t":  # libyaml skips a tab only where no key can start: not worth telling apart
                     raise Unsupported("a tab between tokens")
                 if ch != "#":
                     return line, pos
-                if pos > self.starts[line] and text[pos - 1] not in " \t":
+                if pos > starts[line] and text[pos - 1] not in " \t":
                     raise Unsupported("'#' glued to a token")
-                pos = end
-                continue
             line += 1
-            if line < len(self.starts):
-                pos = self.starts[line]
-        return len(self.starts), len(text)
+            if line < lines:
+                pos = starts[line]
+        return lines, len(text)
 
     def column(self, line: int, pos: int) -> int:
         return pos - self.starts[line]
