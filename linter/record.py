@@ -98,6 +98,7 @@ class Record:
     _factories_: dict[str, Callable[[], object]] = {}  # noqa: RUF012
     _shown_: tuple[str, ...] = ()
     _compared_: tuple[str, ...] = ()
+    _field_set_: frozenset[str] = frozenset()
     _frozen_ = False
 
     def __init_subclass__(cls, *, eq: bool = True, frozen: bool = False, **kwargs: Any) -> None:
@@ -131,6 +132,7 @@ class Record:
             (compared.add if spec.compare else compared.discard)(name)
         _check_order(cls, names, defaults, factories)
         cls._fields_ = tuple(names)
+        cls._field_set_ = frozenset(names)
         cls._defaults_ = defaults
         cls._factories_ = factories
         cls._shown_ = tuple(n for n in names if n in shown)
@@ -138,25 +140,29 @@ class Record:
         _give_methods(cls, eq, frozen)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        fields = self._fields_
+        cls = type(self)
+        fields = cls._fields_
         if len(args) > len(fields):
-            raise TypeError(f"{type(self).__name__}() takes {len(fields)} arguments, {len(args)} given")
-        assign = object.__setattr__
-        for name, value in zip(fields, args, strict=False):  # no more args than fields: checked above
-            assign(self, name, value)
-        for name in fields[len(args) :]:
-            if name in kwargs:
-                assign(self, name, kwargs.pop(name))
-            elif name in self._factories_:
-                assign(self, name, self._factories_[name]())
-            elif name in self._defaults_:
-                assign(self, name, self._defaults_[name])
-            else:
-                raise TypeError(f"{type(self).__name__}() is missing the argument {name!r}")
+            raise TypeError(f"{cls.__name__}() takes {len(fields)} arguments, {len(args)} given")
+        values = dict(zip(fields, args, strict=False))  # no more args than fields: checked above
         if kwargs:
-            taken = [n for n in kwargs if n in fields]
-            problem = "got several values for" if taken else "has no field"
-            raise TypeError(f"{type(self).__name__}() {problem} {', '.join(map(repr, taken or kwargs))}")
+            if not cls._field_set_.issuperset(kwargs):
+                unknown = ", ".join(map(repr, sorted(set(kwargs) - cls._field_set_)))
+                raise TypeError(f"{cls.__name__}() has no field {unknown}")
+            if not values.keys().isdisjoint(kwargs):
+                twice = ", ".join(map(repr, sorted(values.keys() & kwargs)))
+                raise TypeError(f"{cls.__name__}() got several values for {twice}")
+            values.update(kwargs)
+        if len(values) < len(fields):
+            for name in fields:
+                if name not in values:
+                    if name in cls._factories_:
+                        values[name] = cls._factories_[name]()
+                    elif name in cls._defaults_:
+                        values[name] = cls._defaults_[name]
+                    else:
+                        raise TypeError(f"{cls.__name__}() is missing the argument {name!r}")
+        self.__dict__.update(values)  # past a frozen record's __setattr__, in one call
         post = getattr(self, "__post_init__", None)
         if post is not None:
             post()
@@ -177,6 +183,8 @@ class Record:
 def _check_order(cls: type, names: list[str], defaults: dict[str, object], factories: dict[str, Any]) -> None:
     if "__init__" in cls.__dict__:
         return  # the class's own __init__ decides what is optional
+    if "__slots__" in cls.__dict__:
+        raise TypeError(f"{cls.__name__}: a record with __slots__ writes its own __init__")
     optional = False
     for name in names:
         if name in defaults or name in factories:

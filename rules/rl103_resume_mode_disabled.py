@@ -1,9 +1,8 @@
 from __future__ import annotations
 
-import re
-
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.jobs import Job
+from recovery_lint.lazyre import LazyPattern
 from recovery_lint.rule import Case, Rule
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
@@ -12,7 +11,7 @@ from ._versions import facts_of
 
 VAR = "RESUME_MODE_ENABLE"
 RESUMABLE = ("job", "pod", "process")
-_LEADING_INT = re.compile(r"\s*[+-]?(\d+)")
+_LEADING_INT = LazyPattern(r"\s*[+-]?(\d+)")
 
 
 _ACJOB = """\

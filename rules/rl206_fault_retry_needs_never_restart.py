@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import re
-
 from recovery_lint.diagnostics import Severity, unsafe_fix
 from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
+from recovery_lint.lazyre import LazyPattern
 from recovery_lint.rule import Case, Rule
 from recovery_lint.sources.manifest import Policy
 
 from ._common import manifest_source
 
-ATOI = re.compile(r"^[+-]?[0-9]+$")
+ATOI = LazyPattern(r"^[+-]?[0-9]+$")
 # products the unconditional retry documentation does not list (it names Atlas 800T A2 / 900 A2 PoD)
 UNDOCUMENTED_PLATFORMS = ("ascend-910", "ascend-npu")
 

@@ -143,3 +143,11 @@ def test_the_models_records_compare_and_copy_as_before():
     value = EnvValue("A", "1", "script", span)
     assert (value.exported, value.assignment, value.template) == (True, None, None)
     assert not hasattr(value, "__dict__")
+
+
+def test_a_slotted_record_must_write_its_own_init():
+    with pytest.raises(TypeError, match="writes its own __init__"):
+
+        class Bad(Record):
+            __slots__ = ("a",)
+            a: int
