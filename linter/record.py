@@ -99,6 +99,7 @@ class Record:
     _shown_: tuple[str, ...] = ()
     _compared_: tuple[str, ...] = ()
     _field_set_: frozenset[str] = frozenset()
+    _direct_ = True  # no field is kept by a descriptor (a property): values go straight into __dict__
     _frozen_ = False
 
     def __init_subclass__(cls, *, eq: bool = True, frozen: bool = False, **kwargs: Any) -> None:
@@ -133,6 +134,12 @@ class Record:
         _check_order(cls, names, defaults, factories)
         cls._fields_ = tuple(names)
         cls._field_set_ = frozenset(names)
+        cls._direct_ = not any(
+            hasattr(type(klass.__dict__[name]), "__set__")
+            for klass in cls.__mro__
+            for name in names
+            if name in klass.__dict__
+        )
         cls._defaults_ = defaults
         cls._factories_ = factories
         cls._shown_ = tuple(n for n in names if n in shown)
@@ -162,7 +169,11 @@ class Record:
                         values[name] = cls._defaults_[name]
                     else:
                         raise TypeError(f"{cls.__name__}() is missing the argument {name!r}")
-        self.__dict__.update(values)  # past a frozen record's __setattr__, in one call
+        if cls._direct_:
+            self.__dict__.update(values)  # in one call, and past a frozen record's __setattr__
+        else:
+            for name, value in values.items():  # a property of the class keeps a field: through its setter
+                object.__setattr__(self, name, value)
         post = getattr(self, "__post_init__", None)
         if post is not None:
             post()

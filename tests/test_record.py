@@ -151,3 +151,25 @@ def test_a_slotted_record_must_write_its_own_init():
         class Bad(Record):
             __slots__ = ("a",)
             a: int
+
+
+class Kept(Record):
+    value: int
+    note: str = ""
+
+
+class KeptByProperty(Kept):
+    @property  # type: ignore[override]
+    def value(self) -> int:
+        return self._value * 10
+
+    @value.setter
+    def value(self, given: int) -> None:
+        self._value = given
+
+
+def test_a_field_a_property_keeps_is_set_through_its_setter():
+    kept = KeptByProperty(3, "n")
+    assert (kept.value, kept._value, kept.note) == (30, 3, "n")
+    assert "value" not in vars(kept)
+    assert Kept(3).value == 3 and vars(Kept(3)) == {"value": 3, "note": ""}
