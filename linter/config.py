@@ -140,9 +140,9 @@ def _located(exc: ConfigError, path: Path, text: str) -> str:
 
 
 def _schema() -> dict:
-    from .schemas import read_text
+    from .schemas import read_json
 
-    return json.loads(read_text("config.schema.json"))
+    return read_json("config.schema.json")
 
 
 def validate(section: dict, where: str) -> None:

@@ -205,21 +205,17 @@ def _parse_ascend_version(text: str) -> AscendVersion | None:
 @functools.cache
 def _data() -> dict[str, Any]:
     """knowledge.json: documented requirements and defaults."""
-    return _read_json("knowledge.json")
+    from .schemas import read_json
+
+    return read_json("knowledge.json")
 
 
 @functools.cache
 def _release_data() -> dict[str, Any]:
     """torch_npu_releases.json: what each release tag does, and the compatibility table."""
-    return _read_json("torch_npu_releases.json")
+    from .schemas import read_json
 
-
-def _read_json(name: str) -> dict[str, Any]:
-    import json
-
-    from .schemas import read_text
-
-    return json.loads(read_text(name))
+    return read_json("torch_npu_releases.json")
 
 
 def _ascend(text: str) -> AscendVersion:

@@ -9,7 +9,6 @@ imported to validate the location, so linting a clean manifest never pays for th
 from __future__ import annotations
 
 import functools
-import json
 import re
 
 from recovery_lint.diagnostics import Severity, safe_fix
@@ -37,9 +36,9 @@ LOCATIONS = {"labels": "label", "annotations": "annotation", "podLabels": "pod t
 @functools.cache
 def label_schema() -> dict[str, Any]:
     """The schema document, read once per process."""
-    from recovery_lint.schemas import read_text
+    from recovery_lint.schemas import read_json
 
-    return json.loads(read_text(SCHEMA_FILE))
+    return read_json(SCHEMA_FILE)
 
 
 def _resolve(schema: dict[str, Any]) -> dict[str, Any]:

@@ -21,7 +21,8 @@ later), a collection ending where the next token starts, an empty value at the e
 
 from __future__ import annotations
 
-STR_TAG = "tag:yaml.org,2002:str"
+from .yamlnodes import STR_TAG
+
 MAP_TAG = "tag:yaml.org,2002:map"
 SEQ_TAG = "tag:yaml.org,2002:seq"
 MAX_KEY = 1000  # longer keys are left to libyaml, whose limit is 1024 characters
@@ -148,6 +149,21 @@ class _Reader:
                 pos = starts[line]
         return lines, len(text)
 
+    def blank_after(self, pos: int) -> bool:
+        """Whether a blank or the line's end follows ``pos``: what makes ``-`` an entry, ``:`` a value."""
+        return self.text[pos + 1 : pos + 2] in ("", " ", "\n")
+
+    def is_entry(self, pos: int) -> bool:
+        """Whether a block sequence entry starts at ``pos``."""
+        return self.text[pos] == "-" and self.blank_after(pos)
+
+    def starts_plain(self, pos: int) -> bool:
+        """Whether a plain scalar may start at ``pos``: not an indicator, unless ``-``, ``?`` or ``:``
+        has a character of its own after it."""
+        text = self.text
+        ch = text[pos]
+        return ch not in _INDICATORS or (ch in "-?:" and text[pos + 1 : pos + 2] not in ("", " ", "\n", "\t"))
+
     def column(self, line: int, pos: int) -> int:
         return pos - self.starts[line]
 
@@ -192,9 +208,7 @@ class _Reader:
     def block_node(self, line: int, pos: int, parent: int) -> tuple[Node, int, int]:
         """The node starting at the token at (line, pos), inside a block indented at ``parent``.
         Returns the node and the next token after it."""
-        text = self.text
-        ch = text[pos]
-        if ch == "-" and text[pos + 1 : pos + 2] in ("", " ", "\n"):
+        if self.is_entry(pos):
             return self.block_sequence(line, pos)
         if self.simple_key(line, pos) is not None:
             return self.block_mapping(line, pos)
@@ -215,15 +229,15 @@ class _Reader:
             close = self.quoted_end(pos, end)
             if close is None:
                 return None
-            if text[close : close + 1] == ":" and text[close + 1 : close + 2] in ("", " ", "\n"):
+            if text[close : close + 1] == ":" and self.blank_after(close):
                 if close - pos > MAX_KEY:
                     raise Unsupported("a long key")
                 return close
             return None
-        if ch in _INDICATORS and not (ch in "-?:" and text[pos + 1 : pos + 2] not in ("", " ", "\n", "\t")):
+        if not self.starts_plain(pos):
             return None
         colon = text.find(":", pos, end)
-        while colon != -1 and text[colon + 1 : colon + 2] not in ("", " ", "\n"):
+        while colon != -1 and not self.blank_after(colon):
             colon = text.find(":", colon + 1, end)
         if colon == -1 or text.find(" #", pos, colon) != -1 or text.find("\t#", pos, colon) != -1:
             return None  # no key, or the ':' is in a comment
@@ -234,7 +248,6 @@ class _Reader:
         return colon
 
     def block_mapping(self, line: int, pos: int) -> tuple[Node, int, int]:
-        text = self.text
         indent = self.column(line, pos)
         start = pos
         pairs: list[tuple[Node, Node]] = []
@@ -242,7 +255,7 @@ class _Reader:
             key, colon = self.key(line, pos)
             value_line, value_pos = self.next_token(line, colon + 1)
             if value_line == line:  # the value is on the key's line
-                if text[value_pos] == "-" and text[value_pos + 1 : value_pos + 2] in ("", " ", "\n"):
+                if self.is_entry(value_pos):
                     raise Unsupported("a sequence entry on a key's line")
                 if self.simple_key(value_line, value_pos) is not None:
                     raise Unsupported("a mapping on a key's line")
@@ -252,11 +265,7 @@ class _Reader:
                 and not self.is_document_marker(value_line, value_pos)
                 and (
                     self.column(value_line, value_pos) > indent
-                    or (
-                        self.column(value_line, value_pos) == indent
-                        and text[value_pos] == "-"
-                        and text[value_pos + 1 : value_pos + 2] in ("", " ", "\n")
-                    )
+                    or (self.column(value_line, value_pos) == indent and self.is_entry(value_pos))
                 )
             ):
                 value, line, pos = self.block_node(value_line, value_pos, indent)
@@ -291,14 +300,13 @@ class _Reader:
         return node, colon
 
     def block_sequence(self, line: int, pos: int) -> tuple[Node, int, int]:
-        text = self.text
         indent = self.column(line, pos)
         start = pos
         items: list[Node] = []
         while True:
             entry_line, entry_pos = self.next_token(line, pos + 1)
             if entry_line == line:
-                if text[entry_pos] == "-" and text[entry_pos + 1 : entry_pos + 2] in ("", " ", "\n"):
+                if self.is_entry(entry_pos):
                     raise Unsupported("a compact nested sequence")
                 if self.simple_key(entry_line, entry_pos) is not None:
                     item, line, pos = self.block_mapping(entry_line, entry_pos)
@@ -318,7 +326,7 @@ class _Reader:
             column = self.column(line, pos)
             if column < indent:
                 break
-            if column > indent or not (text[pos] == "-" and text[pos + 1 : pos + 2] in ("", " ", "\n")):
+            if column > indent or not self.is_entry(pos):
                 if column == indent and self.simple_key(line, pos) is not None:
                     break  # an indentless sequence ends at its mapping's next key
                 raise Unsupported("not an entry where the sequence goes on")
@@ -338,7 +346,7 @@ class _Reader:
             self.rest_of_line_blank(after, end)
         elif ch == "|":
             return self.literal(line, pos, parent)
-        elif ch in _INDICATORS and not (ch in "-?:" and text[pos + 1 : pos + 2] not in ("", " ", "\n", "\t")):
+        elif not self.starts_plain(pos):
             raise Unsupported(f"a scalar starting with {ch!r}")
         else:
             node = self.plain(pos, end)
@@ -431,7 +439,7 @@ class _Reader:
             if c in ("-", "+") and chomp == 0:
                 chomp = -1 if c == "-" else 1
                 i += 1
-            elif c in "123456789" and c and increment == 0:
+            elif c and c in "123456789" and increment == 0:
                 increment = int(c)
                 i += 1
         self.rest_of_line_blank(i, self.line_end(line))
