@@ -1,3 +1,4 @@
+import gc
 import os
 import signal
 import sys
@@ -15,6 +16,8 @@ for _signum in (signal.SIGINT, signal.SIGTERM):
 # repository, its own yaml.py or json.py would then be imported (and run) in place of the library
 if sys.path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
+
+gc.disable()  # as the console script does (see console.py); cli.main freezes what is left
 
 from .cli import main  # noqa: E402 - after the start-up signal handlers and the sys.path fix
 

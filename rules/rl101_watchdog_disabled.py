@@ -6,7 +6,7 @@ from recovery_lint.knowledge import WATCHDOG_NEW_VAR as NEW_NAME
 from recovery_lint.knowledge import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge import documented_default, newest_release, watchdog_facts, watchdog_value
 from recovery_lint.record import replace
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
 from ._versions import declared, facts_of
@@ -111,117 +111,125 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
         "CANN environment variable reference: HCCL_EXEC_TIMEOUT (default 1836 s)",
         "MindCluster docs: 05_configuring_training_recovery, recovery time optimization (watchdog)",
     )
-    cases = (
-        Case(
-            title="an explicit 0 in the launch script: the user's value, an unsafe fix",
-            files={
-                "job.yaml": _MANIFEST,
-                "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0  # keep\n" + _LAUNCH,
-                "requirements.txt": _CURRENT,
-            },
-            expect=("train.sh:2",),
-            unsafe=True,
-            fixed={"train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1  # keep\n" + _LAUNCH},
-        ),
-        Case(
-            title="the explicit value is not changed by the safe fixes",
-            files={
-                "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH,
-                "requirements.txt": _CURRENT,
-            },
-            expect=("train.sh:2",),
-            fixed={"train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH},
-        ),
-        Case(
-            title="torch 2.1.0 with torch_npu 2.1.0 (release 5.0.0) defaults the watchdog off: safe insertion",
-            files={
-                "train.sh": "#!/bin/bash\nif true; then\n    " + _LAUNCH + "fi\n",
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0\n",
-            },
-            expect=("train.sh:3",),
-            fixed={
-                "train.sh": "#!/bin/bash\nif true; then\n    export HCCL_ASYNC_ERROR_HANDLING=1\n    "
-                + _LAUNCH
-                + "fi\n"
-            },
-        ),
-        Case(
-            title="release unknown, a manifest's job: a note and an unsafe insertion",
-            files={"job.yaml": _MANIFEST, "train.sh": "#!/bin/bash\n" + _LAUNCH},
-            expect=("train.sh:2",),
-            unsafe=True,
-            fixed={"train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1\n" + _LAUNCH},
-        ),
-        Case(
-            title="release unknown, a script no manifest runs: no claim",
-            files={"train.sh": _LAUNCH},
-        ),
-        Case(
-            title="TORCH_HCCL_ASYNC_ERROR_HANDLING is read by no release: the old name's 0 decides",
-            files={
-                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\nexport TORCH_HCCL_ASYNC_ERROR_HANDLING=1\n" + _LAUNCH,
-                "requirements.txt": _CURRENT,
-            },
-            expect=("train.sh:1",),
-        ),
-        Case(
-            title="unset on torch_npu 2.1.0.post10 (release 6.0.0): on by default",
-            files={"train.sh": _LAUNCH, "requirements.txt": _CURRENT},
-        ),
-        Case(
-            title="torch 1.8.1: no torch_npu release of it has the watchdog",
-            files={"train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH, "requirements.txt": "torch==1.8.1\n"},
-        ),
-        Case(
-            title="a CUDA torch build has no torch_npu watchdog",
-            files={"train.sh": _LAUNCH, "requirements.txt": "torch==2.1.0+cu118\n"},
-        ),
-        Case(
-            title="an AscendJob asking for process-level recovery with fault-scheduling off: reported, no fix",
-            files={
-                "job.yaml": _ACJOB.replace(
-                    "    framework: pytorch\n",
-                    '    framework: pytorch\n    fault-scheduling: "off"\n    process-recover-enable: "on"\n',
-                ),
-                "train.sh": "#!/bin/bash\n" + _LAUNCH,
-            },
-            expect=("train.sh:2",),
-            unsafe=True,
-            fixed={"train.sh": "#!/bin/bash\n" + _LAUNCH},
-        ),
-        Case(
-            title="process-level recovery on an AscendJob needs the watchdog off",
-            files={
-                "job.yaml": _ACJOB.replace("    framework: pytorch\n", "    framework: pytorch\n" + _PROCESS_LABELS),
-                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH,
-            },
-        ),
-        Case(
-            title="process-recover-enable on a Volcano Job does nothing: the watchdog is still needed",
-            files={
-                "job.yaml": _MANIFEST.replace(
-                    "    ring-controller.atlas: ascend-910b\n",
-                    "    ring-controller.atlas: ascend-910b\n" + _PROCESS_LABELS,
-                ),
-                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH,
-                "requirements.txt": _CURRENT,
-            },
-            expect=("train.sh:1",),
-        ),
-        Case(
-            title="a value set behind a condition: reported without a fix",
-            files={
-                "train.sh": 'if [ "$DEBUG" = 1 ]; then\n    export HCCL_ASYNC_ERROR_HANDLING=0\nfi\n' + _LAUNCH,
-                "requirements.txt": _CURRENT,
-            },
-            expect=("train.sh:2",),
-            unsafe=True,
-            fixed={"train.sh": 'if [ "$DEBUG" = 1 ]; then\n    export HCCL_ASYNC_ERROR_HANDLING=0\nfi\n' + _LAUNCH},
-        ),
-        Case(
-            title="a MindSpore job gets no PyTorch advice",
-            files={"job.yaml": _MANIFEST.replace("bash /job/code/train.sh", "msrun train.py")},
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="an explicit 0 in the launch script: the user's value, an unsafe fix",
+                files={
+                    "job.yaml": _MANIFEST,
+                    "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0  # keep\n" + _LAUNCH,
+                    "requirements.txt": _CURRENT,
+                },
+                expect=("train.sh:2",),
+                unsafe=True,
+                fixed={"train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1  # keep\n" + _LAUNCH},
+            ),
+            Case(
+                title="the explicit value is not changed by the safe fixes",
+                files={
+                    "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH,
+                    "requirements.txt": _CURRENT,
+                },
+                expect=("train.sh:2",),
+                fixed={"train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH},
+            ),
+            Case(
+                title="torch 2.1.0 with torch_npu 2.1.0 (release 5.0.0) defaults the watchdog off: safe insertion",
+                files={
+                    "train.sh": "#!/bin/bash\nif true; then\n    " + _LAUNCH + "fi\n",
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0\n",
+                },
+                expect=("train.sh:3",),
+                fixed={
+                    "train.sh": "#!/bin/bash\nif true; then\n    export HCCL_ASYNC_ERROR_HANDLING=1\n    "
+                    + _LAUNCH
+                    + "fi\n"
+                },
+            ),
+            Case(
+                title="release unknown, a manifest's job: a note and an unsafe insertion",
+                files={"job.yaml": _MANIFEST, "train.sh": "#!/bin/bash\n" + _LAUNCH},
+                expect=("train.sh:2",),
+                unsafe=True,
+                fixed={"train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1\n" + _LAUNCH},
+            ),
+            Case(
+                title="release unknown, a script no manifest runs: no claim",
+                files={"train.sh": _LAUNCH},
+            ),
+            Case(
+                title="TORCH_HCCL_ASYNC_ERROR_HANDLING is read by no release: the old name's 0 decides",
+                files={
+                    "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\nexport TORCH_HCCL_ASYNC_ERROR_HANDLING=1\n"
+                    + _LAUNCH,
+                    "requirements.txt": _CURRENT,
+                },
+                expect=("train.sh:1",),
+            ),
+            Case(
+                title="unset on torch_npu 2.1.0.post10 (release 6.0.0): on by default",
+                files={"train.sh": _LAUNCH, "requirements.txt": _CURRENT},
+            ),
+            Case(
+                title="torch 1.8.1: no torch_npu release of it has the watchdog",
+                files={
+                    "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH,
+                    "requirements.txt": "torch==1.8.1\n",
+                },
+            ),
+            Case(
+                title="a CUDA torch build has no torch_npu watchdog",
+                files={"train.sh": _LAUNCH, "requirements.txt": "torch==2.1.0+cu118\n"},
+            ),
+            Case(
+                title="an AscendJob asking for process-level recovery with fault-scheduling off: reported, no fix",
+                files={
+                    "job.yaml": _ACJOB.replace(
+                        "    framework: pytorch\n",
+                        '    framework: pytorch\n    fault-scheduling: "off"\n    process-recover-enable: "on"\n',
+                    ),
+                    "train.sh": "#!/bin/bash\n" + _LAUNCH,
+                },
+                expect=("train.sh:2",),
+                unsafe=True,
+                fixed={"train.sh": "#!/bin/bash\n" + _LAUNCH},
+            ),
+            Case(
+                title="process-level recovery on an AscendJob needs the watchdog off",
+                files={
+                    "job.yaml": _ACJOB.replace(
+                        "    framework: pytorch\n", "    framework: pytorch\n" + _PROCESS_LABELS
+                    ),
+                    "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH,
+                },
+            ),
+            Case(
+                title="process-recover-enable on a Volcano Job does nothing: the watchdog is still needed",
+                files={
+                    "job.yaml": _MANIFEST.replace(
+                        "    ring-controller.atlas: ascend-910b\n",
+                        "    ring-controller.atlas: ascend-910b\n" + _PROCESS_LABELS,
+                    ),
+                    "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH,
+                    "requirements.txt": _CURRENT,
+                },
+                expect=("train.sh:1",),
+            ),
+            Case(
+                title="a value set behind a condition: reported without a fix",
+                files={
+                    "train.sh": 'if [ "$DEBUG" = 1 ]; then\n    export HCCL_ASYNC_ERROR_HANDLING=0\nfi\n' + _LAUNCH,
+                    "requirements.txt": _CURRENT,
+                },
+                expect=("train.sh:2",),
+                unsafe=True,
+                fixed={"train.sh": 'if [ "$DEBUG" = 1 ]; then\n    export HCCL_ASYNC_ERROR_HANDLING=0\nfi\n' + _LAUNCH},
+            ),
+            Case(
+                title="a MindSpore job gets no PyTorch advice",
+                files={"job.yaml": _MANIFEST.replace("bash /job/code/train.sh", "msrun train.py")},
+            ),
+        )
     )
 
     def check_job(self, job: Job):

@@ -4,7 +4,7 @@ from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.jobs import Job
 from recovery_lint.knowledge import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge import watchdog_value
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 from ._common import pytorch_launches, set_env_value
 
@@ -111,98 +111,102 @@ explicitly; no fix when it is set behind a condition. The other two findings hav
         "(export HCCL_ASYNC_ERROR_HANDLING=0)",
         "Ascend/pytorch release tags: no final release up to 26.1.0 reads TORCH_HCCL_ASYNC_ERROR_HANDLING",
     )
-    cases = (
-        Case(
-            title="a script export turns the watchdog back on: the user's value, an unsafe fix",
-            files={
-                "job.yaml": _ACJOB,
-                "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1  # from the old job\ntorchrun train.py\n",
-                "pretrain.py": _MEGATRON,
-            },
-            expect=("train.sh:2:8",),
-            unsafe=True,
-            fixed={
-                "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0  # from the old job\ntorchrun train.py\n"
-            },
-        ),
-        Case(
-            title="the new variable name is read by no release: the old name's 0 stays in force",
-            files={
-                "job.yaml": _ACJOB,
-                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\r\nexport TORCH_HCCL_ASYNC_ERROR_HANDLING='2'\r\n"
-                "torchrun train.py\r\n",
-            },
-        ),
-        Case(
-            title="process-recover-enable without a recover-strategy: the container env value is effective",
-            files={
-                "job.yaml": _SWITCH_ONLY.replace(
-                    "            image: pytorch-npu:2.1.0\n",
-                    "            image: pytorch-npu:2.1.0\n            env:\n"
-                    '            - name: HCCL_ASYNC_ERROR_HANDLING\n              value: "1"\n',
-                ),
-                "train.sh": "torchrun train.py\n",
-            },
-            expect=("job.yaml:22",),
-            unsafe=True,
-            fixed={
-                "job.yaml": _SWITCH_ONLY.replace(
-                    "            image: pytorch-npu:2.1.0\n",
-                    "            image: pytorch-npu:2.1.0\n            env:\n"
-                    '            - name: HCCL_ASYNC_ERROR_HANDLING\n              value: "0"\n',
-                ),
-            },
-        ),
-        Case(
-            title="a container env value is replaced by the operator's 0 for a recover-strategy",
-            files={
-                "job.yaml": _ACJOB.replace(
-                    "            image: pytorch-npu:2.1.0\n",
-                    "            image: pytorch-npu:2.1.0\n            env:\n"
-                    '            - name: HCCL_ASYNC_ERROR_HANDLING\n              value: "1"\n',
-                ),
-                "train.sh": "torchrun train.py\n",
-            },
-        ),
-        Case(
-            title="watchdog off, as process-level recovery needs",
-            files={"job.yaml": _ACJOB, "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"},
-        ),
-        Case(
-            title="unset: the operator injects 0",
-            files={"job.yaml": _ACJOB, "train.sh": "torchrun train.py\n", "requirements.txt": "torch==2.1.0\n"},
-        ),
-        Case(
-            title="Pod-level rescheduling only: the watchdog should be on",
-            files={
-                "job.yaml": _ACJOB.replace('  annotations:\n    recover-strategy: "recover"\n', ""),
-                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun train.py\n",
-            },
-        ),
-        Case(
-            title="recover-strategy copied onto a Volcano Job: no effect there",
-            files={"job.yaml": _VCJOB, "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"},
-            expect=("job.yaml:10",),
-        ),
-        Case(
-            title="process-level recovery for a PyTorch entry that is not Megatron-based",
-            files={
-                "job.yaml": _ACJOB.replace("bash /job/code/train.sh", "torchrun --nproc_per_node 8 /job/code/train.py"),
-                "train.py": "import torch\nimport torch_npu\n",
-            },
-            expect=("job.yaml:11",),
-        ),
-        Case(
-            title="standalone script: recovery level unknown",
-            files={"train.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun train.py\n"},
-        ),
-        Case(
-            title="a MindSpore job gets no PyTorch advice",
-            files={
-                "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore"),
-                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\nmsrun --worker_num=8 train.py\n",
-            },
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="a script export turns the watchdog back on: the user's value, an unsafe fix",
+                files={
+                    "job.yaml": _ACJOB,
+                    "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1  # from the old job\ntorchrun train.py\n",
+                    "pretrain.py": _MEGATRON,
+                },
+                expect=("train.sh:2:8",),
+                unsafe=True,
+                fixed={
+                    "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0  # from the old job\ntorchrun train.py\n"
+                },
+            ),
+            Case(
+                title="the new variable name is read by no release: the old name's 0 stays in force",
+                files={
+                    "job.yaml": _ACJOB,
+                    "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\r\nexport TORCH_HCCL_ASYNC_ERROR_HANDLING='2'\r\n"
+                    "torchrun train.py\r\n",
+                },
+            ),
+            Case(
+                title="process-recover-enable without a recover-strategy: the container env value is effective",
+                files={
+                    "job.yaml": _SWITCH_ONLY.replace(
+                        "            image: pytorch-npu:2.1.0\n",
+                        "            image: pytorch-npu:2.1.0\n            env:\n"
+                        '            - name: HCCL_ASYNC_ERROR_HANDLING\n              value: "1"\n',
+                    ),
+                    "train.sh": "torchrun train.py\n",
+                },
+                expect=("job.yaml:22",),
+                unsafe=True,
+                fixed={
+                    "job.yaml": _SWITCH_ONLY.replace(
+                        "            image: pytorch-npu:2.1.0\n",
+                        "            image: pytorch-npu:2.1.0\n            env:\n"
+                        '            - name: HCCL_ASYNC_ERROR_HANDLING\n              value: "0"\n',
+                    ),
+                },
+            ),
+            Case(
+                title="a container env value is replaced by the operator's 0 for a recover-strategy",
+                files={
+                    "job.yaml": _ACJOB.replace(
+                        "            image: pytorch-npu:2.1.0\n",
+                        "            image: pytorch-npu:2.1.0\n            env:\n"
+                        '            - name: HCCL_ASYNC_ERROR_HANDLING\n              value: "1"\n',
+                    ),
+                    "train.sh": "torchrun train.py\n",
+                },
+            ),
+            Case(
+                title="watchdog off, as process-level recovery needs",
+                files={"job.yaml": _ACJOB, "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"},
+            ),
+            Case(
+                title="unset: the operator injects 0",
+                files={"job.yaml": _ACJOB, "train.sh": "torchrun train.py\n", "requirements.txt": "torch==2.1.0\n"},
+            ),
+            Case(
+                title="Pod-level rescheduling only: the watchdog should be on",
+                files={
+                    "job.yaml": _ACJOB.replace('  annotations:\n    recover-strategy: "recover"\n', ""),
+                    "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun train.py\n",
+                },
+            ),
+            Case(
+                title="recover-strategy copied onto a Volcano Job: no effect there",
+                files={"job.yaml": _VCJOB, "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"},
+                expect=("job.yaml:10",),
+            ),
+            Case(
+                title="process-level recovery for a PyTorch entry that is not Megatron-based",
+                files={
+                    "job.yaml": _ACJOB.replace(
+                        "bash /job/code/train.sh", "torchrun --nproc_per_node 8 /job/code/train.py"
+                    ),
+                    "train.py": "import torch\nimport torch_npu\n",
+                },
+                expect=("job.yaml:11",),
+            ),
+            Case(
+                title="standalone script: recovery level unknown",
+                files={"train.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun train.py\n"},
+            ),
+            Case(
+                title="a MindSpore job gets no PyTorch advice",
+                files={
+                    "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore"),
+                    "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\nmsrun --worker_num=8 train.py\n",
+                },
+            ),
+        )
     )
 
     def check_job(self, job: Job):

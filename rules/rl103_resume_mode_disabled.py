@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.jobs import Job
 from recovery_lint.lazyre import LazyPattern
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
 from ._examples import PYTORCH_VCJOB as _VCJOB
@@ -97,91 +97,93 @@ scripts, which no manifest reaches, are not reported: nothing says their job is 
         "Ascend/pytorch: torch_npu/csrc/core/npu/register/OptionsManager (IsResumeModeEnable, "
         'GetBoolTypeOption("RESUME_MODE_ENABLE") with strtol, default 0)',
     )
-    cases = (
-        Case(
-            title="resumable job, launch script without the export",
-            files={
-                "job.yaml": _VCJOB,
-                "train.sh": "#!/bin/bash\nsource env.sh\n  torchrun --nproc_per_node 8 train.py  # launch\n",
-                "env.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\n",
-            },
-            expect=("train.sh:3:3",),
-            fixed={
-                "train.sh": "#!/bin/bash\nsource env.sh\n  export RESUME_MODE_ENABLE=1\n"
-                "  torchrun --nproc_per_node 8 train.py  # launch\n"
-            },
-        ),
-        Case(
-            title="set to a value torch_npu reads as off: the user's value, an unsafe fix",
-            files={
-                "job.yaml": _VCJOB,
-                "train.sh": 'export RESUME_MODE_ENABLE="true"\ntorchrun train.py\n',
-            },
-            expect=("train.sh:1:8",),
-            unsafe=True,
-            fixed={"train.sh": 'export RESUME_MODE_ENABLE="1"\ntorchrun train.py\n'},
-        ),
-        Case(
-            title="process-level recovery is resumable too; Master and Worker share the script (one finding)",
-            files={"job.yaml": _ACJOB, "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\r\ntorchrun train.py\r\n"},
-            expect=("train.sh:2",),
-            fixed={
-                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\r\nexport RESUME_MODE_ENABLE=1\r\ntorchrun train.py\r\n"
-            },
-        ),
-        Case(
-            title="a launch without a script gets a container env entry",
-            files={
-                "job.yaml": _VCJOB.replace(
-                    '["/bin/bash", "-c", "bash /job/code/train.sh"]', '["torchrun", "/job/code/train.py"]'
-                ).replace(
-                    "          image: pytorch-npu:2.1.0\n",
-                    "          image: pytorch-npu:2.1.0\n          env:\n"
-                    '          - name: TASK_QUEUE_ENABLE\n            value: "2"\n',
-                ),
-            },
-            expect=("job.yaml:19",),
-            fixed={
-                "job.yaml": _VCJOB.replace(
-                    '["/bin/bash", "-c", "bash /job/code/train.sh"]', '["torchrun", "/job/code/train.py"]'
-                ).replace(
-                    "          image: pytorch-npu:2.1.0\n",
-                    "          image: pytorch-npu:2.1.0\n          env:\n"
-                    '          - name: TASK_QUEUE_ENABLE\n            value: "2"\n'
-                    '          - name: RESUME_MODE_ENABLE\n            value: "1"\n',
-                ),
-            },
-        ),
-        Case(
-            title="set in a sourced file",
-            files={
-                "job.yaml": _VCJOB,
-                "train.sh": ". ./env.sh\ntorchrun train.py\n",
-                "env.sh": "export RESUME_MODE_ENABLE=1\n",
-            },
-        ),
-        Case(
-            title="not resumable: no fault-scheduling label (that is RL201)",
-            files={
-                "job.yaml": _VCJOB.replace('    fault-scheduling: "grace"\n', ""),
-                "train.sh": "torchrun train.py\n",
-            },
-        ),
-        Case(
-            title="standalone launch script: nothing says the job is resumable",
-            files={"train.sh": "torchrun train.py\n", "requirements.txt": "torch==2.1.0\n"},
-        ),
-        Case(
-            title="a MindSpore job gets no PyTorch advice",
-            files={
-                "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore"),
-                "train.sh": "msrun --worker_num=8 train.py\n",
-            },
-        ),
-        Case(
-            title="a value set from elsewhere cannot be judged",
-            files={"job.yaml": _VCJOB, "train.sh": 'export RESUME_MODE_ENABLE="${RESUME}"\ntorchrun train.py\n'},
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="resumable job, launch script without the export",
+                files={
+                    "job.yaml": _VCJOB,
+                    "train.sh": "#!/bin/bash\nsource env.sh\n  torchrun --nproc_per_node 8 train.py  # launch\n",
+                    "env.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\n",
+                },
+                expect=("train.sh:3:3",),
+                fixed={
+                    "train.sh": "#!/bin/bash\nsource env.sh\n  export RESUME_MODE_ENABLE=1\n"
+                    "  torchrun --nproc_per_node 8 train.py  # launch\n"
+                },
+            ),
+            Case(
+                title="set to a value torch_npu reads as off: the user's value, an unsafe fix",
+                files={
+                    "job.yaml": _VCJOB,
+                    "train.sh": 'export RESUME_MODE_ENABLE="true"\ntorchrun train.py\n',
+                },
+                expect=("train.sh:1:8",),
+                unsafe=True,
+                fixed={"train.sh": 'export RESUME_MODE_ENABLE="1"\ntorchrun train.py\n'},
+            ),
+            Case(
+                title="process-level recovery is resumable too; Master and Worker share the script (one finding)",
+                files={"job.yaml": _ACJOB, "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\r\ntorchrun train.py\r\n"},
+                expect=("train.sh:2",),
+                fixed={
+                    "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\r\nexport RESUME_MODE_ENABLE=1\r\ntorchrun train.py\r\n"
+                },
+            ),
+            Case(
+                title="a launch without a script gets a container env entry",
+                files={
+                    "job.yaml": _VCJOB.replace(
+                        '["/bin/bash", "-c", "bash /job/code/train.sh"]', '["torchrun", "/job/code/train.py"]'
+                    ).replace(
+                        "          image: pytorch-npu:2.1.0\n",
+                        "          image: pytorch-npu:2.1.0\n          env:\n"
+                        '          - name: TASK_QUEUE_ENABLE\n            value: "2"\n',
+                    ),
+                },
+                expect=("job.yaml:19",),
+                fixed={
+                    "job.yaml": _VCJOB.replace(
+                        '["/bin/bash", "-c", "bash /job/code/train.sh"]', '["torchrun", "/job/code/train.py"]'
+                    ).replace(
+                        "          image: pytorch-npu:2.1.0\n",
+                        "          image: pytorch-npu:2.1.0\n          env:\n"
+                        '          - name: TASK_QUEUE_ENABLE\n            value: "2"\n'
+                        '          - name: RESUME_MODE_ENABLE\n            value: "1"\n',
+                    ),
+                },
+            ),
+            Case(
+                title="set in a sourced file",
+                files={
+                    "job.yaml": _VCJOB,
+                    "train.sh": ". ./env.sh\ntorchrun train.py\n",
+                    "env.sh": "export RESUME_MODE_ENABLE=1\n",
+                },
+            ),
+            Case(
+                title="not resumable: no fault-scheduling label (that is RL201)",
+                files={
+                    "job.yaml": _VCJOB.replace('    fault-scheduling: "grace"\n', ""),
+                    "train.sh": "torchrun train.py\n",
+                },
+            ),
+            Case(
+                title="standalone launch script: nothing says the job is resumable",
+                files={"train.sh": "torchrun train.py\n", "requirements.txt": "torch==2.1.0\n"},
+            ),
+            Case(
+                title="a MindSpore job gets no PyTorch advice",
+                files={
+                    "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore"),
+                    "train.sh": "msrun --worker_num=8 train.py\n",
+                },
+            ),
+            Case(
+                title="a value set from elsewhere cannot be judged",
+                files={"job.yaml": _VCJOB, "train.sh": 'export RESUME_MODE_ENABLE="${RESUME}"\ntorchrun train.py\n'},
+            ),
+        )
     )
 
     def check_job(self, job: Job):

@@ -6,7 +6,7 @@ from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
 from recovery_lint.knowledge import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge import watchdog_facts
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 from ._common import pytorch_launches
 from ._versions import declared, facts_of
@@ -51,38 +51,40 @@ choice.
         "CheckUseHcclAsyncErrorHandleEnable (TORCH_CHECK of the accepted values; recovery_lint "
         "schemas/torch_npu_releases.json)",
     )
-    cases = (
-        Case(
-            title="2 with release 6.0.0: every process stops at start-up",
-            files={
-                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=2\n" + _LAUNCH,
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
-            },
-            expect=("train.sh:1",),
-        ),
-        Case(
-            title="2 with release 7.3.0 is detect-only mode",
-            files={
-                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=2\n" + _LAUNCH,
-                "requirements.txt": "torch==2.6.0\ntorch-npu==2.6.0.post5\n",
-            },
-        ),
-        Case(
-            title="release 5.0.0 takes any integer",
-            files={
-                "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=2\n" + _LAUNCH,
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0\n",
-            },
-        ),
-        Case(
-            title="release unknown: a note on the releases that refuse it",
-            files={"train.sh": "export HCCL_ASYNC_ERROR_HANDLING=3\n" + _LAUNCH},
-            expect=("train.sh:1",),
-        ),
-        Case(
-            title="0 and 1 are accepted everywhere",
-            files={"train.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\n" + _LAUNCH},
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="2 with release 6.0.0: every process stops at start-up",
+                files={
+                    "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=2\n" + _LAUNCH,
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
+                },
+                expect=("train.sh:1",),
+            ),
+            Case(
+                title="2 with release 7.3.0 is detect-only mode",
+                files={
+                    "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=2\n" + _LAUNCH,
+                    "requirements.txt": "torch==2.6.0\ntorch-npu==2.6.0.post5\n",
+                },
+            ),
+            Case(
+                title="release 5.0.0 takes any integer",
+                files={
+                    "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=2\n" + _LAUNCH,
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0\n",
+                },
+            ),
+            Case(
+                title="release unknown: a note on the releases that refuse it",
+                files={"train.sh": "export HCCL_ASYNC_ERROR_HANDLING=3\n" + _LAUNCH},
+                expect=("train.sh:1",),
+            ),
+            Case(
+                title="0 and 1 are accepted everywhere",
+                files={"train.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\n" + _LAUNCH},
+            ),
+        )
     )
 
     def check_job(self, job: Job):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity, unsafe_fix
 from recovery_lint.edits import insert_entry, insert_nested_entry, replace_scalar
 from recovery_lint.jobs import Job
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.manifest import ManifestDoc
 from recovery_lint.sources.yamlnodes import YMap
 
@@ -132,100 +132,104 @@ below the scheduler's grace-over-time.
         "MindCluster docs: 04_configuring_fault_handling_policies (Job-level rescheduling needs fault-scheduling)",
         "ascend-for-volcano: rescheduling/type.go, rescheduling/job.go GetJobFaultRescheduleLabel",
     )
-    cases = (
-        Case(
-            title="Volcano Job on NPUs without fault-scheduling",
-            files={"job.yaml": _VCJOB},
-            expect=("job.yaml:5:3",),
-            unsafe=True,
-            fixed={
-                "job.yaml": _VCJOB.replace(
-                    "    ring-controller.atlas: ascend-910b  # product\n",
-                    '    ring-controller.atlas: ascend-910b  # product\n    fault-scheduling: "force"\n',
-                )
-            },
-        ),
-        Case(
-            title="off on a process-recovery AscendJob becomes grace",
-            files={"job.yaml": _ACJOB},
-            expect=("job.yaml:7:23",),
-            unsafe=True,
-            fixed={"job.yaml": _ACJOB.replace('fault-scheduling: "off"', 'fault-scheduling: "grace"')},
-        ),
-        Case(
-            title="no labels at all; huawei.com/npu on Atlas 950",
-            files={
-                "job.yaml": _ACJOB.replace(
-                    '  labels:\n    framework: pytorch\n    fault-scheduling: "off"\n'
-                    '  annotations:\n    recover-strategy: "retry,recover"\n',
-                    "",
-                ).replace("huawei.com/Ascend910: 8", "huawei.com/npu: 16")
-            },
-            expect=("job.yaml:4:9",),
-            unsafe=True,
-            fixed={
-                "job.yaml": _ACJOB.replace(
-                    '  labels:\n    framework: pytorch\n    fault-scheduling: "off"\n'
-                    '  annotations:\n    recover-strategy: "retry,recover"\n',
-                    '  labels:\n    fault-scheduling: "force"\n',
-                ).replace("huawei.com/Ascend910: 8", "huawei.com/npu: 16")
-            },
-        ),
-        Case(
-            title="a misspelt value keeps its word",
-            files={"job.yaml": _ACJOB.replace('fault-scheduling: "off"', "fault-scheduling: Force")},
-            expect=("job.yaml:7:23",),
-            unsafe=True,
-            fixed={"job.yaml": _ACJOB.replace('fault-scheduling: "off"', "fault-scheduling: force")},
-        ),
-        Case(
-            title="a MindSpore job gets the advice too (resumable training is framework-independent)",
-            files={
-                "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore").replace(
-                    '    fault-scheduling: "off"\n', ""
-                )
-            },
-            expect=("job.yaml:5:3",),
-            unsafe=True,
-            fixed={
-                "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore").replace(
-                    '    fault-scheduling: "off"\n', '    fault-scheduling: "grace"\n'
-                )
-            },
-        ),
-        Case(
-            title="resumable with force",
-            files={
-                "job.yaml": _VCJOB.replace(
-                    "    ring-controller.atlas: ascend-910b  # product\n",
-                    '    ring-controller.atlas: ascend-910b  # product\n    fault-scheduling: "force"\n',
-                )
-            },
-        ),
-        Case(
-            title="process-level recovery with grace",
-            files={"job.yaml": _ACJOB.replace('fault-scheduling: "off"', 'fault-scheduling: "grace"')},
-        ),
-        Case(
-            title="an external prefix the scheduler code knows",
-            files={"job.yaml": _ACJOB.replace('fault-scheduling: "off"', 'fault-scheduling: "external-force"')},
-        ),
-        Case(
-            title="no NPU: no resource request and no product label",
-            files={
-                "job.yaml": _VCJOB.replace(
-                    "  labels:\n    ring-controller.atlas: ascend-910b  # product\n", ""
-                ).replace("          resources:\n            requests:\n              huawei.com/Ascend910: 8\n", "")
-            },
-        ),
-        Case(
-            title="a Deployment is not rescheduled by the fault-scheduling plugin",
-            files={
-                "deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels:\n"
-                "    ring-controller.atlas: ascend-910b\nspec:\n  template:\n    spec:\n      containers:\n"
-                "      - name: c\n        image: i\n"
-            },
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="Volcano Job on NPUs without fault-scheduling",
+                files={"job.yaml": _VCJOB},
+                expect=("job.yaml:5:3",),
+                unsafe=True,
+                fixed={
+                    "job.yaml": _VCJOB.replace(
+                        "    ring-controller.atlas: ascend-910b  # product\n",
+                        '    ring-controller.atlas: ascend-910b  # product\n    fault-scheduling: "force"\n',
+                    )
+                },
+            ),
+            Case(
+                title="off on a process-recovery AscendJob becomes grace",
+                files={"job.yaml": _ACJOB},
+                expect=("job.yaml:7:23",),
+                unsafe=True,
+                fixed={"job.yaml": _ACJOB.replace('fault-scheduling: "off"', 'fault-scheduling: "grace"')},
+            ),
+            Case(
+                title="no labels at all; huawei.com/npu on Atlas 950",
+                files={
+                    "job.yaml": _ACJOB.replace(
+                        '  labels:\n    framework: pytorch\n    fault-scheduling: "off"\n'
+                        '  annotations:\n    recover-strategy: "retry,recover"\n',
+                        "",
+                    ).replace("huawei.com/Ascend910: 8", "huawei.com/npu: 16")
+                },
+                expect=("job.yaml:4:9",),
+                unsafe=True,
+                fixed={
+                    "job.yaml": _ACJOB.replace(
+                        '  labels:\n    framework: pytorch\n    fault-scheduling: "off"\n'
+                        '  annotations:\n    recover-strategy: "retry,recover"\n',
+                        '  labels:\n    fault-scheduling: "force"\n',
+                    ).replace("huawei.com/Ascend910: 8", "huawei.com/npu: 16")
+                },
+            ),
+            Case(
+                title="a misspelt value keeps its word",
+                files={"job.yaml": _ACJOB.replace('fault-scheduling: "off"', "fault-scheduling: Force")},
+                expect=("job.yaml:7:23",),
+                unsafe=True,
+                fixed={"job.yaml": _ACJOB.replace('fault-scheduling: "off"', "fault-scheduling: force")},
+            ),
+            Case(
+                title="a MindSpore job gets the advice too (resumable training is framework-independent)",
+                files={
+                    "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore").replace(
+                        '    fault-scheduling: "off"\n', ""
+                    )
+                },
+                expect=("job.yaml:5:3",),
+                unsafe=True,
+                fixed={
+                    "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore").replace(
+                        '    fault-scheduling: "off"\n', '    fault-scheduling: "grace"\n'
+                    )
+                },
+            ),
+            Case(
+                title="resumable with force",
+                files={
+                    "job.yaml": _VCJOB.replace(
+                        "    ring-controller.atlas: ascend-910b  # product\n",
+                        '    ring-controller.atlas: ascend-910b  # product\n    fault-scheduling: "force"\n',
+                    )
+                },
+            ),
+            Case(
+                title="process-level recovery with grace",
+                files={"job.yaml": _ACJOB.replace('fault-scheduling: "off"', 'fault-scheduling: "grace"')},
+            ),
+            Case(
+                title="an external prefix the scheduler code knows",
+                files={"job.yaml": _ACJOB.replace('fault-scheduling: "off"', 'fault-scheduling: "external-force"')},
+            ),
+            Case(
+                title="no NPU: no resource request and no product label",
+                files={
+                    "job.yaml": _VCJOB.replace(
+                        "  labels:\n    ring-controller.atlas: ascend-910b  # product\n", ""
+                    ).replace(
+                        "          resources:\n            requests:\n              huawei.com/Ascend910: 8\n", ""
+                    )
+                },
+            ),
+            Case(
+                title="a Deployment is not rescheduled by the fault-scheduling plugin",
+                files={
+                    "deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels:\n"
+                    "    ring-controller.atlas: ascend-910b\nspec:\n  template:\n    spec:\n      containers:\n"
+                    "      - name: c\n        image: i\n"
+                },
+            ),
+        )
     )
 
     def check_job(self, job: Job):

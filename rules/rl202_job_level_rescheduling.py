@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity, unsafe_fix
 from recovery_lint.edits import insert_entry, replace_scalar
 from recovery_lint.jobs import Job
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.manifest import ManifestDoc
 from recovery_lint.sources.yamlnodes import YScalar
 from recovery_lint.span import SourceText
@@ -101,50 +101,54 @@ change first.
         "MindCluster docs: 06_api/15_yaml_configuration (pod-rescheduling: on; Volcano Job policies)",
         "ascend-for-volcano: util/type.go SinglePodTag=pod-rescheduling, EnableFunc=on",
     )
-    cases = (
-        Case(
-            title="grace without pod-rescheduling: label and TaskD port; TaskD itself is said to be missing",
-            files={"job.yaml": _JOB},
-            expect=("job.yaml:7",),
-            unsafe=True,
-            fixed={"job.yaml": _FIXED},
-        ),
-        Case(
-            title="pod-rescheduling set to off, the Volcano RestartJob policy removed with it",
-            files={
-                "job.yaml": _JOB.replace(_GRACE, _GRACE + '    pod-rescheduling: "off"\n').replace(
-                    "  minAvailable: 2\n", _RESTART_JOB
-                ),
-                "Dockerfile": _TASKD_IMAGE,
-                "train.sh": _TASKD_SCRIPT,
-            },
-            expect=("job.yaml:8",),
-            unsafe=True,
-            fixed={"job.yaml": _FIXED},
-        ),
-        Case(title="Pod-level rescheduling already on", files={"job.yaml": _JOB.replace(_GRACE, _WITH_LABEL)}),
-        Case(title="not resumable at all (that is RL201)", files={"job.yaml": _JOB.replace(_GRACE, "")}),
-        Case(
-            title="a single Pod: nothing to reschedule alone",
-            files={"job.yaml": _JOB.replace("replicas: 2", "replicas: 1")},
-        ),
-        Case(title="process-level recovery on an AscendJob", files={"job.yaml": _ACJOB.replace(_GRACE, _PROCESS)}),
-        Case(
-            title="process-recover-enable on a Volcano Job does nothing: still Job-level",
-            files={"job.yaml": _JOB.replace(_GRACE, _PROCESS)},
-            expect=("job.yaml:7",),
-        ),
-        Case(
-            title="a ConfigMap rank table: the docs say Pod-level rescheduling may fail, so no fix",
-            files={"job.yaml": _JOB + _CONFIGMAP},
-            expect=("job.yaml:7",),
-            unsafe=True,
-            fixed={"job.yaml": _JOB + _CONFIGMAP},
-        ),
-        Case(
-            title="TensorFlow is not supported",
-            files={"job.yaml": _JOB + "          env:\n          - name: framework\n            value: TensorFlow\n"},
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="grace without pod-rescheduling: label and TaskD port; TaskD itself is said to be missing",
+                files={"job.yaml": _JOB},
+                expect=("job.yaml:7",),
+                unsafe=True,
+                fixed={"job.yaml": _FIXED},
+            ),
+            Case(
+                title="pod-rescheduling set to off, the Volcano RestartJob policy removed with it",
+                files={
+                    "job.yaml": _JOB.replace(_GRACE, _GRACE + '    pod-rescheduling: "off"\n').replace(
+                        "  minAvailable: 2\n", _RESTART_JOB
+                    ),
+                    "Dockerfile": _TASKD_IMAGE,
+                    "train.sh": _TASKD_SCRIPT,
+                },
+                expect=("job.yaml:8",),
+                unsafe=True,
+                fixed={"job.yaml": _FIXED},
+            ),
+            Case(title="Pod-level rescheduling already on", files={"job.yaml": _JOB.replace(_GRACE, _WITH_LABEL)}),
+            Case(title="not resumable at all (that is RL201)", files={"job.yaml": _JOB.replace(_GRACE, "")}),
+            Case(
+                title="a single Pod: nothing to reschedule alone",
+                files={"job.yaml": _JOB.replace("replicas: 2", "replicas: 1")},
+            ),
+            Case(title="process-level recovery on an AscendJob", files={"job.yaml": _ACJOB.replace(_GRACE, _PROCESS)}),
+            Case(
+                title="process-recover-enable on a Volcano Job does nothing: still Job-level",
+                files={"job.yaml": _JOB.replace(_GRACE, _PROCESS)},
+                expect=("job.yaml:7",),
+            ),
+            Case(
+                title="a ConfigMap rank table: the docs say Pod-level rescheduling may fail, so no fix",
+                files={"job.yaml": _JOB + _CONFIGMAP},
+                expect=("job.yaml:7",),
+                unsafe=True,
+                fixed={"job.yaml": _JOB + _CONFIGMAP},
+            ),
+            Case(
+                title="TensorFlow is not supported",
+                files={
+                    "job.yaml": _JOB + "          env:\n          - name: framework\n            value: TensorFlow\n"
+                },
+            ),
+        )
     )
 
     def check_job(self, job: Job):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, unsafe_fix
 from recovery_lint.jobs import Job
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.manifest import Policy
 from recovery_lint.sources.yamlnodes import YScalar
 from recovery_lint.span import SourceText
@@ -110,86 +110,88 @@ No fix for a flow-style list that keeps some of its entries.
         "MindCluster docs: 06_configuring_the_job_yaml_file (PodFailed / Ignore with fault-retry-times)",
         "MindCluster docs: 01_solutions_principles (Pod-level rescheduling)",
     )
-    cases = (
-        Case(
-            title="the sample RestartJob policy with Pod-level rescheduling: the whole key goes, comments stay",
-            files={"job.yaml": _JOB},
-            expect=("job.yaml:15:15",),
-            unsafe=True,
-            fixed={
-                "job.yaml": _JOB.replace(
-                    _POLICIES,
-                    "  # job lifecycle\n    # restart everything on eviction\n      # sample default\n",
-                )
-            },
-        ),
-        Case(
-            title="only the RestartJob item goes when PodFailed / Ignore is kept for unconditional retry",
-            files={
-                "job.yaml": _RETRY.replace(
-                    "      action: RestartJob  # sample default\n",
-                    "      action: RestartJob  # sample default\n    - event: PodFailed\n      action: Ignore\n",
-                )
-            },
-            expect=("job.yaml:16",),
-            unsafe=True,
-            fixed={
-                "job.yaml": _RETRY.replace(
-                    "    - event: PodEvicted\n      action: RestartJob  # sample default\n",
-                    "      # sample default\n    - event: PodFailed\n      action: Ignore\n",
-                )
-            },
-        ),
-        Case(
-            title="a task's own policies, in flow style",
-            files={
-                "job.yaml": _JOB.replace(_POLICIES, "").replace(
-                    "    replicas: 2\n",
-                    "    replicas: 2\n    policies: [{event: PodFailed, action: RestartJob}]\n",
-                )
-            },
-            expect=("job.yaml:16",),
-            unsafe=True,
-            fixed={"job.yaml": _JOB.replace(_POLICIES, "")},
-        ),
-        Case(
-            title="process-level recovery with Pod-level rescheduling on",
-            files={
-                "job.yaml": _JOB.replace(
-                    '    pod-rescheduling: "on"\n', '    pod-rescheduling: "on"\n    process-recover-enable: "on"\n'
-                )
-            },
-            expect=("job.yaml:16",),
-            unsafe=True,
-            fixed={
-                "job.yaml": _JOB.replace(
-                    '    pod-rescheduling: "on"\n', '    pod-rescheduling: "on"\n    process-recover-enable: "on"\n'
-                ).replace(
-                    _POLICIES,
-                    "  # job lifecycle\n    # restart everything on eviction\n      # sample default\n",
-                )
-            },
-        ),
-        Case(
-            title="Job-level rescheduling keeps its RestartJob policy",
-            files={"job.yaml": _JOB.replace('    pod-rescheduling: "on"\n', "")},
-        ),
-        Case(
-            title="pod-rescheduling without fault-scheduling does nothing; the policy is the only restart left",
-            files={"job.yaml": _JOB.replace('    fault-scheduling: "grace"\n', "")},
-        ),
-        Case(
-            title="Pod-level rescheduling with PodFailed / Ignore only",
-            files={"job.yaml": _JOB.replace("PodEvicted", "PodFailed").replace("RestartJob", "Ignore")},
-        ),
-        Case(
-            title="an AscendJob has no Volcano policies",
-            files={
-                "job.yaml": _JOB.replace("batch.volcano.sh/v1alpha1", "mindxdl.gitee.com/v1").replace(
-                    "kind: Job", "kind: AscendJob"
-                )
-            },
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="the sample RestartJob policy with Pod-level rescheduling: the whole key goes, comments stay",
+                files={"job.yaml": _JOB},
+                expect=("job.yaml:15:15",),
+                unsafe=True,
+                fixed={
+                    "job.yaml": _JOB.replace(
+                        _POLICIES,
+                        "  # job lifecycle\n    # restart everything on eviction\n      # sample default\n",
+                    )
+                },
+            ),
+            Case(
+                title="only the RestartJob item goes when PodFailed / Ignore is kept for unconditional retry",
+                files={
+                    "job.yaml": _RETRY.replace(
+                        "      action: RestartJob  # sample default\n",
+                        "      action: RestartJob  # sample default\n    - event: PodFailed\n      action: Ignore\n",
+                    )
+                },
+                expect=("job.yaml:16",),
+                unsafe=True,
+                fixed={
+                    "job.yaml": _RETRY.replace(
+                        "    - event: PodEvicted\n      action: RestartJob  # sample default\n",
+                        "      # sample default\n    - event: PodFailed\n      action: Ignore\n",
+                    )
+                },
+            ),
+            Case(
+                title="a task's own policies, in flow style",
+                files={
+                    "job.yaml": _JOB.replace(_POLICIES, "").replace(
+                        "    replicas: 2\n",
+                        "    replicas: 2\n    policies: [{event: PodFailed, action: RestartJob}]\n",
+                    )
+                },
+                expect=("job.yaml:16",),
+                unsafe=True,
+                fixed={"job.yaml": _JOB.replace(_POLICIES, "")},
+            ),
+            Case(
+                title="process-level recovery with Pod-level rescheduling on",
+                files={
+                    "job.yaml": _JOB.replace(
+                        '    pod-rescheduling: "on"\n', '    pod-rescheduling: "on"\n    process-recover-enable: "on"\n'
+                    )
+                },
+                expect=("job.yaml:16",),
+                unsafe=True,
+                fixed={
+                    "job.yaml": _JOB.replace(
+                        '    pod-rescheduling: "on"\n', '    pod-rescheduling: "on"\n    process-recover-enable: "on"\n'
+                    ).replace(
+                        _POLICIES,
+                        "  # job lifecycle\n    # restart everything on eviction\n      # sample default\n",
+                    )
+                },
+            ),
+            Case(
+                title="Job-level rescheduling keeps its RestartJob policy",
+                files={"job.yaml": _JOB.replace('    pod-rescheduling: "on"\n', "")},
+            ),
+            Case(
+                title="pod-rescheduling without fault-scheduling does nothing; the policy is the only restart left",
+                files={"job.yaml": _JOB.replace('    fault-scheduling: "grace"\n', "")},
+            ),
+            Case(
+                title="Pod-level rescheduling with PodFailed / Ignore only",
+                files={"job.yaml": _JOB.replace("PodEvicted", "PodFailed").replace("RestartJob", "Ignore")},
+            ),
+            Case(
+                title="an AscendJob has no Volcano policies",
+                files={
+                    "job.yaml": _JOB.replace("batch.volcano.sh/v1alpha1", "mindxdl.gitee.com/v1").replace(
+                        "kind: Job", "kind: AscendJob"
+                    )
+                },
+            ),
+        )
     )
 
     def check_job(self, job: Job):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 from ._ranktable import configmap_tables
 
@@ -94,38 +94,40 @@ launch script together, which needs review.
         "MindCluster docs: 06_configuring_the_job_yaml_file",
         "MindCluster docs: api/hccl.json_file_description, api/ascend_operator (rings-config ConfigMap)",
     )
-    cases = (
-        Case(
-            title="Pod-level rescheduling with the rings-config ConfigMap",
-            files={"job.yaml": _JOB},
-            expect=("job.yaml:33:19",),
-        ),
-        Case(
-            title="Job-level rescheduling may keep the ConfigMap",
-            files={"job.yaml": _JOB.replace('    pod-rescheduling: "on"\n', "")},
-        ),
-        Case(
-            title="pod-rescheduling off",
-            files={"job.yaml": _JOB.replace('pod-rescheduling: "on"', 'pod-rescheduling: "off"')},
-        ),
-        Case(
-            title="not resumable: pod-rescheduling alone does nothing",
-            files={"job.yaml": _JOB.replace('    fault-scheduling: "grace"\n', "")},
-        ),
-        Case(
-            title="the ConfigMap volume is declared but not mounted",
-            files={
-                "job.yaml": _JOB.replace(
-                    "          volumeMounts:\n          - name: ascend-910-config\n"
-                    "            mountPath: /user/serverid/devindex/config\n",
-                    "",
-                )
-            },
-        ),
-        Case(
-            title="another ConfigMap",
-            files={"job.yaml": _JOB.replace("name: rings-config-gpt\n", "name: reset-config-gpt\n")},
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="Pod-level rescheduling with the rings-config ConfigMap",
+                files={"job.yaml": _JOB},
+                expect=("job.yaml:33:19",),
+            ),
+            Case(
+                title="Job-level rescheduling may keep the ConfigMap",
+                files={"job.yaml": _JOB.replace('    pod-rescheduling: "on"\n', "")},
+            ),
+            Case(
+                title="pod-rescheduling off",
+                files={"job.yaml": _JOB.replace('pod-rescheduling: "on"', 'pod-rescheduling: "off"')},
+            ),
+            Case(
+                title="not resumable: pod-rescheduling alone does nothing",
+                files={"job.yaml": _JOB.replace('    fault-scheduling: "grace"\n', "")},
+            ),
+            Case(
+                title="the ConfigMap volume is declared but not mounted",
+                files={
+                    "job.yaml": _JOB.replace(
+                        "          volumeMounts:\n          - name: ascend-910-config\n"
+                        "            mountPath: /user/serverid/devindex/config\n",
+                        "",
+                    )
+                },
+            ),
+            Case(
+                title="another ConfigMap",
+                files={"job.yaml": _JOB.replace("name: rings-config-gpt\n", "name: reset-config-gpt\n")},
+            ),
+        )
     )
 
     def check_job(self, job: Job):

@@ -15,7 +15,7 @@ from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
 from recovery_lint.record import Record
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.manifest import ManifestDoc
 from recovery_lint.sources.yamlnodes import STR_TAG, YMap, YNode, YScalar, YSeq
 
@@ -295,121 +295,123 @@ have no automatic fix: the intended value cannot be known.
         "ascend-operator: pkg/api/v1/defaults.go GetJobFramework; controllers/v1/env.go addEnvByStrategy",
         "Kubernetes API: ObjectMeta.labels and annotations are map[string]string",
     )
-    cases = (
-        Case(
-            title="valid values of the current process-recovery sample",
-            files={"job.yaml": _JOB},
-        ),
-        Case(
-            title="a value that differs only by case",
-            files={"job.yaml": _JOB.replace('fault-scheduling: "grace"', 'fault-scheduling: "Grace"')},
-            expect=("job.yaml:8:23",),
-            unsafe=True,
-            fixed={"job.yaml": _JOB},
-        ),
-        Case(
-            title="an unquoted integer is not a string",
-            files={"job.yaml": _JOB.replace('fault-retry-times: "10"', "fault-retry-times: 10  # retries")},
-            expect=("job.yaml:9:24",),
-            fixed={"job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "10"  # retries')},
-        ),
-        Case(
-            title="YAML 1.1 reads a plain on as a boolean, and ON differs by case too",
-            files={
-                "job.yaml": _JOB.replace('pod-rescheduling: "on"', "pod-rescheduling: ON").replace(
-                    'process-recover-enable: "on"', "process-recover-enable: on"
-                )
-            },
-            expect=("job.yaml:10:23", "job.yaml:11:29"),
-            fixed={"job.yaml": _JOB},
-        ),
-        Case(
-            title="camel-case values keep their allowed spelling",
-            files={
-                "job.yaml": _JOB.replace('subHealthyStrategy: "ignore"', "subHealthyStrategy: graceexit").replace(
-                    "    framework: pytorch\n", "    framework: PyTorch\n"
-                )
-            },
-            expect=("job.yaml:6:16", "job.yaml:12:25"),
-            unsafe=True,
-            fixed={"job.yaml": _JOB.replace('subHealthyStrategy: "ignore"', "subHealthyStrategy: graceExit")},
-        ),
-        Case(
-            title="pod template ring-controller.atlas is checked too",
-            files={
-                "job.yaml": _JOB.replace(
-                    "            ring-controller.atlas: ascend-910b\n",
-                    "            ring-controller.atlas: Ascend-910B\n",
-                )
-            },
-            expect=("job.yaml:23:36",),
-            unsafe=True,
-            fixed={"job.yaml": _JOB},
-        ),
-        Case(
-            title="values without an automatic fix",
-            files={
-                "job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "3 times"')
-                .replace('"retry,recover,dump,exit,elastic-training"', '"retry, recover"')
-                .replace('wait-reschedule-timeout: "270"', 'wait-reschedule-timeout: "300"')
-                .replace('pod-rescheduling: "on"', 'pod-rescheduling: "true"')
-            },
-            expect=("job.yaml:9", "job.yaml:10", "job.yaml:14", "job.yaml:15"),
-            fixed={
-                "job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "3 times"')
-                .replace('"retry,recover,dump,exit,elastic-training"', '"retry, recover"')
-                .replace('wait-reschedule-timeout: "270"', 'wait-reschedule-timeout: "300"')
-                .replace('pod-rescheduling: "on"', 'pod-rescheduling: "true"')
-            },
-        ),
-        Case(
-            title="any integer is taken: the official MindIE sample retries 10000 times",
-            files={"job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "10000"')},
-        ),
-        Case(
-            title="an empty value",
-            files={"job.yaml": _VCJOB.replace('fault-scheduling: "grace"', "fault-scheduling:")},
-            expect=("job.yaml:7:5",),
-        ),
-        Case(
-            title="a Volcano Job: framework is no label there and wait-reschedule-timeout is AscendJob-only",
-            files={
-                "job.yaml": _VCJOB.replace(
-                    '    fault-scheduling: "grace"\n',
-                    '    fault-scheduling: "grace"\n    framework: PyTorch\n'
-                    '  annotations:\n    wait-reschedule-timeout: "600"\n',
-                )
-            },
-        ),
-        Case(
-            title="a label written as an annotation is not checked as one",
-            files={
-                "job.yaml": _VCJOB.replace(
-                    '    fault-scheduling: "grace"\n',
-                    '    fault-scheduling: "grace"\n  annotations:\n    pod-rescheduling: "yes"\n',
-                )
-            },
-        ),
-        Case(
-            title="a MindSpore job on a 910B platform with valid values",
-            files={
-                "job.yaml": _JOB.replace("framework: pytorch", "framework: mindspore").replace(
-                    "image: pytorch:latest", "image: mindspore:latest"
-                )
-            },
-        ),
-        Case(
-            title="the external prefixes the scheduler code knows",
-            files={"job.yaml": _VCJOB.replace('fault-scheduling: "grace"', 'fault-scheduling: "external-grace"')},
-        ),
-        Case(
-            title="not a training job",
-            files={
-                "deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels:\n"
-                "    fault-retry-times: 3\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n"
-                "        image: i\n"
-            },
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="valid values of the current process-recovery sample",
+                files={"job.yaml": _JOB},
+            ),
+            Case(
+                title="a value that differs only by case",
+                files={"job.yaml": _JOB.replace('fault-scheduling: "grace"', 'fault-scheduling: "Grace"')},
+                expect=("job.yaml:8:23",),
+                unsafe=True,
+                fixed={"job.yaml": _JOB},
+            ),
+            Case(
+                title="an unquoted integer is not a string",
+                files={"job.yaml": _JOB.replace('fault-retry-times: "10"', "fault-retry-times: 10  # retries")},
+                expect=("job.yaml:9:24",),
+                fixed={"job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "10"  # retries')},
+            ),
+            Case(
+                title="YAML 1.1 reads a plain on as a boolean, and ON differs by case too",
+                files={
+                    "job.yaml": _JOB.replace('pod-rescheduling: "on"', "pod-rescheduling: ON").replace(
+                        'process-recover-enable: "on"', "process-recover-enable: on"
+                    )
+                },
+                expect=("job.yaml:10:23", "job.yaml:11:29"),
+                fixed={"job.yaml": _JOB},
+            ),
+            Case(
+                title="camel-case values keep their allowed spelling",
+                files={
+                    "job.yaml": _JOB.replace('subHealthyStrategy: "ignore"', "subHealthyStrategy: graceexit").replace(
+                        "    framework: pytorch\n", "    framework: PyTorch\n"
+                    )
+                },
+                expect=("job.yaml:6:16", "job.yaml:12:25"),
+                unsafe=True,
+                fixed={"job.yaml": _JOB.replace('subHealthyStrategy: "ignore"', "subHealthyStrategy: graceExit")},
+            ),
+            Case(
+                title="pod template ring-controller.atlas is checked too",
+                files={
+                    "job.yaml": _JOB.replace(
+                        "            ring-controller.atlas: ascend-910b\n",
+                        "            ring-controller.atlas: Ascend-910B\n",
+                    )
+                },
+                expect=("job.yaml:23:36",),
+                unsafe=True,
+                fixed={"job.yaml": _JOB},
+            ),
+            Case(
+                title="values without an automatic fix",
+                files={
+                    "job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "3 times"')
+                    .replace('"retry,recover,dump,exit,elastic-training"', '"retry, recover"')
+                    .replace('wait-reschedule-timeout: "270"', 'wait-reschedule-timeout: "300"')
+                    .replace('pod-rescheduling: "on"', 'pod-rescheduling: "true"')
+                },
+                expect=("job.yaml:9", "job.yaml:10", "job.yaml:14", "job.yaml:15"),
+                fixed={
+                    "job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "3 times"')
+                    .replace('"retry,recover,dump,exit,elastic-training"', '"retry, recover"')
+                    .replace('wait-reschedule-timeout: "270"', 'wait-reschedule-timeout: "300"')
+                    .replace('pod-rescheduling: "on"', 'pod-rescheduling: "true"')
+                },
+            ),
+            Case(
+                title="any integer is taken: the official MindIE sample retries 10000 times",
+                files={"job.yaml": _JOB.replace('fault-retry-times: "10"', 'fault-retry-times: "10000"')},
+            ),
+            Case(
+                title="an empty value",
+                files={"job.yaml": _VCJOB.replace('fault-scheduling: "grace"', "fault-scheduling:")},
+                expect=("job.yaml:7:5",),
+            ),
+            Case(
+                title="a Volcano Job: framework is no label there and wait-reschedule-timeout is AscendJob-only",
+                files={
+                    "job.yaml": _VCJOB.replace(
+                        '    fault-scheduling: "grace"\n',
+                        '    fault-scheduling: "grace"\n    framework: PyTorch\n'
+                        '  annotations:\n    wait-reschedule-timeout: "600"\n',
+                    )
+                },
+            ),
+            Case(
+                title="a label written as an annotation is not checked as one",
+                files={
+                    "job.yaml": _VCJOB.replace(
+                        '    fault-scheduling: "grace"\n',
+                        '    fault-scheduling: "grace"\n  annotations:\n    pod-rescheduling: "yes"\n',
+                    )
+                },
+            ),
+            Case(
+                title="a MindSpore job on a 910B platform with valid values",
+                files={
+                    "job.yaml": _JOB.replace("framework: pytorch", "framework: mindspore").replace(
+                        "image: pytorch:latest", "image: mindspore:latest"
+                    )
+                },
+            ),
+            Case(
+                title="the external prefixes the scheduler code knows",
+                files={"job.yaml": _VCJOB.replace('fault-scheduling: "grace"', 'fault-scheduling: "external-grace"')},
+            ),
+            Case(
+                title="not a training job",
+                files={
+                    "deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels:\n"
+                    "    fault-retry-times: 3\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n"
+                    "        image: i\n"
+                },
+            ),
+        )
     )
 
     def check_job(self, job: Job):

@@ -6,7 +6,7 @@ from recovery_lint.diagnostics import Severity, unsafe_fix
 from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
 from recovery_lint.lazyre import LazyPattern
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.manifest import Policy
 
 from ._common import manifest_source
@@ -137,95 +137,97 @@ decision).
         "MindCluster docs: 06_api/15_yaml_configuration (restartPolicy, policies)",
         "ascend-operator: constants.go DefaultRestartPolicy=Never; pod.go setRestartPolicy",
     )
-    cases = (
-        Case(
-            title="Atlas training series (ascend-910): unconditional retry is not documented there",
-            files={
-                "job.yaml": _ACJOB.replace(
-                    "framework: pytorch\n", "framework: pytorch\n    ring-controller.atlas: ascend-910\n"
-                )
-            },
-            expect=("job.yaml:9",),
-        ),
-        Case(
-            title="an AscendJob replica with OnFailure",
-            files={"job.yaml": _ACJOB},
-            expect=("job.yaml:21:22",),
-            unsafe=True,
-            fixed={"job.yaml": _ACJOB.replace("restartPolicy: OnFailure", "restartPolicy: Never")},
-        ),
-        Case(
-            title="a Volcano Job with PodFailed / Ignore but a quoted OnFailure",
-            files={"job.yaml": _VCJOB},
-            expect=("job.yaml:19:24",),
-            unsafe=True,
-            fixed={"job.yaml": _VCJOB.replace("restartPolicy: 'OnFailure'", "restartPolicy: 'Never'")},
-        ),
-        Case(
-            title="a Volcano Job keeping the sample PodEvicted -> RestartJob policy only",
-            files={
-                "job.yaml": _VCJOB.replace("PodFailed", "PodEvicted")
-                .replace("Ignore", "RestartJob")
-                .replace("'OnFailure'", "Never")
-            },
-            expect=("job.yaml:7:24",),
-            unsafe=True,
-            fixed={
-                "job.yaml": _VCJOB.replace("PodFailed", "PodEvicted")
-                .replace("Ignore", "RestartJob")
-                .replace("'OnFailure'", "Never")
-            },
-        ),
-        Case(
-            title="a MindSpore job needs it too (unconditional retry is framework-independent)",
-            files={"job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore")},
-            expect=("job.yaml:21:22",),
-            unsafe=True,
-            fixed={
-                "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore").replace(
-                    "restartPolicy: OnFailure", "restartPolicy: Never"
-                )
-            },
-        ),
-        Case(
-            title="AscendJob replicas default to Never; a pod template value is overwritten by the operator",
-            files={
-                "job.yaml": _ACJOB.replace("      restartPolicy: Never\n", "")
-                .replace("      restartPolicy: OnFailure  # from an older sample\n", "")
-                .replace("        spec:\n", "        spec:\n          restartPolicy: OnFailure\n", 1)
-            },
-        ),
-        Case(
-            title="no unconditional retry",
-            files={"job.yaml": _ACJOB.replace('fault-retry-times: "10"', 'fault-retry-times: "0"')},
-        ),
-        Case(
-            title="a value that is not a number counts as 0",
-            files={"job.yaml": _ACJOB.replace('fault-retry-times: "10"', 'fault-retry-times: "ten"')},
-        ),
-        Case(
-            title="a Volcano Job with the documented setting; restartPolicy Never",
-            files={"job.yaml": _VCJOB.replace("'OnFailure'", "Never")},
-        ),
-        Case(
-            title="a task's own PodFailed policy (events list) and no restartPolicy written",
-            files={
-                "job.yaml": _VCJOB.replace("  policies:\n    - event: PodFailed\n      action: Ignore\n", "")
-                .replace("        restartPolicy: 'OnFailure'\n", "")
-                .replace(
-                    "    replicas: 2\n",
-                    "    replicas: 2\n    policies:\n    - events: [PodFailed]\n      action: Ignore\n",
-                )
-            },
-        ),
-        Case(
-            title="not a training job",
-            files={
-                "pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels:\n"
-                '    fault-retry-times: "3"\nspec:\n  restartPolicy: Always\n  containers:\n  - name: c\n'
-                "    image: i\n"
-            },
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="Atlas training series (ascend-910): unconditional retry is not documented there",
+                files={
+                    "job.yaml": _ACJOB.replace(
+                        "framework: pytorch\n", "framework: pytorch\n    ring-controller.atlas: ascend-910\n"
+                    )
+                },
+                expect=("job.yaml:9",),
+            ),
+            Case(
+                title="an AscendJob replica with OnFailure",
+                files={"job.yaml": _ACJOB},
+                expect=("job.yaml:21:22",),
+                unsafe=True,
+                fixed={"job.yaml": _ACJOB.replace("restartPolicy: OnFailure", "restartPolicy: Never")},
+            ),
+            Case(
+                title="a Volcano Job with PodFailed / Ignore but a quoted OnFailure",
+                files={"job.yaml": _VCJOB},
+                expect=("job.yaml:19:24",),
+                unsafe=True,
+                fixed={"job.yaml": _VCJOB.replace("restartPolicy: 'OnFailure'", "restartPolicy: 'Never'")},
+            ),
+            Case(
+                title="a Volcano Job keeping the sample PodEvicted -> RestartJob policy only",
+                files={
+                    "job.yaml": _VCJOB.replace("PodFailed", "PodEvicted")
+                    .replace("Ignore", "RestartJob")
+                    .replace("'OnFailure'", "Never")
+                },
+                expect=("job.yaml:7:24",),
+                unsafe=True,
+                fixed={
+                    "job.yaml": _VCJOB.replace("PodFailed", "PodEvicted")
+                    .replace("Ignore", "RestartJob")
+                    .replace("'OnFailure'", "Never")
+                },
+            ),
+            Case(
+                title="a MindSpore job needs it too (unconditional retry is framework-independent)",
+                files={"job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore")},
+                expect=("job.yaml:21:22",),
+                unsafe=True,
+                fixed={
+                    "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore").replace(
+                        "restartPolicy: OnFailure", "restartPolicy: Never"
+                    )
+                },
+            ),
+            Case(
+                title="AscendJob replicas default to Never; a pod template value is overwritten by the operator",
+                files={
+                    "job.yaml": _ACJOB.replace("      restartPolicy: Never\n", "")
+                    .replace("      restartPolicy: OnFailure  # from an older sample\n", "")
+                    .replace("        spec:\n", "        spec:\n          restartPolicy: OnFailure\n", 1)
+                },
+            ),
+            Case(
+                title="no unconditional retry",
+                files={"job.yaml": _ACJOB.replace('fault-retry-times: "10"', 'fault-retry-times: "0"')},
+            ),
+            Case(
+                title="a value that is not a number counts as 0",
+                files={"job.yaml": _ACJOB.replace('fault-retry-times: "10"', 'fault-retry-times: "ten"')},
+            ),
+            Case(
+                title="a Volcano Job with the documented setting; restartPolicy Never",
+                files={"job.yaml": _VCJOB.replace("'OnFailure'", "Never")},
+            ),
+            Case(
+                title="a task's own PodFailed policy (events list) and no restartPolicy written",
+                files={
+                    "job.yaml": _VCJOB.replace("  policies:\n    - event: PodFailed\n      action: Ignore\n", "")
+                    .replace("        restartPolicy: 'OnFailure'\n", "")
+                    .replace(
+                        "    replicas: 2\n",
+                        "    replicas: 2\n    policies:\n    - events: [PodFailed]\n      action: Ignore\n",
+                    )
+                },
+            ),
+            Case(
+                title="not a training job",
+                files={
+                    "pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels:\n"
+                    '    fault-retry-times: "3"\nspec:\n  restartPolicy: Always\n  containers:\n  - name: c\n'
+                    "    image: i\n"
+                },
+            ),
+        )
     )
 
     def check_job(self, job: Job):

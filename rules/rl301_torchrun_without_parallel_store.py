@@ -5,7 +5,7 @@ from recovery_lint.edits import edit, replace_words
 from recovery_lint.jobs import Job, LaunchCommand
 from recovery_lint.knowledge import feature_support
 from recovery_lint.launch import PURE_VARIABLE, option_value, word_value
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 from ._versions import facts_of, with_origin
 
@@ -72,66 +72,70 @@ argument that torchrun-style launchers pass as the `LOCAL_RANK` variable instead
         "MindCluster docs: references/fault_recovery_acceleration/03_usage_guidance (MindIO TFT patches the "
         "torchrun script)",
     )
-    cases = (
-        Case(
-            title="a static torchrun launch with a release that ships torch_npu_run: safe fix",
-            files={"train.sh": _STATIC, "requirements.txt": _PINS},
-            expect=("train.sh:1:1",),
-            fixed={"train.sh": _STATIC.replace("torchrun", "torch_npu_run")},
-        ),
-        Case(
-            title="a c10d rendezvous: torch_npu_run would give every node rank 0, so no fix",
-            files={"train.sh": _C10D, "requirements.txt": _PINS},
-            expect=("train.sh:1:1",),
-            unsafe=True,
-            fixed={"train.sh": _C10D},
-        ),
-        Case(
-            title="an elastic node range: no fix",
-            files={"train.sh": "torchrun --nnodes=1:4 --nproc_per_node=8 train.py\n", "requirements.txt": _PINS},
-            expect=("train.sh:1:1",),
-            unsafe=True,
-            fixed={"train.sh": "torchrun --nnodes=1:4 --nproc_per_node=8 train.py\n"},
-        ),
-        Case(
-            title="an interpreter variable with torch.distributed.launch in a manifest's job: unsafe fix",
-            files={
-                "job.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: g\nspec:\n  tasks:\n"
-                "  - name: t\n    replicas: 2\n    template:\n      spec:\n        containers:\n        - name: c\n"
-                '          command: ["bash", "train.sh"]\n',
-                "train.sh": "${DLS_PROGRAM_EXECUTOR} -m torch.distributed.launch $ARGS train.py\n",
-                "requirements.txt": _PINS,
-            },
-            expect=("train.sh:1:1",),
-            unsafe=True,
-            fixed={"train.sh": "torch_npu_run $ARGS train.py\n"},
-        ),
-        Case(
-            title="release 6.0.RC3 ships torch_npu_run, the docs support it from a later release: a note, no fix",
-            files={
-                "train.sh": "torchrun --nproc_per_node=8 train.py\n",
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
-            },
-            expect=("train.sh:1:1",),
-            unsafe=True,
-            fixed={"train.sh": "torchrun --nproc_per_node=8 train.py\n"},
-        ),
-        Case(
-            title="a torchrun patched for MindIO TFT: no fix",
-            files={
-                "train.sh": "torchrun --nproc_per_node=8 pretrain_gpt.py --enable-high-availability\n",
-                "requirements.txt": _PINS,
-            },
-            expect=("train.sh:1:1",),
-            unsafe=True,
-            fixed={"train.sh": "torchrun --nproc_per_node=8 pretrain_gpt.py --enable-high-availability\n"},
-        ),
-        Case(
-            title="torch_npu 2.2.0.post2 (no 2.2.0 build ships torch_npu_run)",
-            files={"train.sh": _STATIC, "requirements.txt": "torch==2.2.0\ntorch-npu==2.2.0.post2\n"},
-        ),
-        Case(title="release unknown, no manifest: no claim", files={"train.sh": _STATIC}),
-        Case(title="already torch_npu_run", files={"train.sh": "torch_npu_run train.py\n", "requirements.txt": _PINS}),
+    cases = examples(
+        lambda: (
+            Case(
+                title="a static torchrun launch with a release that ships torch_npu_run: safe fix",
+                files={"train.sh": _STATIC, "requirements.txt": _PINS},
+                expect=("train.sh:1:1",),
+                fixed={"train.sh": _STATIC.replace("torchrun", "torch_npu_run")},
+            ),
+            Case(
+                title="a c10d rendezvous: torch_npu_run would give every node rank 0, so no fix",
+                files={"train.sh": _C10D, "requirements.txt": _PINS},
+                expect=("train.sh:1:1",),
+                unsafe=True,
+                fixed={"train.sh": _C10D},
+            ),
+            Case(
+                title="an elastic node range: no fix",
+                files={"train.sh": "torchrun --nnodes=1:4 --nproc_per_node=8 train.py\n", "requirements.txt": _PINS},
+                expect=("train.sh:1:1",),
+                unsafe=True,
+                fixed={"train.sh": "torchrun --nnodes=1:4 --nproc_per_node=8 train.py\n"},
+            ),
+            Case(
+                title="an interpreter variable with torch.distributed.launch in a manifest's job: unsafe fix",
+                files={
+                    "job.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: g\nspec:\n  tasks:\n"
+                    "  - name: t\n    replicas: 2\n    template:\n      spec:\n        containers:\n        - name: c\n"
+                    '          command: ["bash", "train.sh"]\n',
+                    "train.sh": "${DLS_PROGRAM_EXECUTOR} -m torch.distributed.launch $ARGS train.py\n",
+                    "requirements.txt": _PINS,
+                },
+                expect=("train.sh:1:1",),
+                unsafe=True,
+                fixed={"train.sh": "torch_npu_run $ARGS train.py\n"},
+            ),
+            Case(
+                title="release 6.0.RC3 ships torch_npu_run, the docs support it from a later release: a note, no fix",
+                files={
+                    "train.sh": "torchrun --nproc_per_node=8 train.py\n",
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
+                },
+                expect=("train.sh:1:1",),
+                unsafe=True,
+                fixed={"train.sh": "torchrun --nproc_per_node=8 train.py\n"},
+            ),
+            Case(
+                title="a torchrun patched for MindIO TFT: no fix",
+                files={
+                    "train.sh": "torchrun --nproc_per_node=8 pretrain_gpt.py --enable-high-availability\n",
+                    "requirements.txt": _PINS,
+                },
+                expect=("train.sh:1:1",),
+                unsafe=True,
+                fixed={"train.sh": "torchrun --nproc_per_node=8 pretrain_gpt.py --enable-high-availability\n"},
+            ),
+            Case(
+                title="torch_npu 2.2.0.post2 (no 2.2.0 build ships torch_npu_run)",
+                files={"train.sh": _STATIC, "requirements.txt": "torch==2.2.0\ntorch-npu==2.2.0.post2\n"},
+            ),
+            Case(title="release unknown, no manifest: no claim", files={"train.sh": _STATIC}),
+            Case(
+                title="already torch_npu_run", files={"train.sh": "torch_npu_run train.py\n", "requirements.txt": _PINS}
+            ),
+        )
     )
 
     def check_job(self, job: Job):

@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job, LaunchCommand
 from recovery_lint.knowledge import feature_support
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 from ._versions import facts_of, with_origin
 
@@ -71,77 +71,79 @@ cannot choose for you.
         "Ascend/pytorch: setup.py (torch_npu_run console script) and torch_npu/distributed/run.py",
         "Ascend/pytorch: COMPATIBILITY (torch_npu package versions per release line)",
     )
-    cases = (
-        Case(
-            title="torch_npu_run with torch_npu of release 6.0.RC3 for torch 2.1.0: it ships there, a note",
-            files={
-                "train.sh": "#!/bin/bash\ntorch_npu_run --nnodes=2 train.py\n",
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
-            },
-            expect=("train.sh:2:1",),
-        ),
-        Case(
-            title="python -m torch_npu.distributed.run with torch 2.0.1, pinned in a Dockerfile",
-            files={
-                "train.sh": "python3 -m torch_npu.distributed.run --nproc_per_node=8 train.py\n",
-                "Dockerfile": "FROM base\nRUN pip install torch==2.0.1 torch-npu==2.0.1.post1\n",
-            },
-            expect=("train.sh:1:1",),
-        ),
-        Case(
-            title="torch 1.11.0 with a 6.0.RC1 torch_npu, from the configuration: a note",
-            files={"train.sh": "torch_npu_run train.py\n"},
-            config={"versions": {"torch": "1.11.0", "torch-npu": "1.11.0.post11"}},
-            expect=("train.sh:1:1",),
-        ),
-        Case(
-            title="torch_npu 2.1.0.post6 (release 6.0.rc2) does not ship torch_npu_run",
-            files={"train.sh": "torch_npu_run train.py\n", "requirements.txt": "torch_npu==2.1.0.post6\n"},
-            expect=("train.sh:1:1",),
-        ),
-        Case(
-            title="supported versions",
-            files={
-                "train.sh": "torch_npu_run train.py\n",
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
-            },
-        ),
-        Case(
-            title="torch 1.11.0 with a 6.0.RC2 torch_npu",
-            files={
-                "train.sh": "torch_npu_run train.py\n",
-                "requirements.txt": "torch==1.11.0\ntorch-npu==1.11.0.post14\n",
-            },
-        ),
-        Case(title="versions unknown", files={"train.sh": "torch_npu_run train.py\n"}),
-        Case(
-            title="a lower bound is not a known version",
-            files={
-                "train.sh": "torch_npu_run train.py\n",
-                "requirements.txt": "torch==2.1.0\ntorch-npu>=2.1.0.post8\n",
-            },
-        ),
-        Case(
-            title="torchrun with old versions is not this rule",
-            files={"train.sh": "torchrun train.py\n", "requirements.txt": "torch==2.2.0\ntorch-npu==2.2.0.post2\n"},
-        ),
-        Case(
-            title="MindSpore AscendJob",
-            files={
-                "job.yaml": _ACJOB.format(framework="mindspore"),
-                "train.sh": "torch_npu_run train.py\n",
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
-            },
-        ),
-        Case(
-            title="PyTorch AscendJob running the script",
-            files={
-                "job.yaml": _ACJOB.format(framework="pytorch"),
-                "train.sh": "torch_npu_run train.py\n",
-                "requirements.txt": "torch==2.2.0\ntorch-npu==2.2.0.post2\n",
-            },
-            expect=("train.sh:1:1",),
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="torch_npu_run with torch_npu of release 6.0.RC3 for torch 2.1.0: it ships there, a note",
+                files={
+                    "train.sh": "#!/bin/bash\ntorch_npu_run --nnodes=2 train.py\n",
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
+                },
+                expect=("train.sh:2:1",),
+            ),
+            Case(
+                title="python -m torch_npu.distributed.run with torch 2.0.1, pinned in a Dockerfile",
+                files={
+                    "train.sh": "python3 -m torch_npu.distributed.run --nproc_per_node=8 train.py\n",
+                    "Dockerfile": "FROM base\nRUN pip install torch==2.0.1 torch-npu==2.0.1.post1\n",
+                },
+                expect=("train.sh:1:1",),
+            ),
+            Case(
+                title="torch 1.11.0 with a 6.0.RC1 torch_npu, from the configuration: a note",
+                files={"train.sh": "torch_npu_run train.py\n"},
+                config={"versions": {"torch": "1.11.0", "torch-npu": "1.11.0.post11"}},
+                expect=("train.sh:1:1",),
+            ),
+            Case(
+                title="torch_npu 2.1.0.post6 (release 6.0.rc2) does not ship torch_npu_run",
+                files={"train.sh": "torch_npu_run train.py\n", "requirements.txt": "torch_npu==2.1.0.post6\n"},
+                expect=("train.sh:1:1",),
+            ),
+            Case(
+                title="supported versions",
+                files={
+                    "train.sh": "torch_npu_run train.py\n",
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
+                },
+            ),
+            Case(
+                title="torch 1.11.0 with a 6.0.RC2 torch_npu",
+                files={
+                    "train.sh": "torch_npu_run train.py\n",
+                    "requirements.txt": "torch==1.11.0\ntorch-npu==1.11.0.post14\n",
+                },
+            ),
+            Case(title="versions unknown", files={"train.sh": "torch_npu_run train.py\n"}),
+            Case(
+                title="a lower bound is not a known version",
+                files={
+                    "train.sh": "torch_npu_run train.py\n",
+                    "requirements.txt": "torch==2.1.0\ntorch-npu>=2.1.0.post8\n",
+                },
+            ),
+            Case(
+                title="torchrun with old versions is not this rule",
+                files={"train.sh": "torchrun train.py\n", "requirements.txt": "torch==2.2.0\ntorch-npu==2.2.0.post2\n"},
+            ),
+            Case(
+                title="MindSpore AscendJob",
+                files={
+                    "job.yaml": _ACJOB.format(framework="mindspore"),
+                    "train.sh": "torch_npu_run train.py\n",
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
+                },
+            ),
+            Case(
+                title="PyTorch AscendJob running the script",
+                files={
+                    "job.yaml": _ACJOB.format(framework="pytorch"),
+                    "train.sh": "torch_npu_run train.py\n",
+                    "requirements.txt": "torch==2.2.0\ntorch-npu==2.2.0.post2\n",
+                },
+                expect=("train.sh:1:1",),
+            ),
+        )
     )
 
     def check_job(self, job: Job):

@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Project
 from recovery_lint.knowledge import hccl_link_optimization
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 from ._versions import CONFIG_NOTE, config_anchor, first_exact_pins, from_config, lone_pin_files
 
@@ -48,44 +48,46 @@ RUN bash Ascend-cann-toolkit_8.0.RC2_linux-aarch64.run --install
         "or later, nothing to configure)",
         "Recovery-time optimization guide (seed), item 3b",
     )
-    cases = (
-        Case(
-            title="CANN toolkit 7.0.0 installed in the image",
-            files={
-                "Dockerfile": "FROM ubuntu:22.04\nRUN bash Ascend-cann-toolkit_7.0.0_linux-aarch64.run --install\n",
-                "train.sh": "torchrun train.py\n",
-            },
-            expect=("Dockerfile:2:30",),
-        ),
-        Case(
-            title="8.0.RC1 is still older than 8.0.RC2",
-            files={"docker/Dockerfile": "FROM x\nARG CANN_VERSION=8.0.RC1\n"},
-            expect=("docker/Dockerfile:2:18",),
-        ),
-        Case(
-            title="CANN from the configuration: reported once, at the first job relying on it",
-            files={"a.sh": "torchrun a.py\n", "b.sh": "torchrun b.py\n"},
-            config={"versions": {"cann": "7.0.RC1"}},
-            expect=("a.sh:1:1",),
-        ),
-        Case(
-            title="CANN 8.0.RC2",
-            files={"Dockerfile": "FROM x\nRUN bash Ascend-cann-toolkit_8.0.RC2_linux-x86_64.run --install\n"},
-        ),
-        Case(
-            title="CANN 8.0.0 from the configuration",
-            files={"a.sh": "torchrun a.py\n"},
-            config={"versions": {"cann": "8.0.0"}},
-        ),
-        Case(title="CANN unknown", files={"train.sh": "torchrun train.py\n", "requirements.txt": "torch==2.1.0\n"}),
-        Case(
-            title="a pinned CANN wins over the configured one",
-            files={
-                "Dockerfile": "FROM x\nARG CANN_VERSION=8.1.RC1\n",
-                "train.sh": "torchrun train.py\n",
-            },
-            config={"versions": {"cann": "7.0.0"}},
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="CANN toolkit 7.0.0 installed in the image",
+                files={
+                    "Dockerfile": "FROM ubuntu:22.04\nRUN bash Ascend-cann-toolkit_7.0.0_linux-aarch64.run --install\n",
+                    "train.sh": "torchrun train.py\n",
+                },
+                expect=("Dockerfile:2:30",),
+            ),
+            Case(
+                title="8.0.RC1 is still older than 8.0.RC2",
+                files={"docker/Dockerfile": "FROM x\nARG CANN_VERSION=8.0.RC1\n"},
+                expect=("docker/Dockerfile:2:18",),
+            ),
+            Case(
+                title="CANN from the configuration: reported once, at the first job relying on it",
+                files={"a.sh": "torchrun a.py\n", "b.sh": "torchrun b.py\n"},
+                config={"versions": {"cann": "7.0.RC1"}},
+                expect=("a.sh:1:1",),
+            ),
+            Case(
+                title="CANN 8.0.RC2",
+                files={"Dockerfile": "FROM x\nRUN bash Ascend-cann-toolkit_8.0.RC2_linux-x86_64.run --install\n"},
+            ),
+            Case(
+                title="CANN 8.0.0 from the configuration",
+                files={"a.sh": "torchrun a.py\n"},
+                config={"versions": {"cann": "8.0.0"}},
+            ),
+            Case(title="CANN unknown", files={"train.sh": "torchrun train.py\n", "requirements.txt": "torch==2.1.0\n"}),
+            Case(
+                title="a pinned CANN wins over the configured one",
+                files={
+                    "Dockerfile": "FROM x\nARG CANN_VERSION=8.1.RC1\n",
+                    "train.sh": "torchrun train.py\n",
+                },
+                config={"versions": {"cann": "7.0.0"}},
+            ),
+        )
     )
 
     def check_project(self, project: Project):

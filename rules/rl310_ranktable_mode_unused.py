@@ -4,7 +4,7 @@ from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
 from recovery_lint.edits import insert_lines_before
 from recovery_lint.jobs import Job, Launch, LaunchCommand
 from recovery_lint.knowledge import feature_support
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 from ._common import manifest_source, pytorch_launches
 from ._ranktable import (
@@ -155,93 +155,99 @@ Pods do not start.
         "ascend-operator: pkg/ranktable/utils/util.go (hasRankTableVolume, rankTableName = ranktable)",
         "Recovery-time optimization guide (seed), item 3c",
     )
-    cases = (
-        Case(
-            title="a Ray cluster (verl): Ray places the ranks, no rank table advice",
-            files={
-                "job.yaml": _JOB,
-                "train.sh": "#!/bin/bash\nray start --head --port 6379\nray job submit -- python3 -m verl.trainer.main_ppo\n",
-                "requirements.txt": _PINS,
-            },
-        ),
-        Case(
-            title="a release before the documented RankTable support: reported, not fixed",
-            files={
-                "job.yaml": _JOB,
-                "train.sh": _SCRIPT,
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",  # 6.0.rc3
-            },
-            expect=("job.yaml:10:3",),
-            unsafe=True,
-            fixed={
-                "job.yaml": _JOB,
-                "train.sh": _SCRIPT,
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
-            },
-        ),
-        Case(
-            title="four Pods without RankTable mode: manifest and script fixed together",
-            files={"job.yaml": _JOB, "train.sh": _SCRIPT, "requirements.txt": _PINS},
-            expect=("job.yaml:10:3",),
-            unsafe=True,
-            fixed={
-                "job.yaml": _fixed_job(_JOB),
-                "train.sh": _SCRIPT.replace("torchrun", _ADDED_LINES + "torchrun"),
-                "requirements.txt": _PINS,
-            },
-        ),
-        Case(
-            title="the launch in the container command: the wait for the table cannot be added, no fix",
-            files={"job.yaml": _ARGV_JOB},
-            expect=("job.yaml:10",),
-            unsafe=True,
-            fixed={"job.yaml": _ARGV_JOB},
-        ),
-        Case(
-            title="the safe fixes alone leave the job as it is",
-            files={"job.yaml": _JOB, "train.sh": _SCRIPT, "requirements.txt": _PINS},
-            expect=("job.yaml:10",),
-            fixed={"job.yaml": _JOB, "train.sh": _SCRIPT},
-        ),
-        Case(
-            title="a single Pod",
-            files={"job.yaml": _JOB.split("    Worker:\n")[0], "train.sh": _SCRIPT},
-        ),
-        Case(
-            title="RankTable mode already used",
-            files={"job.yaml": _fixed_job(_JOB), "train.sh": _SCRIPT},
-        ),
-        Case(
-            title="rank table from a ConfigMap",
-            files={
-                "job.yaml": _JOB.replace(
-                    "            hostPath:\n              path: /data/code\n",
-                    "            configMap:\n              name: rings-config-gpt3\n",
-                ),
-                "train.sh": _SCRIPT,
-            },
-        ),
-        Case(
-            title="RANK_TABLE_FILE exported although the volume is missing (that is RL311)",
-            files={"job.yaml": _JOB, "train.sh": f"export {ENV}=/user/mindx-dl/ranktable/hccl.json\n" + _SCRIPT},
-        ),
-        Case(
-            title="torch_npu 2.1.0.post6 (release 6.0.rc2) does not read RANK_TABLE_FILE",
-            files={"job.yaml": _JOB, "train.sh": _SCRIPT, "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post6\n"},
-        ),
-        Case(
-            title="MindSpore AscendJob",
-            files={"job.yaml": _JOB.replace("framework: pytorch", "framework: mindspore"), "train.sh": _SCRIPT},
-        ),
-        Case(
-            title="a Volcano Job is not written by Ascend Operator",
-            files={
-                "job.yaml": _JOB.replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1").replace(
-                    "kind: AscendJob", "kind: Job"
-                ),
-                "train.sh": _SCRIPT,
-            },
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="a Ray cluster (verl): Ray places the ranks, no rank table advice",
+                files={
+                    "job.yaml": _JOB,
+                    "train.sh": "#!/bin/bash\nray start --head --port 6379\nray job submit -- python3 -m verl.trainer.main_ppo\n",
+                    "requirements.txt": _PINS,
+                },
+            ),
+            Case(
+                title="a release before the documented RankTable support: reported, not fixed",
+                files={
+                    "job.yaml": _JOB,
+                    "train.sh": _SCRIPT,
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",  # 6.0.rc3
+                },
+                expect=("job.yaml:10:3",),
+                unsafe=True,
+                fixed={
+                    "job.yaml": _JOB,
+                    "train.sh": _SCRIPT,
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
+                },
+            ),
+            Case(
+                title="four Pods without RankTable mode: manifest and script fixed together",
+                files={"job.yaml": _JOB, "train.sh": _SCRIPT, "requirements.txt": _PINS},
+                expect=("job.yaml:10:3",),
+                unsafe=True,
+                fixed={
+                    "job.yaml": _fixed_job(_JOB),
+                    "train.sh": _SCRIPT.replace("torchrun", _ADDED_LINES + "torchrun"),
+                    "requirements.txt": _PINS,
+                },
+            ),
+            Case(
+                title="the launch in the container command: the wait for the table cannot be added, no fix",
+                files={"job.yaml": _ARGV_JOB},
+                expect=("job.yaml:10",),
+                unsafe=True,
+                fixed={"job.yaml": _ARGV_JOB},
+            ),
+            Case(
+                title="the safe fixes alone leave the job as it is",
+                files={"job.yaml": _JOB, "train.sh": _SCRIPT, "requirements.txt": _PINS},
+                expect=("job.yaml:10",),
+                fixed={"job.yaml": _JOB, "train.sh": _SCRIPT},
+            ),
+            Case(
+                title="a single Pod",
+                files={"job.yaml": _JOB.split("    Worker:\n")[0], "train.sh": _SCRIPT},
+            ),
+            Case(
+                title="RankTable mode already used",
+                files={"job.yaml": _fixed_job(_JOB), "train.sh": _SCRIPT},
+            ),
+            Case(
+                title="rank table from a ConfigMap",
+                files={
+                    "job.yaml": _JOB.replace(
+                        "            hostPath:\n              path: /data/code\n",
+                        "            configMap:\n              name: rings-config-gpt3\n",
+                    ),
+                    "train.sh": _SCRIPT,
+                },
+            ),
+            Case(
+                title="RANK_TABLE_FILE exported although the volume is missing (that is RL311)",
+                files={"job.yaml": _JOB, "train.sh": f"export {ENV}=/user/mindx-dl/ranktable/hccl.json\n" + _SCRIPT},
+            ),
+            Case(
+                title="torch_npu 2.1.0.post6 (release 6.0.rc2) does not read RANK_TABLE_FILE",
+                files={
+                    "job.yaml": _JOB,
+                    "train.sh": _SCRIPT,
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post6\n",
+                },
+            ),
+            Case(
+                title="MindSpore AscendJob",
+                files={"job.yaml": _JOB.replace("framework: pytorch", "framework: mindspore"), "train.sh": _SCRIPT},
+            ),
+            Case(
+                title="a Volcano Job is not written by Ascend Operator",
+                files={
+                    "job.yaml": _JOB.replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1").replace(
+                        "kind: AscendJob", "kind: Job"
+                    ),
+                    "train.sh": _SCRIPT,
+                },
+            ),
+        )
     )
 
     def check_job(self, job: Job):

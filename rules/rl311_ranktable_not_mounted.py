@@ -7,7 +7,7 @@ from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
 from recovery_lint.jobs import EnvValue, Job
 from recovery_lint.knowledge import feature_support
 from recovery_lint.lazyre import LazyPattern
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.manifest import Container, PodSpec
 
 from ._common import container_env_entry, insert_env_before, manifest_source, pytorch_launches
@@ -160,87 +160,89 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
         "MindCluster docs: 05_configuring_training_recovery, Table 4 (ranktable volume and mount)",
         "ascend-operator: pkg/ranktable/utils/util.go (the table is written for a volume named ranktable)",
     )
-    cases = (
-        Case(
-            title="RANK_TABLE_FILE exported, no volume at all: mount and volume added to both replicas",
-            files={"job.yaml": _job(), "train.sh": _script(f"{_DOC_FORM}/hccl.json")},
-            expect=("train.sh:2:8",),
-            unsafe=True,
-            fixed={
-                "job.yaml": _job(_RT_MOUNT.format(path=_DOC_FORM), _ADDED_VOLUME),
-                "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
-            },
-        ),
-        Case(
-            title="the ranktable volume is mounted by no container: mounted where the script reads it",
-            files={"job.yaml": _job(volume=_RT_VOLUME), "train.sh": _script(f"{_SAMPLE_FORM}/hccl.json")},
-            expect=("job.yaml:25:19", "job.yaml:44:19"),
-            unsafe=True,
-            fixed={"job.yaml": _job(_RT_MOUNT.format(path=_SAMPLE_FORM), _RT_VOLUME)},
-        ),
-        Case(
-            title="a Volcano Job whose container env points at an unmounted directory: no fix",
-            files={"job.yaml": _VCJOB},
-            expect=("job.yaml:15:13",),
-            unsafe=True,
-            fixed={"job.yaml": _VCJOB},
-        ),
-        Case(
-            title="mounted at the documented path",
-            files={
-                "job.yaml": _job(_RT_MOUNT.format(path=_DOC_FORM), _RT_VOLUME),
-                "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
-            },
-        ),
-        Case(
-            title="mounted at the path of the sample manifests",
-            files={
-                "job.yaml": _job(_RT_MOUNT.format(path=_SAMPLE_FORM), _RT_VOLUME),
-                "train.sh": _script(f"{_SAMPLE_FORM}/hccl.json"),
-            },
-        ),
-        Case(
-            title="the ranktable volume mounted at another directory is RL313",
-            files={
-                "job.yaml": _job(_RT_MOUNT.format(path=_SAMPLE_FORM), _RT_VOLUME),
-                "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
-            },
-        ),
-        Case(
-            title="a mount of a parent directory covers the file",
-            files={
-                "job.yaml": _job("            - name: user\n              mountPath: /user/\n"),
-                "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
-            },
-        ),
-        Case(
-            title="a misnamed volume in the operator's directory: no fix until RL315 renamed it",
-            files={"job.yaml": _MISNAMED, "train.sh": _script(f"{_DOC_FORM}/hccl.json")},
-            expect=("train.sh:2:8",),
-            unsafe=True,
-            fixed={"job.yaml": _MISNAMED},
-        ),
-        Case(title="a script that no manifest runs", files={"train.sh": _script(f"{_DOC_FORM}/hccl.json")}),
-        Case(
-            title="RANK_TABLE_FILE built from a variable",
-            files={"job.yaml": _job(), "train.sh": _script("${RANK_TABLE_DIR}/hccl.json")},
-        ),
-        Case(
-            title="a table the container writes itself needs no volume",
-            files={
-                "job.yaml": _job(),
-                "train.sh": "#!/bin/bash\nexport RANK_TABLE_FILE=/job/rt/hccl.json\n"
-                "python gen_rank_table.py --out ${RANK_TABLE_FILE}\ntorchrun --nnodes=2 train.py\n",
-            },
-        ),
-        Case(
-            title="never a volume over /tmp: reported without a fix",
-            files={"job.yaml": _job(), "train.sh": _script("/tmp/hccl.json")},
-            expect=("train.sh:2",),
-            unsafe=True,
-            fixed={"train.sh": _script("/tmp/hccl.json")},
-        ),
-        Case(title="no rank table at all (that is RL310)", files={"job.yaml": _job(), "train.sh": _script("")}),
+    cases = examples(
+        lambda: (
+            Case(
+                title="RANK_TABLE_FILE exported, no volume at all: mount and volume added to both replicas",
+                files={"job.yaml": _job(), "train.sh": _script(f"{_DOC_FORM}/hccl.json")},
+                expect=("train.sh:2:8",),
+                unsafe=True,
+                fixed={
+                    "job.yaml": _job(_RT_MOUNT.format(path=_DOC_FORM), _ADDED_VOLUME),
+                    "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
+                },
+            ),
+            Case(
+                title="the ranktable volume is mounted by no container: mounted where the script reads it",
+                files={"job.yaml": _job(volume=_RT_VOLUME), "train.sh": _script(f"{_SAMPLE_FORM}/hccl.json")},
+                expect=("job.yaml:25:19", "job.yaml:44:19"),
+                unsafe=True,
+                fixed={"job.yaml": _job(_RT_MOUNT.format(path=_SAMPLE_FORM), _RT_VOLUME)},
+            ),
+            Case(
+                title="a Volcano Job whose container env points at an unmounted directory: no fix",
+                files={"job.yaml": _VCJOB},
+                expect=("job.yaml:15:13",),
+                unsafe=True,
+                fixed={"job.yaml": _VCJOB},
+            ),
+            Case(
+                title="mounted at the documented path",
+                files={
+                    "job.yaml": _job(_RT_MOUNT.format(path=_DOC_FORM), _RT_VOLUME),
+                    "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
+                },
+            ),
+            Case(
+                title="mounted at the path of the sample manifests",
+                files={
+                    "job.yaml": _job(_RT_MOUNT.format(path=_SAMPLE_FORM), _RT_VOLUME),
+                    "train.sh": _script(f"{_SAMPLE_FORM}/hccl.json"),
+                },
+            ),
+            Case(
+                title="the ranktable volume mounted at another directory is RL313",
+                files={
+                    "job.yaml": _job(_RT_MOUNT.format(path=_SAMPLE_FORM), _RT_VOLUME),
+                    "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
+                },
+            ),
+            Case(
+                title="a mount of a parent directory covers the file",
+                files={
+                    "job.yaml": _job("            - name: user\n              mountPath: /user/\n"),
+                    "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
+                },
+            ),
+            Case(
+                title="a misnamed volume in the operator's directory: no fix until RL315 renamed it",
+                files={"job.yaml": _MISNAMED, "train.sh": _script(f"{_DOC_FORM}/hccl.json")},
+                expect=("train.sh:2:8",),
+                unsafe=True,
+                fixed={"job.yaml": _MISNAMED},
+            ),
+            Case(title="a script that no manifest runs", files={"train.sh": _script(f"{_DOC_FORM}/hccl.json")}),
+            Case(
+                title="RANK_TABLE_FILE built from a variable",
+                files={"job.yaml": _job(), "train.sh": _script("${RANK_TABLE_DIR}/hccl.json")},
+            ),
+            Case(
+                title="a table the container writes itself needs no volume",
+                files={
+                    "job.yaml": _job(),
+                    "train.sh": "#!/bin/bash\nexport RANK_TABLE_FILE=/job/rt/hccl.json\n"
+                    "python gen_rank_table.py --out ${RANK_TABLE_FILE}\ntorchrun --nnodes=2 train.py\n",
+                },
+            ),
+            Case(
+                title="never a volume over /tmp: reported without a fix",
+                files={"job.yaml": _job(), "train.sh": _script("/tmp/hccl.json")},
+                expect=("train.sh:2",),
+                unsafe=True,
+                fixed={"train.sh": _script("/tmp/hccl.json")},
+            ),
+            Case(title="no rank table at all (that is RL310)", files={"job.yaml": _job(), "train.sh": _script("")}),
+        )
     )
 
     def check_job(self, job: Job):

@@ -5,7 +5,7 @@ import posixpath
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 from ._common import manifest_source
 from ._ranktable import (
@@ -105,78 +105,80 @@ the manifest sets no namespace.
         "MindCluster docs: 05_configuring_training_recovery, Table 4 (hostPath of the ranktable volume)",
         "mindcluster-deploy samples: pytorch_multinodes_acjob_910b_with_ranktable.yaml",
     )
-    cases = (
-        Case(
-            title="the namespace part is missing, the host root configured: safe fix",
-            files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"), "nlp")},
-            config={"ranktable-host-root": "/user/mindx-dl/ranktable"},
-            expect=("job.yaml:22:21",),
-            fixed={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/nlp.bert"), "nlp")},
-        ),
-        Case(
-            title="another job's directory, the default host root assumed: unsafe fix",
-            files={"job.yaml": _job(_HOST.format(path='"/user/mindx-dl/ranktable/nlp.bert-old"'), "nlp")},
-            expect=("job.yaml:22:21",),
-            unsafe=True,
-            fixed={"job.yaml": _job(_HOST.format(path='"/user/mindx-dl/ranktable/nlp.bert"'), "nlp")},
-        ),
-        Case(
-            title="the default fix is not applied without --unsafe-fixes",
-            files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"), "nlp")},
-            expect=("job.yaml:22",),
-            fixed={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"), "nlp")},
-        ),
-        Case(
-            title="an nfs volume: unsafe even with the root configured",
-            files={"job.yaml": _job(_NFS.format(path="/data/ranktable/nlp.bert"), "nlp")},
-            config={"ranktable-host-root": "/user/mindx-dl/ranktable"},
-            expect=("job.yaml:23:21",),
-            unsafe=True,
-            fixed={"job.yaml": _job(_NFS.format(path="/user/mindx-dl/ranktable/nlp.bert"), "nlp")},
-        ),
-        Case(
-            title="a configured root that is not the default",
-            files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/nlp.bert"), "nlp")},
-            config={"ranktable-host-root": "/data/rt/"},
-            expect=("job.yaml:22",),
-            fixed={"job.yaml": _job(_HOST.format(path="/data/rt/nlp.bert"), "nlp")},
-        ),
-        Case(
-            title="the right directory under a root that is not configured: not judged",
-            files={"job.yaml": _job(_HOST.format(path="/data/rt/nlp.bert"), "nlp")},
-        ),
-        Case(
-            title="no namespace in the manifest: the job-name part is judged, without a fix",
-            files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"))},
-            expect=("job.yaml:21",),
-            unsafe=True,
-            fixed={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"))},
-        ),
-        Case(
-            title="no namespace in the manifest: any namespace with this job's name",
-            files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/team-a.bert"))},
-        ),
-        Case(
-            title="the right path, with a trailing slash",
-            files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/default.bert/"), "default")},
-        ),
-        Case(
-            title="a volume with another name (that is RL315 when it serves the rank table)",
-            files={
-                "job.yaml": _job(_HOST.format(path="/data/other"), "nlp").replace(
-                    "          - name: ranktable\n            hostPath",
-                    "          - name: scratch\n            hostPath",
-                )
-            },
-        ),
-        Case(
-            title="a Volcano Job: the operator writes no rank table file for it",
-            files={
-                "job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"), "nlp")
-                .replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1")
-                .replace("kind: AscendJob", "kind: Job")
-            },
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="the namespace part is missing, the host root configured: safe fix",
+                files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"), "nlp")},
+                config={"ranktable-host-root": "/user/mindx-dl/ranktable"},
+                expect=("job.yaml:22:21",),
+                fixed={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/nlp.bert"), "nlp")},
+            ),
+            Case(
+                title="another job's directory, the default host root assumed: unsafe fix",
+                files={"job.yaml": _job(_HOST.format(path='"/user/mindx-dl/ranktable/nlp.bert-old"'), "nlp")},
+                expect=("job.yaml:22:21",),
+                unsafe=True,
+                fixed={"job.yaml": _job(_HOST.format(path='"/user/mindx-dl/ranktable/nlp.bert"'), "nlp")},
+            ),
+            Case(
+                title="the default fix is not applied without --unsafe-fixes",
+                files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"), "nlp")},
+                expect=("job.yaml:22",),
+                fixed={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"), "nlp")},
+            ),
+            Case(
+                title="an nfs volume: unsafe even with the root configured",
+                files={"job.yaml": _job(_NFS.format(path="/data/ranktable/nlp.bert"), "nlp")},
+                config={"ranktable-host-root": "/user/mindx-dl/ranktable"},
+                expect=("job.yaml:23:21",),
+                unsafe=True,
+                fixed={"job.yaml": _job(_NFS.format(path="/user/mindx-dl/ranktable/nlp.bert"), "nlp")},
+            ),
+            Case(
+                title="a configured root that is not the default",
+                files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/nlp.bert"), "nlp")},
+                config={"ranktable-host-root": "/data/rt/"},
+                expect=("job.yaml:22",),
+                fixed={"job.yaml": _job(_HOST.format(path="/data/rt/nlp.bert"), "nlp")},
+            ),
+            Case(
+                title="the right directory under a root that is not configured: not judged",
+                files={"job.yaml": _job(_HOST.format(path="/data/rt/nlp.bert"), "nlp")},
+            ),
+            Case(
+                title="no namespace in the manifest: the job-name part is judged, without a fix",
+                files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"))},
+                expect=("job.yaml:21",),
+                unsafe=True,
+                fixed={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"))},
+            ),
+            Case(
+                title="no namespace in the manifest: any namespace with this job's name",
+                files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/team-a.bert"))},
+            ),
+            Case(
+                title="the right path, with a trailing slash",
+                files={"job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/default.bert/"), "default")},
+            ),
+            Case(
+                title="a volume with another name (that is RL315 when it serves the rank table)",
+                files={
+                    "job.yaml": _job(_HOST.format(path="/data/other"), "nlp").replace(
+                        "          - name: ranktable\n            hostPath",
+                        "          - name: scratch\n            hostPath",
+                    )
+                },
+            ),
+            Case(
+                title="a Volcano Job: the operator writes no rank table file for it",
+                files={
+                    "job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"), "nlp")
+                    .replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1")
+                    .replace("kind: AscendJob", "kind: Job")
+                },
+            ),
+        )
     )
 
     def check_job(self, job: Job):

@@ -4,7 +4,7 @@ from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
 from recovery_lint.knowledge import feature_support
 from recovery_lint.record import Record, field
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.span import Span
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
@@ -103,75 +103,77 @@ mount the volume at different paths.
         "MindCluster docs: 05_configuring_training_recovery, Table 4 (mountPath and RANK_TABLE_FILE)",
         "mindcluster-deploy samples: ranktable acjobs and train_start.sh (/user/serverid/devindex/config)",
     )
-    cases = (
-        Case(
-            title="the guide's file name with the samples' mount path: the value set explicitly, an unsafe fix",
-            files={"job.yaml": _job(_SAMPLE_FORM), "train.sh": _script(f"{_DOC_FORM}/hccl.json")},
-            expect=("train.sh:3:8",),
-            unsafe=True,
-            fixed={"train.sh": _script(f"{_SAMPLE_FORM}/hccl.json")},
-        ),
-        Case(
-            title="a container env value with another file name",
-            files={"job.yaml": _job(_DOC_FORM, _CONTAINER_ENV.format(value=f"{_DOC_FORM}/rank_table.json"))},
-            expect=("job.yaml:17:15", "job.yaml:35:15"),
-            unsafe=True,
-            fixed={"job.yaml": _job(_DOC_FORM, _CONTAINER_ENV.format(value=f"{_DOC_FORM}/hccl.json"))},
-        ),
-        Case(
-            title="unset before torchrun: unsafe export",
-            files={"job.yaml": _job(_DOC_FORM + "/"), "train.sh": _script(None)},
-            expect=("train.sh:3:1",),
-            unsafe=True,
-            fixed={"train.sh": _script(f"{_DOC_FORM}/hccl.json")},
-        ),
-        Case(
-            title="replicas sharing one script mount the volume at different paths: no fix",
-            files={
-                "job.yaml": _job(_DOC_FORM, worker_mount=_SAMPLE_FORM),
-                "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
-            },
-            expect=("train.sh:3:8",),
-            unsafe=True,
-            fixed={"train.sh": _script(f"{_DOC_FORM}/hccl.json")},
-        ),
-        Case(
-            title="consistent, the guide's form",
-            files={"job.yaml": _job(_DOC_FORM), "train.sh": _script(f"{_DOC_FORM}/hccl.json")},
-        ),
-        Case(
-            title="consistent, the samples' form",
-            files={"job.yaml": _job(_SAMPLE_FORM + "/"), "train.sh": _script(f"{_SAMPLE_FORM}//hccl.json")},
-        ),
-        Case(title="the launch script is not in the repository", files={"job.yaml": _job(_DOC_FORM)}),
-        Case(
-            title="a value built from a variable",
-            files={"job.yaml": _job(_DOC_FORM), "train.sh": _script("${RT_DIR}/hccl.json")},
-        ),
-        Case(
-            title="unset with a torch_npu too old for RankTable mode (that is RL314)",
-            files={
-                "job.yaml": _job(_DOC_FORM),
-                "train.sh": _script(None),
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post6\n",
-            },
-        ),
-        Case(
-            title="a MindSpore job: torch_npu's fallback does not apply",
-            files={
-                "job.yaml": _job(_SAMPLE_FORM).replace("framework: pytorch", "framework: mindspore"),
-                "train.sh": _script(f"{_DOC_FORM}/hccl.json").replace("torchrun", "msrun"),
-            },
-        ),
-        Case(
-            title="a Volcano Job",
-            files={
-                "job.yaml": _job(_SAMPLE_FORM)
-                .replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1")
-                .replace("kind: AscendJob", "kind: Job"),
-                "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
-            },
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="the guide's file name with the samples' mount path: the value set explicitly, an unsafe fix",
+                files={"job.yaml": _job(_SAMPLE_FORM), "train.sh": _script(f"{_DOC_FORM}/hccl.json")},
+                expect=("train.sh:3:8",),
+                unsafe=True,
+                fixed={"train.sh": _script(f"{_SAMPLE_FORM}/hccl.json")},
+            ),
+            Case(
+                title="a container env value with another file name",
+                files={"job.yaml": _job(_DOC_FORM, _CONTAINER_ENV.format(value=f"{_DOC_FORM}/rank_table.json"))},
+                expect=("job.yaml:17:15", "job.yaml:35:15"),
+                unsafe=True,
+                fixed={"job.yaml": _job(_DOC_FORM, _CONTAINER_ENV.format(value=f"{_DOC_FORM}/hccl.json"))},
+            ),
+            Case(
+                title="unset before torchrun: unsafe export",
+                files={"job.yaml": _job(_DOC_FORM + "/"), "train.sh": _script(None)},
+                expect=("train.sh:3:1",),
+                unsafe=True,
+                fixed={"train.sh": _script(f"{_DOC_FORM}/hccl.json")},
+            ),
+            Case(
+                title="replicas sharing one script mount the volume at different paths: no fix",
+                files={
+                    "job.yaml": _job(_DOC_FORM, worker_mount=_SAMPLE_FORM),
+                    "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
+                },
+                expect=("train.sh:3:8",),
+                unsafe=True,
+                fixed={"train.sh": _script(f"{_DOC_FORM}/hccl.json")},
+            ),
+            Case(
+                title="consistent, the guide's form",
+                files={"job.yaml": _job(_DOC_FORM), "train.sh": _script(f"{_DOC_FORM}/hccl.json")},
+            ),
+            Case(
+                title="consistent, the samples' form",
+                files={"job.yaml": _job(_SAMPLE_FORM + "/"), "train.sh": _script(f"{_SAMPLE_FORM}//hccl.json")},
+            ),
+            Case(title="the launch script is not in the repository", files={"job.yaml": _job(_DOC_FORM)}),
+            Case(
+                title="a value built from a variable",
+                files={"job.yaml": _job(_DOC_FORM), "train.sh": _script("${RT_DIR}/hccl.json")},
+            ),
+            Case(
+                title="unset with a torch_npu too old for RankTable mode (that is RL314)",
+                files={
+                    "job.yaml": _job(_DOC_FORM),
+                    "train.sh": _script(None),
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post6\n",
+                },
+            ),
+            Case(
+                title="a MindSpore job: torch_npu's fallback does not apply",
+                files={
+                    "job.yaml": _job(_SAMPLE_FORM).replace("framework: pytorch", "framework: mindspore"),
+                    "train.sh": _script(f"{_DOC_FORM}/hccl.json").replace("torchrun", "msrun"),
+                },
+            ),
+            Case(
+                title="a Volcano Job",
+                files={
+                    "job.yaml": _job(_SAMPLE_FORM)
+                    .replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1")
+                    .replace("kind: AscendJob", "kind: Job"),
+                    "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
+                },
+            ),
+        )
     )
 
     def check_job(self, job: Job):

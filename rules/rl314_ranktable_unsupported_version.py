@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
 from recovery_lint.knowledge import feature_support
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.span import Span
 
 from ._ranktable import ENV, table_env, table_volume
@@ -75,68 +75,70 @@ Use a torch_npu of a release that reads it (for torch 2.1.0: 2.1.0.post10 or lat
         "Ascend/pytorch release tags: torch_npu/csrc reads RANK_TABLE_FILE from 6.0.rc3 (recovery_lint "
         "schemas/torch_npu_releases.json)",
     )
-    cases = (
-        Case(
-            title="ranktable volume with torch_npu 2.1.0.post8 (6.0.RC3)",
-            files={
-                "job.yaml": _JOB.format(framework="pytorch"),
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
-            },
-            expect=("job.yaml:19:19",),
-        ),
-        Case(
-            title="RANK_TABLE_FILE in a script, torch_npu wheel of 6.0.RC3 in the Dockerfile",
-            files={
-                "train.sh": _SCRIPT,
-                "Dockerfile": "FROM x\nCOPY torch_npu-2.4.0-cp310-cp310-manylinux_2_17_aarch64.whl /tmp/\n",
-            },
-            expect=("train.sh:2:8",),
-        ),
-        Case(
-            title="both a ranktable volume and RANK_TABLE_FILE: reported at the variable",
-            files={
-                "job.yaml": _JOB.format(framework="pytorch").replace(
-                    "          - name: ascend\n",
-                    "          - name: ascend\n            env:\n            - name: RANK_TABLE_FILE\n"
-                    "              value: /user/mindx-dl/ranktable/hccl.json\n",
-                ),
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
-            },
-            expect=("job.yaml:16:15",),
-        ),
-        Case(
-            title="a release name from the configuration",
-            files={"train.sh": _SCRIPT},
-            config={"versions": {"torch-npu": "6.0.RC2"}},
-            expect=("train.sh:2",),
-        ),
-        Case(
-            title="a volume under the operator's directory, even misnamed (RL315), is RankTable mode",
-            files={
-                "job.yaml": _JOB.format(framework="pytorch").replace("- name: ranktable", "- name: rank-table"),
-                "requirements.txt": "torch-npu==1.11.0.post14\n",
-            },
-            expect=("job.yaml:19:19",),
-        ),
-        Case(
-            title="torch_npu of release 6.0.0",
-            files={
-                "job.yaml": _JOB.format(framework="pytorch"),
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
-            },
-        ),
-        Case(title="torch_npu unknown", files={"job.yaml": _JOB.format(framework="pytorch"), "train.sh": _SCRIPT}),
-        Case(
-            title="MindSpore job",
-            files={
-                "job.yaml": _JOB.format(framework="mindspore"),
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
-            },
-        ),
-        Case(
-            title="no RankTable mode",
-            files={"train.sh": "torchrun train.py\n", "requirements.txt": "torch-npu==2.1.0.post8\n"},
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="ranktable volume with torch_npu 2.1.0.post8 (6.0.RC3)",
+                files={
+                    "job.yaml": _JOB.format(framework="pytorch"),
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
+                },
+                expect=("job.yaml:19:19",),
+            ),
+            Case(
+                title="RANK_TABLE_FILE in a script, torch_npu wheel of 6.0.RC3 in the Dockerfile",
+                files={
+                    "train.sh": _SCRIPT,
+                    "Dockerfile": "FROM x\nCOPY torch_npu-2.4.0-cp310-cp310-manylinux_2_17_aarch64.whl /tmp/\n",
+                },
+                expect=("train.sh:2:8",),
+            ),
+            Case(
+                title="both a ranktable volume and RANK_TABLE_FILE: reported at the variable",
+                files={
+                    "job.yaml": _JOB.format(framework="pytorch").replace(
+                        "          - name: ascend\n",
+                        "          - name: ascend\n            env:\n            - name: RANK_TABLE_FILE\n"
+                        "              value: /user/mindx-dl/ranktable/hccl.json\n",
+                    ),
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
+                },
+                expect=("job.yaml:16:15",),
+            ),
+            Case(
+                title="a release name from the configuration",
+                files={"train.sh": _SCRIPT},
+                config={"versions": {"torch-npu": "6.0.RC2"}},
+                expect=("train.sh:2",),
+            ),
+            Case(
+                title="a volume under the operator's directory, even misnamed (RL315), is RankTable mode",
+                files={
+                    "job.yaml": _JOB.format(framework="pytorch").replace("- name: ranktable", "- name: rank-table"),
+                    "requirements.txt": "torch-npu==1.11.0.post14\n",
+                },
+                expect=("job.yaml:19:19",),
+            ),
+            Case(
+                title="torch_npu of release 6.0.0",
+                files={
+                    "job.yaml": _JOB.format(framework="pytorch"),
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
+                },
+            ),
+            Case(title="torch_npu unknown", files={"job.yaml": _JOB.format(framework="pytorch"), "train.sh": _SCRIPT}),
+            Case(
+                title="MindSpore job",
+                files={
+                    "job.yaml": _JOB.format(framework="mindspore"),
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
+                },
+            ),
+            Case(
+                title="no RankTable mode",
+                files={"train.sh": "torchrun train.py\n", "requirements.txt": "torch-npu==2.1.0.post8\n"},
+            ),
+        )
     )
 
     def check_job(self, job: Job):

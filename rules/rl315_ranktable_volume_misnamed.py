@@ -5,7 +5,7 @@ import posixpath
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.manifest import PodSpec, Volume
 
 from ._common import manifest_source
@@ -88,49 +88,51 @@ table, which changes how the job sets up its links. No fix when the Pod has seve
         "ascend-operator: pkg/ranktable/utils/util.go (hasRankTableVolume, rankTableName = ranktable)",
         "mindcluster-deploy samples: pytorch_multinodes_acjob_910b_with_ranktable.yaml (do not modify the name)",
     )
-    cases = (
-        Case(
-            title="a volume under the operator's directory named rank-table: volume and mounts renamed",
-            files={"job.yaml": _job("rank-table"), "train.sh": _SCRIPT},
-            expect=("job.yaml:18:19", "job.yaml:32:19"),
-            unsafe=True,
-            fixed={"job.yaml": _job("ranktable")},
-        ),
-        Case(
-            title="a volume mounted at the RANK_TABLE_FILE directory",
-            files={"job.yaml": _job("hccl-config", "/mnt/shared/default.t5"), "train.sh": _SCRIPT},
-            expect=("job.yaml:18", "job.yaml:32"),
-            unsafe=True,
-            fixed={"job.yaml": _job("ranktable", "/mnt/shared/default.t5")},
-        ),
-        Case(
-            title="the operator's rule holds for a MindSpore job too",
-            files={"job.yaml": _job("rank-table").replace("metadata:\n  name: t5\n", _MINDSPORE_META)},
-            expect=("job.yaml:20", "job.yaml:34"),
-            unsafe=True,
-            fixed={"job.yaml": _job("ranktable").replace("metadata:\n  name: t5\n", _MINDSPORE_META)},
-        ),
-        Case(
-            title="named ranktable",
-            files={"job.yaml": _job("ranktable"), "train.sh": _SCRIPT},
-        ),
-        Case(
-            title="another volume with another path",
-            files={"job.yaml": _job("data", "/data/datasets"), "train.sh": "torchrun train.py\n"},
-        ),
-        Case(
-            title="the operator's root directory itself is not under it",
-            files={"job.yaml": _job("rt-root", "/user/mindx-dl/ranktable/"), "train.sh": "torchrun train.py\n"},
-        ),
-        Case(
-            title="a Volcano Job",
-            files={
-                "job.yaml": _job("rank-table")
-                .replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1")
-                .replace("kind: AscendJob", "kind: Job"),
-                "train.sh": _SCRIPT,
-            },
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="a volume under the operator's directory named rank-table: volume and mounts renamed",
+                files={"job.yaml": _job("rank-table"), "train.sh": _SCRIPT},
+                expect=("job.yaml:18:19", "job.yaml:32:19"),
+                unsafe=True,
+                fixed={"job.yaml": _job("ranktable")},
+            ),
+            Case(
+                title="a volume mounted at the RANK_TABLE_FILE directory",
+                files={"job.yaml": _job("hccl-config", "/mnt/shared/default.t5"), "train.sh": _SCRIPT},
+                expect=("job.yaml:18", "job.yaml:32"),
+                unsafe=True,
+                fixed={"job.yaml": _job("ranktable", "/mnt/shared/default.t5")},
+            ),
+            Case(
+                title="the operator's rule holds for a MindSpore job too",
+                files={"job.yaml": _job("rank-table").replace("metadata:\n  name: t5\n", _MINDSPORE_META)},
+                expect=("job.yaml:20", "job.yaml:34"),
+                unsafe=True,
+                fixed={"job.yaml": _job("ranktable").replace("metadata:\n  name: t5\n", _MINDSPORE_META)},
+            ),
+            Case(
+                title="named ranktable",
+                files={"job.yaml": _job("ranktable"), "train.sh": _SCRIPT},
+            ),
+            Case(
+                title="another volume with another path",
+                files={"job.yaml": _job("data", "/data/datasets"), "train.sh": "torchrun train.py\n"},
+            ),
+            Case(
+                title="the operator's root directory itself is not under it",
+                files={"job.yaml": _job("rt-root", "/user/mindx-dl/ranktable/"), "train.sh": "torchrun train.py\n"},
+            ),
+            Case(
+                title="a Volcano Job",
+                files={
+                    "job.yaml": _job("rank-table")
+                    .replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1")
+                    .replace("kind: AscendJob", "kind: Job"),
+                    "train.sh": _SCRIPT,
+                },
+            ),
+        )
     )
 
     def check_job(self, job: Job):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Project
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 from ._mindio import findings
 
@@ -109,98 +109,105 @@ RL401: `import mindio_acp` after the `mindspeed_llm` import and
         "(mindio_acp.load(path, open_way='memfs', map_location=None))",
         "MindCluster docs: 05_configuring_training_recovery Tables 5/6 (MindIO and MindCluster 6.0.RC2 or later)",
     )
-    cases = (
-        Case(
-            title="a resume helper loading from storage (Atlas training series job)",
-            files={"job.yaml": _ACJOB, "train.sh": "torchrun train.py\n", "train.py": _RESUME},
-            expect=("train.py:6:13",),
-            unsafe=True,
-            fixed={"train.py": _RESUME_FIXED},
-        ),
-        Case(
-            title="from-import of load, in the entry a launch script runs",
-            files={
-                "run.sh": "torchrun --nproc_per_node 8 resume.py\n",
-                "resume.py": "from torch import load\nimport torch_npu\n\nstate = load('/ckpt/last.pt')\n",
-            },
-            expect=("resume.py:4:9",),
-            unsafe=True,
-            fixed={
-                "resume.py": "from torch import load\nimport mindio_acp\nimport torch_npu\n\n"
-                "state = mindio_acp.load('/ckpt/last.pt')\n"
-            },
-        ),
-        Case(
-            title="weights_only has no MindIO ACP equivalent: reported without a fix",
-            files={
-                "run.sh": "torchrun --nproc_per_node 8 resume.py\n",
-                "resume.py": "import torch\n\nstate = torch.load('/ckpt/last.pt', weights_only=True)\n",
-            },
-            expect=("resume.py:3",),
-            unsafe=True,
-            fixed={"resume.py": "import torch\n\nstate = torch.load('/ckpt/last.pt', weights_only=True)\n"},
-        ),
-        Case(
-            title="a map_location mindio_acp.load does not accept: reported without a fix",
-            files={
-                "run.sh": "torchrun --nproc_per_node 8 resume.py\n",
-                "resume.py": "import torch\n\nstate = torch.load(ckpt_path, map_location=torch.device('npu'))\n",
-            },
-            expect=("resume.py:3",),
-            unsafe=True,
-            fixed={"resume.py": "import torch\n\nstate = torch.load(ckpt_path, map_location=torch.device('npu'))\n"},
-        ),
-        Case(
-            title="pretrained weights and a dataset cache are not checkpoints the job saved",
-            files={
-                "run.sh": "torchrun --nproc_per_node 8 train.py\n",
-                "train.py": "import torch\n\nstate = torch.load(args.pretrained_weight_path, map_location='cpu')\n"
-                "dataset, _ = torch.load(cache_path)\nweights = torch.load(path)\n"
-                "if args.pretrained:\n    best = torch.load('/home/checkpoint_model_best.pth.tar')\n",
-            },
-        ),
-        Case(
-            title="MindSpeed-LLM without MindIO ACP, no launch script: no fix",
-            files={"pretrain_gpt.py": _MINDSPEED},
-            expect=("pretrain_gpt.py:2",),
-            unsafe=True,
-            fixed={"pretrain_gpt.py": _MINDSPEED},
-        ),
-        Case(
-            title="MindSpeed-LLM with mindio_acp and MINDIO_AUTO_PATCH_MEGATRON=1",
-            files={
-                "job.yaml": _ACJOB,
-                "train.sh": "export MINDIO_AUTO_PATCH_MEGATRON=1\ntorchrun pretrain_gpt.py\n",
-                "pretrain_gpt.py": _MINDSPEED.replace("megatron_adaptor\n", "megatron_adaptor\nimport mindio_acp\n"),
-            },
-        ),
-        Case(
-            title="the job imports mindio_acp",
-            files={"train.py": _RESUME.replace("import torch_npu\n", "import torch_npu\nimport mindio_acp\n")},
-        ),
-        Case(
-            title="process-level recovery (MindIO TFT)",
-            files={
-                "job.yaml": _ACJOB.replace(
-                    "spec:\n  replicaSpecs", '  annotations:\n    recover-strategy: "recover"\nspec:\n  replicaSpecs'
-                ),
-                "train.sh": "torchrun train.py\n",
-                "train.py": _RESUME,
-            },
-        ),
-        Case(
-            title="MindCluster known to be older than 6.0.RC2",
-            files={"train.py": _RESUME},
-            config={"versions": {"mindcluster": "6.0.RC1"}},
-        ),
-        Case(
-            title="a MindSpore job gets no PyTorch advice",
-            files={
-                "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore"),
-                "train.sh": "msrun train.py\n",
-                "train.py": "import mindspore\nimport torch\n\nstate = torch.load('/ckpt/x.pt')\n",
-            },
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="a resume helper loading from storage (Atlas training series job)",
+                files={"job.yaml": _ACJOB, "train.sh": "torchrun train.py\n", "train.py": _RESUME},
+                expect=("train.py:6:13",),
+                unsafe=True,
+                fixed={"train.py": _RESUME_FIXED},
+            ),
+            Case(
+                title="from-import of load, in the entry a launch script runs",
+                files={
+                    "run.sh": "torchrun --nproc_per_node 8 resume.py\n",
+                    "resume.py": "from torch import load\nimport torch_npu\n\nstate = load('/ckpt/last.pt')\n",
+                },
+                expect=("resume.py:4:9",),
+                unsafe=True,
+                fixed={
+                    "resume.py": "from torch import load\nimport mindio_acp\nimport torch_npu\n\n"
+                    "state = mindio_acp.load('/ckpt/last.pt')\n"
+                },
+            ),
+            Case(
+                title="weights_only has no MindIO ACP equivalent: reported without a fix",
+                files={
+                    "run.sh": "torchrun --nproc_per_node 8 resume.py\n",
+                    "resume.py": "import torch\n\nstate = torch.load('/ckpt/last.pt', weights_only=True)\n",
+                },
+                expect=("resume.py:3",),
+                unsafe=True,
+                fixed={"resume.py": "import torch\n\nstate = torch.load('/ckpt/last.pt', weights_only=True)\n"},
+            ),
+            Case(
+                title="a map_location mindio_acp.load does not accept: reported without a fix",
+                files={
+                    "run.sh": "torchrun --nproc_per_node 8 resume.py\n",
+                    "resume.py": "import torch\n\nstate = torch.load(ckpt_path, map_location=torch.device('npu'))\n",
+                },
+                expect=("resume.py:3",),
+                unsafe=True,
+                fixed={
+                    "resume.py": "import torch\n\nstate = torch.load(ckpt_path, map_location=torch.device('npu'))\n"
+                },
+            ),
+            Case(
+                title="pretrained weights and a dataset cache are not checkpoints the job saved",
+                files={
+                    "run.sh": "torchrun --nproc_per_node 8 train.py\n",
+                    "train.py": "import torch\n\nstate = torch.load(args.pretrained_weight_path, map_location='cpu')\n"
+                    "dataset, _ = torch.load(cache_path)\nweights = torch.load(path)\n"
+                    "if args.pretrained:\n    best = torch.load('/home/checkpoint_model_best.pth.tar')\n",
+                },
+            ),
+            Case(
+                title="MindSpeed-LLM without MindIO ACP, no launch script: no fix",
+                files={"pretrain_gpt.py": _MINDSPEED},
+                expect=("pretrain_gpt.py:2",),
+                unsafe=True,
+                fixed={"pretrain_gpt.py": _MINDSPEED},
+            ),
+            Case(
+                title="MindSpeed-LLM with mindio_acp and MINDIO_AUTO_PATCH_MEGATRON=1",
+                files={
+                    "job.yaml": _ACJOB,
+                    "train.sh": "export MINDIO_AUTO_PATCH_MEGATRON=1\ntorchrun pretrain_gpt.py\n",
+                    "pretrain_gpt.py": _MINDSPEED.replace(
+                        "megatron_adaptor\n", "megatron_adaptor\nimport mindio_acp\n"
+                    ),
+                },
+            ),
+            Case(
+                title="the job imports mindio_acp",
+                files={"train.py": _RESUME.replace("import torch_npu\n", "import torch_npu\nimport mindio_acp\n")},
+            ),
+            Case(
+                title="process-level recovery (MindIO TFT)",
+                files={
+                    "job.yaml": _ACJOB.replace(
+                        "spec:\n  replicaSpecs",
+                        '  annotations:\n    recover-strategy: "recover"\nspec:\n  replicaSpecs',
+                    ),
+                    "train.sh": "torchrun train.py\n",
+                    "train.py": _RESUME,
+                },
+            ),
+            Case(
+                title="MindCluster known to be older than 6.0.RC2",
+                files={"train.py": _RESUME},
+                config={"versions": {"mindcluster": "6.0.RC1"}},
+            ),
+            Case(
+                title="a MindSpore job gets no PyTorch advice",
+                files={
+                    "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore"),
+                    "train.sh": "msrun train.py\n",
+                    "train.py": "import mindspore\nimport torch\n\nstate = torch.load('/ckpt/x.pt')\n",
+                },
+            ),
+        )
     )
 
     def check_project(self, project: Project):

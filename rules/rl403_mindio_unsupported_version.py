@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
 from recovery_lint.knowledge import mindio_support
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 from ._examples import PYTORCH_VCJOB as _VCJOB
 from ._mindio import ACP, imports_of
@@ -51,43 +51,49 @@ Use MindIO 6.0.RC2 or later with MindCluster 6.0.RC2 or later.
         "components and MindIO 6.0.RC2 or later)",
         "seed: recovery-time optimizations 4a/4b (cluster scheduler and MindIO 6.0.RC2 or later)",
     )
-    cases = (
-        Case(
-            title="MindIO pinned older than 6.0.RC2",
-            files={"train.sh": _LAUNCH, "train.py": _TRAIN, "requirements.txt": "torch==2.1.0\nmindio-acp==6.0.RC1\n"},
-            expect=("train.py:3:1",),
-        ),
-        Case(
-            title="MindCluster (TaskD) older than 6.0.RC2 in the image of a job",
-            files={
-                "job.yaml": _VCJOB,
-                "train.sh": "torchrun train.py\n",
-                "train.py": _TRAIN,
-                "Dockerfile": "FROM pytorch-npu:2.1.0\nRUN pip install taskd-6.0.RC1-py3-none-linux_aarch64.whl\n",
-            },
-            expect=("train.py:3",),
-        ),
-        Case(
-            title="versions recent enough",
-            files={
-                "train.sh": _LAUNCH,
-                "train.py": _TRAIN,
-                "requirements.txt": "mindio-acp==6.0.RC2\ntaskd==7.0.RC1\n",
-            },
-        ),
-        Case(title="versions unknown: not reported", files={"train.sh": _LAUNCH, "train.py": _TRAIN}),
-        Case(
-            title="old MindIO but MindIO ACP not used",
-            files={"train.py": "import torch\n", "requirements.txt": "mindio-acp==6.0.RC1\n"},
-        ),
-        Case(
-            title="a MindSpore job gets no PyTorch finding",
-            files={
-                "job.yaml": _VCJOB.replace("bash /job/code/train.sh", "msrun /job/code/train.py"),
-                "train.py": "import mindspore\nimport mindio_acp\n",
-                "requirements.txt": "mindio-acp==6.0.RC1\n",
-            },
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="MindIO pinned older than 6.0.RC2",
+                files={
+                    "train.sh": _LAUNCH,
+                    "train.py": _TRAIN,
+                    "requirements.txt": "torch==2.1.0\nmindio-acp==6.0.RC1\n",
+                },
+                expect=("train.py:3:1",),
+            ),
+            Case(
+                title="MindCluster (TaskD) older than 6.0.RC2 in the image of a job",
+                files={
+                    "job.yaml": _VCJOB,
+                    "train.sh": "torchrun train.py\n",
+                    "train.py": _TRAIN,
+                    "Dockerfile": "FROM pytorch-npu:2.1.0\nRUN pip install taskd-6.0.RC1-py3-none-linux_aarch64.whl\n",
+                },
+                expect=("train.py:3",),
+            ),
+            Case(
+                title="versions recent enough",
+                files={
+                    "train.sh": _LAUNCH,
+                    "train.py": _TRAIN,
+                    "requirements.txt": "mindio-acp==6.0.RC2\ntaskd==7.0.RC1\n",
+                },
+            ),
+            Case(title="versions unknown: not reported", files={"train.sh": _LAUNCH, "train.py": _TRAIN}),
+            Case(
+                title="old MindIO but MindIO ACP not used",
+                files={"train.py": "import torch\n", "requirements.txt": "mindio-acp==6.0.RC1\n"},
+            ),
+            Case(
+                title="a MindSpore job gets no PyTorch finding",
+                files={
+                    "job.yaml": _VCJOB.replace("bash /job/code/train.sh", "msrun /job/code/train.py"),
+                    "train.py": "import mindspore\nimport mindio_acp\n",
+                    "requirements.txt": "mindio-acp==6.0.RC1\n",
+                },
+            ),
+        )
     )
 
     def check_job(self, job: Job):

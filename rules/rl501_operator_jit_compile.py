@@ -5,7 +5,7 @@ from recovery_lint.edits import edit, insert_line_after
 from recovery_lint.engine import judged_in, linked_files
 from recovery_lint.jobs import Job, Project
 from recovery_lint.knowledge import compile_mode_support, jit_compile_default
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.python import PyImport, PythonFile
 
 from ._compile import CACHE, cache_setting, compile_mode_calls
@@ -121,175 +121,178 @@ would conflict with that job's compile cache, RL502).
         "with ASCEND_CACHE_PATH; CANN 8.0.RC2 or later; mutually exclusive)",
         "seed: recovery-time optimization 5 (binary operators)",
     )
-    cases = (
-        Case(
-            title="an entry a launch script runs, platform unknown: info, Atlas training series assumed",
-            files={"train.sh": _LAUNCH, "train.py": _TRAIN},
-            expect=("train.py:4:1",),
-            unsafe=True,
-            fixed={"train.py": _TRAIN_FIXED},
-        ),
-        Case(
-            title="the assumed fix is not applied without --unsafe-fixes",
-            files={"train.sh": _LAUNCH, "train.py": _TRAIN},
-            expect=("train.py:4:1",),
-            fixed={"train.py": _TRAIN},
-        ),
-        Case(
-            title="ascend-910 job with CANN 8.0.0: safe; torch imported after torch_npu, CRLF",
-            files={
-                "job.yaml": _ACJOB,
-                "train.sh": "torchrun train.py\n",
-                "train.py": "import torch_npu\r\nimport torch\r\n\r\ntorch.ones(1).npu()\r\n",
-                "Dockerfile": _CANN_8,
-            },
-            expect=("train.py:1",),
-            fixed={
-                "train.py": "import torch_npu\r\ntorch_npu.npu.set_compile_mode(jit_compile=False)\r\nimport torch\r\n"
-                "\r\ntorch.ones(1).npu()\r\n"
-            },
-        ),
-        Case(
-            title="explicit online compile without the compile cache, even on A2: the user's value, unsafe fix",
-            files={
-                "job.yaml": _A2JOB,
-                "train.sh": "export ASCEND_MAX_OP_CACHE_SIZE=-1\ntorchrun train.py\n",
-                "train.py": "import torch\nimport torch_npu\n\ntorch.npu.set_compile_mode(jit_compile=True)  # keep\n",
-            },
-            expect=("train.py:4:1",),
-            unsafe=True,
-            fixed={
-                "train.py": "import torch\nimport torch_npu\n\ntorch.npu.set_compile_mode(jit_compile=False)  # keep\n"
-            },
-        ),
-        Case(
-            title="an opt-in flag: a call behind a condition is the user's choice",
-            files={
-                "job.yaml": _ACJOB,
-                "train.sh": "torchrun train.py\n",
-                "train.py": "import torch\nimport torch_npu\n\nif args.jit_compile:\n"
-                "    torch.npu.set_compile_mode(jit_compile=True)\n",
-            },
-        ),
-        Case(
-            title="process-level recovery restarts processes too: still reported",
-            files={
-                "job.yaml": _ACJOB.replace(
-                    "spec:\n  replicaSpecs", '  annotations:\n    recover-strategy: "recover"\nspec:\n  replicaSpecs'
-                ),
-                "train.sh": "torchrun train.py\n",
-                "train.py": "import torch_npu\n\nprint(torch_npu.__version__)\n",
-                "Dockerfile": _CANN_8,
-            },
-            expect=("train.py:1",),
-            fixed={
-                "train.py": "import torch_npu\ntorch_npu.npu.set_compile_mode(jit_compile=False)\n\n"
-                "print(torch_npu.__version__)\n"
-            },
-        ),
-        Case(
-            title="another job runs the same file with the compile cache: reported without a fix",
-            files={
-                "job.yaml": _ACJOB.replace(
-                    "            image: pytorch-npu:2.1.0\n",
-                    "            image: pytorch-npu:2.1.0\n            env:\n"
-                    "            - name: ASCEND_CACHE_PATH\n              value: /shared/op_cache\n",
-                ),
-                "debug/job.yaml": _ACJOB.replace("name: resnet", "name: resnet-debug"),
-                "train.sh": "torchrun train.py\n",
-                "train.py": _TRAIN,
-            },
-            expect=("train.py:4",),
-            unsafe=True,
-            fixed={"train.py": _TRAIN},
-        ),
-        Case(
-            title="online compile with the compile cache configured",
-            files={
-                "job.yaml": _ACJOB,
-                "train.sh": "export ASCEND_CACHE_PATH=/shared/op_cache\nexport ASCEND_MAX_OP_CACHE_SIZE=-1\n"
-                "torchrun train.py\n",
-                "train.py": "import torch\nimport torch_npu\n\ntorch.npu.set_compile_mode(jit_compile=True)\n",
-            },
-        ),
-        Case(
-            title="ascend-910 default online compile with ASCEND_CACHE_PATH: the compile cache is in use",
-            files={
-                "job.yaml": _ACJOB,
-                "train.sh": "export ASCEND_CACHE_PATH=/shared/op_cache\ntorchrun train.py\n",
-                "train.py": _TRAIN,
-            },
-        ),
-        Case(
-            title="A2/A3 (ascend-910b) default to binary operators",
-            files={"job.yaml": _A2JOB, "train.sh": "torchrun train.py\n", "train.py": _TRAIN},
-        ),
-        Case(
-            title="binary operators already selected",
-            files={
-                "train.sh": _LAUNCH,
-                "train.py": _TRAIN.replace(
-                    "import torch_npu  # noqa: F401\n",
-                    "import torch_npu  # noqa: F401\nfrom torch_npu.npu import set_compile_mode\n\n"
-                    "set_compile_mode(jit_compile=False)\n",
-                ),
-            },
-        ),
-        Case(
-            title="a setup module of the repository that the entry imports selects binary operators",
-            files={
-                "train.sh": "#!/bin/bash\ncd $(dirname $0)\ntorchrun --nproc_per_node 8 tools/train.py\n",
-                "tools/train.py": _TRAIN.replace(
-                    "import torch_npu  # noqa: F401\n",
-                    "import torch_npu  # noqa: F401\nfrom npu_setup.runtime import configure\n\nconfigure()\n",
-                ),
-                "npu_setup/runtime.py": "import torch\n\n\ndef configure():\n"
-                "    torch.npu.set_compile_mode(jit_compile=False)\n",
-            },
-        ),
-        Case(
-            title="a module whose call runs only as a program (under its main guard) sets nothing when imported",
-            files={
-                "train.sh": _LAUNCH,
-                "train.py": _TRAIN.replace("import argparse\n", "import argparse\nimport evaluate  # noqa: F401\n"),
-                "evaluate.py": "import torch\n\nif __name__ == '__main__':\n"
-                "    torch.npu.set_compile_mode(jit_compile=False)\n",
-            },
-            expect=("train.py:5:1",),
-        ),
-        Case(
-            title="a mode from a variable cannot be judged",
-            files={
-                "train.sh": _LAUNCH,
-                "train.py": "import os\nimport torch_npu\n\ntorch_npu.npu.set_compile_mode(jit_compile=JIT)\n",
-            },
-        ),
-        Case(
-            title="a library module and a unit test are not entries",
-            files={
-                "train.sh": _LAUNCH,
-                "train.py": "import model\n",
-                "model.py": "import torch\nimport torch_npu\n\n\ndef build():\n    return torch.nn.Linear(2, 2)\n",
-                "tests/test_model.py": "import unittest\nimport torch_npu\n\nif __name__ == '__main__':\n"
-                "    unittest.main()\n",
-            },
-        ),
-        Case(
-            title="CANN known to be older than 8.0.RC2",
-            files={
-                "train.sh": _LAUNCH,
-                "train.py": _TRAIN,
-                "Dockerfile": "FROM ubuntu:22.04\nRUN ./Ascend-cann-toolkit_7.0.0_linux-aarch64.run --install\n",
-            },
-        ),
-        Case(
-            title="a MindSpore job gets no PyTorch advice",
-            files={
-                "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore"),
-                "train.sh": "msrun train.py\n",
-                "train.py": "import mindspore\nimport torch_npu\n",
-            },
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="an entry a launch script runs, platform unknown: info, Atlas training series assumed",
+                files={"train.sh": _LAUNCH, "train.py": _TRAIN},
+                expect=("train.py:4:1",),
+                unsafe=True,
+                fixed={"train.py": _TRAIN_FIXED},
+            ),
+            Case(
+                title="the assumed fix is not applied without --unsafe-fixes",
+                files={"train.sh": _LAUNCH, "train.py": _TRAIN},
+                expect=("train.py:4:1",),
+                fixed={"train.py": _TRAIN},
+            ),
+            Case(
+                title="ascend-910 job with CANN 8.0.0: safe; torch imported after torch_npu, CRLF",
+                files={
+                    "job.yaml": _ACJOB,
+                    "train.sh": "torchrun train.py\n",
+                    "train.py": "import torch_npu\r\nimport torch\r\n\r\ntorch.ones(1).npu()\r\n",
+                    "Dockerfile": _CANN_8,
+                },
+                expect=("train.py:1",),
+                fixed={
+                    "train.py": "import torch_npu\r\ntorch_npu.npu.set_compile_mode(jit_compile=False)\r\nimport torch\r\n"
+                    "\r\ntorch.ones(1).npu()\r\n"
+                },
+            ),
+            Case(
+                title="explicit online compile without the compile cache, even on A2: the user's value, unsafe fix",
+                files={
+                    "job.yaml": _A2JOB,
+                    "train.sh": "export ASCEND_MAX_OP_CACHE_SIZE=-1\ntorchrun train.py\n",
+                    "train.py": "import torch\nimport torch_npu\n\ntorch.npu.set_compile_mode(jit_compile=True)  # keep\n",
+                },
+                expect=("train.py:4:1",),
+                unsafe=True,
+                fixed={
+                    "train.py": "import torch\nimport torch_npu\n\ntorch.npu.set_compile_mode(jit_compile=False)  # keep\n"
+                },
+            ),
+            Case(
+                title="an opt-in flag: a call behind a condition is the user's choice",
+                files={
+                    "job.yaml": _ACJOB,
+                    "train.sh": "torchrun train.py\n",
+                    "train.py": "import torch\nimport torch_npu\n\nif args.jit_compile:\n"
+                    "    torch.npu.set_compile_mode(jit_compile=True)\n",
+                },
+            ),
+            Case(
+                title="process-level recovery restarts processes too: still reported",
+                files={
+                    "job.yaml": _ACJOB.replace(
+                        "spec:\n  replicaSpecs",
+                        '  annotations:\n    recover-strategy: "recover"\nspec:\n  replicaSpecs',
+                    ),
+                    "train.sh": "torchrun train.py\n",
+                    "train.py": "import torch_npu\n\nprint(torch_npu.__version__)\n",
+                    "Dockerfile": _CANN_8,
+                },
+                expect=("train.py:1",),
+                fixed={
+                    "train.py": "import torch_npu\ntorch_npu.npu.set_compile_mode(jit_compile=False)\n\n"
+                    "print(torch_npu.__version__)\n"
+                },
+            ),
+            Case(
+                title="another job runs the same file with the compile cache: reported without a fix",
+                files={
+                    "job.yaml": _ACJOB.replace(
+                        "            image: pytorch-npu:2.1.0\n",
+                        "            image: pytorch-npu:2.1.0\n            env:\n"
+                        "            - name: ASCEND_CACHE_PATH\n              value: /shared/op_cache\n",
+                    ),
+                    "debug/job.yaml": _ACJOB.replace("name: resnet", "name: resnet-debug"),
+                    "train.sh": "torchrun train.py\n",
+                    "train.py": _TRAIN,
+                },
+                expect=("train.py:4",),
+                unsafe=True,
+                fixed={"train.py": _TRAIN},
+            ),
+            Case(
+                title="online compile with the compile cache configured",
+                files={
+                    "job.yaml": _ACJOB,
+                    "train.sh": "export ASCEND_CACHE_PATH=/shared/op_cache\nexport ASCEND_MAX_OP_CACHE_SIZE=-1\n"
+                    "torchrun train.py\n",
+                    "train.py": "import torch\nimport torch_npu\n\ntorch.npu.set_compile_mode(jit_compile=True)\n",
+                },
+            ),
+            Case(
+                title="ascend-910 default online compile with ASCEND_CACHE_PATH: the compile cache is in use",
+                files={
+                    "job.yaml": _ACJOB,
+                    "train.sh": "export ASCEND_CACHE_PATH=/shared/op_cache\ntorchrun train.py\n",
+                    "train.py": _TRAIN,
+                },
+            ),
+            Case(
+                title="A2/A3 (ascend-910b) default to binary operators",
+                files={"job.yaml": _A2JOB, "train.sh": "torchrun train.py\n", "train.py": _TRAIN},
+            ),
+            Case(
+                title="binary operators already selected",
+                files={
+                    "train.sh": _LAUNCH,
+                    "train.py": _TRAIN.replace(
+                        "import torch_npu  # noqa: F401\n",
+                        "import torch_npu  # noqa: F401\nfrom torch_npu.npu import set_compile_mode\n\n"
+                        "set_compile_mode(jit_compile=False)\n",
+                    ),
+                },
+            ),
+            Case(
+                title="a setup module of the repository that the entry imports selects binary operators",
+                files={
+                    "train.sh": "#!/bin/bash\ncd $(dirname $0)\ntorchrun --nproc_per_node 8 tools/train.py\n",
+                    "tools/train.py": _TRAIN.replace(
+                        "import torch_npu  # noqa: F401\n",
+                        "import torch_npu  # noqa: F401\nfrom npu_setup.runtime import configure\n\nconfigure()\n",
+                    ),
+                    "npu_setup/runtime.py": "import torch\n\n\ndef configure():\n"
+                    "    torch.npu.set_compile_mode(jit_compile=False)\n",
+                },
+            ),
+            Case(
+                title="a module whose call runs only as a program (under its main guard) sets nothing when imported",
+                files={
+                    "train.sh": _LAUNCH,
+                    "train.py": _TRAIN.replace("import argparse\n", "import argparse\nimport evaluate  # noqa: F401\n"),
+                    "evaluate.py": "import torch\n\nif __name__ == '__main__':\n"
+                    "    torch.npu.set_compile_mode(jit_compile=False)\n",
+                },
+                expect=("train.py:5:1",),
+            ),
+            Case(
+                title="a mode from a variable cannot be judged",
+                files={
+                    "train.sh": _LAUNCH,
+                    "train.py": "import os\nimport torch_npu\n\ntorch_npu.npu.set_compile_mode(jit_compile=JIT)\n",
+                },
+            ),
+            Case(
+                title="a library module and a unit test are not entries",
+                files={
+                    "train.sh": _LAUNCH,
+                    "train.py": "import model\n",
+                    "model.py": "import torch\nimport torch_npu\n\n\ndef build():\n    return torch.nn.Linear(2, 2)\n",
+                    "tests/test_model.py": "import unittest\nimport torch_npu\n\nif __name__ == '__main__':\n"
+                    "    unittest.main()\n",
+                },
+            ),
+            Case(
+                title="CANN known to be older than 8.0.RC2",
+                files={
+                    "train.sh": _LAUNCH,
+                    "train.py": _TRAIN,
+                    "Dockerfile": "FROM ubuntu:22.04\nRUN ./Ascend-cann-toolkit_7.0.0_linux-aarch64.run --install\n",
+                },
+            ),
+            Case(
+                title="a MindSpore job gets no PyTorch advice",
+                files={
+                    "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore"),
+                    "train.sh": "msrun train.py\n",
+                    "train.py": "import mindspore\nimport torch_npu\n",
+                },
+            ),
+        )
     )
 
     def check_project(self, project: Project):

@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
 from recovery_lint.knowledge import compile_mode_support
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 from ._compile import CACHE, cache_setting, compile_mode_calls
 
@@ -74,55 +74,57 @@ or call `set_compile_mode(jit_compile=True)` to use the cache.
         "are mutually exclusive; both need CANN 8.0.RC2 or later)",
         "Ascend/op-plugin docs: (beta) torch_npu-npu-set_compile_mode",
     )
-    cases = (
-        Case(
-            title="binary operators with ASCEND_CACHE_PATH in the container env",
-            files={"job.yaml": _VCJOB, "train.sh": "torchrun train.py\n", "train.py": _TRAIN},
-            expect=("train.py:4:1",),
-        ),
-        Case(
-            title="set by a launch script on an A2 job",
-            files={
-                "job.yaml": _VCJOB.replace("ascend-910\n", "ascend-910b\n").replace(
-                    "          env:\n          - name: ASCEND_CACHE_PATH\n            value: /shared/op_cache\n", ""
-                ),
-                "train.sh": "export ASCEND_CACHE_PATH=/shared/op_cache\ntorchrun train.py\n",
-                "train.py": _TRAIN,
-            },
-            expect=("train.py:4",),
-        ),
-        Case(
-            title="set in the entry itself",
-            files={
-                "train.sh": "torchrun --nproc_per_node 8 train.py\n",
-                "train.py": "import os\n" + _TRAIN + 'os.environ["ASCEND_CACHE_PATH"] = "/shared/op_cache"\n',
-            },
-            expect=("train.py:5",),
-        ),
-        Case(
-            title="the compile cache with online compile is consistent",
-            files={
-                "job.yaml": _VCJOB,
-                "train.sh": "torchrun train.py\n",
-                "train.py": _TRAIN.replace("jit_compile=False", "jit_compile=True"),
-            },
-        ),
-        Case(
-            title="binary operators alone",
-            files={"train.sh": "torchrun --nproc_per_node 8 train.py\n", "train.py": _TRAIN},
-        ),
-        Case(
-            title="CANN known to be older than 8.0.RC2",
-            files={"job.yaml": _VCJOB, "train.sh": "torchrun train.py\n", "train.py": _TRAIN},
-            config={"versions": {"cann": "7.0.0"}},
-        ),
-        Case(
-            title="a MindSpore job gets no PyTorch finding",
-            files={
-                "job.yaml": _VCJOB.replace("bash /job/code/train.sh", "msrun /job/code/train.py"),
-                "train.py": _TRAIN.replace("import torch\n", "import mindspore\nimport torch\n"),
-            },
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="binary operators with ASCEND_CACHE_PATH in the container env",
+                files={"job.yaml": _VCJOB, "train.sh": "torchrun train.py\n", "train.py": _TRAIN},
+                expect=("train.py:4:1",),
+            ),
+            Case(
+                title="set by a launch script on an A2 job",
+                files={
+                    "job.yaml": _VCJOB.replace("ascend-910\n", "ascend-910b\n").replace(
+                        "          env:\n          - name: ASCEND_CACHE_PATH\n            value: /shared/op_cache\n", ""
+                    ),
+                    "train.sh": "export ASCEND_CACHE_PATH=/shared/op_cache\ntorchrun train.py\n",
+                    "train.py": _TRAIN,
+                },
+                expect=("train.py:4",),
+            ),
+            Case(
+                title="set in the entry itself",
+                files={
+                    "train.sh": "torchrun --nproc_per_node 8 train.py\n",
+                    "train.py": "import os\n" + _TRAIN + 'os.environ["ASCEND_CACHE_PATH"] = "/shared/op_cache"\n',
+                },
+                expect=("train.py:5",),
+            ),
+            Case(
+                title="the compile cache with online compile is consistent",
+                files={
+                    "job.yaml": _VCJOB,
+                    "train.sh": "torchrun train.py\n",
+                    "train.py": _TRAIN.replace("jit_compile=False", "jit_compile=True"),
+                },
+            ),
+            Case(
+                title="binary operators alone",
+                files={"train.sh": "torchrun --nproc_per_node 8 train.py\n", "train.py": _TRAIN},
+            ),
+            Case(
+                title="CANN known to be older than 8.0.RC2",
+                files={"job.yaml": _VCJOB, "train.sh": "torchrun train.py\n", "train.py": _TRAIN},
+                config={"versions": {"cann": "7.0.0"}},
+            ),
+            Case(
+                title="a MindSpore job gets no PyTorch finding",
+                files={
+                    "job.yaml": _VCJOB.replace("bash /job/code/train.sh", "msrun /job/code/train.py"),
+                    "train.py": _TRAIN.replace("import torch\n", "import mindspore\nimport torch\n"),
+                },
+            ),
+        )
     )
 
     def check_job(self, job: Job):

@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Project
 from recovery_lint.knowledge import torch_npu_for_torch_mismatch
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.span import Span
 
 from ._versions import CONFIG_NOTE, config_anchor, first_exact_pins, lone_pin_files
@@ -65,61 +65,65 @@ torch-npu==2.1.0.post10
         "Ascend/pytorch: COMPATIBILITY (each torch_npu package version with its torch version)",
         "Ascend/pytorch: setup.py generate_torch_npu_version (the package version starts with the torch version)",
     )
-    cases = (
-        Case(
-            title="torch_npu for torch 2.3.1 with torch 2.1.0",
-            files={
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.3.1.post2  # NPU adapter\n",
-                "train.sh": "torchrun train.py\n",
-            },
-            expect=("requirements.txt:2:12",),
-        ),
-        Case(
-            title="pins spread over a Dockerfile and a requirements file",
-            files={
-                "Dockerfile": "FROM x\nRUN pip install torch_npu-2.1.0.post10-cp39-cp39-linux_aarch64.whl\n",
-                "requirements.txt": "torch==2.2.0\n",
-                "train.sh": "torchrun --nproc_per_node 8 train.py\n",
-                "train.py": "import torch\nimport torch_npu\n",
-            },
-            expect=("Dockerfile:2:27",),
-        ),
-        Case(
-            title="a pin file that no job reads",
-            files={"docker/requirements.txt": "torch===2.4.0\ntorch_npu==2.1.0.post8\n"},
-            expect=("docker/requirements.txt:2:12",),
-        ),
-        Case(
-            title="torch pinned, torch_npu from the configuration",
-            files={"requirements.txt": "torch==1.11.0\n", "train.sh": "torchrun train.py\n"},
-            config={"versions": {"torch-npu": "2.1.0.post10"}},
-            expect=("requirements.txt:1:8",),
-        ),
-        Case(
-            title="both from the configuration: reported once",
-            files={"a.sh": "torchrun a.py\n", "b.sh": "torchrun b.py\n"},
-            config={"versions": {"torch": "2.1.0", "torch-npu": "2.4.0.post2"}},
-            expect=("a.sh:1:1",),
-        ),
-        Case(
-            title="matching pair",
-            files={"requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10+git1a2b3c4\n"},
-        ),
-        Case(title="torch_npu as a release name", files={"requirements.txt": "torch==2.1.0\ntorch-npu==6.0.RC3\n"}),
-        Case(
-            title="only a lower bound for torch", files={"requirements.txt": "torch>=2.1.0\ntorch-npu==2.3.1.post2\n"}
-        ),
-        Case(
-            title="torch unknown", files={"requirements.txt": "torch-npu==2.3.1.post2\n", "train.sh": "torchrun x.py\n"}
-        ),
-        Case(
-            title="MindSpore job",
-            files={
-                "job.yaml": _ACJOB,
-                "run.sh": "msrun --worker_num=16 train.py\n",
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.3.1.post2\n",
-            },
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="torch_npu for torch 2.3.1 with torch 2.1.0",
+                files={
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.3.1.post2  # NPU adapter\n",
+                    "train.sh": "torchrun train.py\n",
+                },
+                expect=("requirements.txt:2:12",),
+            ),
+            Case(
+                title="pins spread over a Dockerfile and a requirements file",
+                files={
+                    "Dockerfile": "FROM x\nRUN pip install torch_npu-2.1.0.post10-cp39-cp39-linux_aarch64.whl\n",
+                    "requirements.txt": "torch==2.2.0\n",
+                    "train.sh": "torchrun --nproc_per_node 8 train.py\n",
+                    "train.py": "import torch\nimport torch_npu\n",
+                },
+                expect=("Dockerfile:2:27",),
+            ),
+            Case(
+                title="a pin file that no job reads",
+                files={"docker/requirements.txt": "torch===2.4.0\ntorch_npu==2.1.0.post8\n"},
+                expect=("docker/requirements.txt:2:12",),
+            ),
+            Case(
+                title="torch pinned, torch_npu from the configuration",
+                files={"requirements.txt": "torch==1.11.0\n", "train.sh": "torchrun train.py\n"},
+                config={"versions": {"torch-npu": "2.1.0.post10"}},
+                expect=("requirements.txt:1:8",),
+            ),
+            Case(
+                title="both from the configuration: reported once",
+                files={"a.sh": "torchrun a.py\n", "b.sh": "torchrun b.py\n"},
+                config={"versions": {"torch": "2.1.0", "torch-npu": "2.4.0.post2"}},
+                expect=("a.sh:1:1",),
+            ),
+            Case(
+                title="matching pair",
+                files={"requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10+git1a2b3c4\n"},
+            ),
+            Case(title="torch_npu as a release name", files={"requirements.txt": "torch==2.1.0\ntorch-npu==6.0.RC3\n"}),
+            Case(
+                title="only a lower bound for torch",
+                files={"requirements.txt": "torch>=2.1.0\ntorch-npu==2.3.1.post2\n"},
+            ),
+            Case(
+                title="torch unknown",
+                files={"requirements.txt": "torch-npu==2.3.1.post2\n", "train.sh": "torchrun x.py\n"},
+            ),
+            Case(
+                title="MindSpore job",
+                files={
+                    "job.yaml": _ACJOB,
+                    "run.sh": "msrun --worker_num=16 train.py\n",
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.3.1.post2\n",
+                },
+            ),
+        )
     )
 
     def check_project(self, project: Project):

@@ -4,7 +4,7 @@ from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Project
 from recovery_lint.knowledge import version_problem
 from recovery_lint.parse import PIN_KINDS, ParsedFile
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.versions import COMPONENTS, PinFile
 
 from ._versions import CONFIG_NOTE, LABELS, config_anchor, job_anchor
@@ -51,42 +51,44 @@ ARG CANN_VERSION=8.0           # RL602: a CANN release looks like 8.0.RC2 or 8.0
         "Ascend/pytorch: COMPATIBILITY (torch_npu package versions and release lines)",
         "CANN and MindCluster release names in the MindCluster docs (references/appendix)",
     )
-    cases = (
-        Case(
-            title="a CANN variable and a torch_npu pin that cannot be read",
-            files={
-                "Dockerfile": "FROM x\nARG CANN_VERSION=8.0\nRUN pip install torch==2.1.0 torch-npu==v2.1.0-6.0.rc3\n",
-            },
-            expect=("Dockerfile:2:18", "Dockerfile:3:41"),
-        ),
-        Case(
-            title="in a pin file that no job reads, and in pyproject.toml",
-            files={
-                "images/requirements.txt": "torch==2.one\n",
-                "pyproject.toml": '[project]\ndependencies = ["mindio-acp==latest-1"]\n',
-            },
-            expect=("images/requirements.txt:1:8", "pyproject.toml:2:30"),
-        ),
-        Case(
-            title="a configured version: reported once",
-            files={"a.sh": "torchrun a.py\n", "b.sh": "torchrun b.py\n"},
-            config={"versions": {"cann": "eight"}},
-            expect=("a.sh:1:1",),
-        ),
-        Case(
-            title="readable versions, bounds and wildcards",
-            files={
-                "requirements.txt": (
-                    "torch==2.1.*\ntorch-npu>=2.1.0.post10+git1a2b3c4\nmindio-acp==6.0.RC2\ntaskd==7.0.RC1\n"
-                ),
-                "Dockerfile": "FROM x\nRUN bash Ascend-cann-toolkit_8.0.RC2.alpha002_linux-aarch64.run\n",
-            },
-        ),
-        Case(
-            title="readable configured versions",
-            files={"a.sh": "torchrun a.py\n"},
-            config={"versions": {"torch": "2.1.0", "torch-npu": "6.0.RC3", "cann": "8.0.0", "mindio": "6.0.RC2"}},
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="a CANN variable and a torch_npu pin that cannot be read",
+                files={
+                    "Dockerfile": "FROM x\nARG CANN_VERSION=8.0\nRUN pip install torch==2.1.0 torch-npu==v2.1.0-6.0.rc3\n",
+                },
+                expect=("Dockerfile:2:18", "Dockerfile:3:41"),
+            ),
+            Case(
+                title="in a pin file that no job reads, and in pyproject.toml",
+                files={
+                    "images/requirements.txt": "torch==2.one\n",
+                    "pyproject.toml": '[project]\ndependencies = ["mindio-acp==latest-1"]\n',
+                },
+                expect=("images/requirements.txt:1:8", "pyproject.toml:2:30"),
+            ),
+            Case(
+                title="a configured version: reported once",
+                files={"a.sh": "torchrun a.py\n", "b.sh": "torchrun b.py\n"},
+                config={"versions": {"cann": "eight"}},
+                expect=("a.sh:1:1",),
+            ),
+            Case(
+                title="readable versions, bounds and wildcards",
+                files={
+                    "requirements.txt": (
+                        "torch==2.1.*\ntorch-npu>=2.1.0.post10+git1a2b3c4\nmindio-acp==6.0.RC2\ntaskd==7.0.RC1\n"
+                    ),
+                    "Dockerfile": "FROM x\nRUN bash Ascend-cann-toolkit_8.0.RC2.alpha002_linux-aarch64.run\n",
+                },
+            ),
+            Case(
+                title="readable configured versions",
+                files={"a.sh": "torchrun a.py\n"},
+                config={"versions": {"torch": "2.1.0", "torch-npu": "6.0.RC3", "cann": "8.0.0", "mindio": "6.0.RC2"}},
+            ),
+        )
     )
 
     def check_file(self, parsed: ParsedFile):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.parse import ParsedFile
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 
 class ParseError(Rule):
@@ -40,35 +40,37 @@ metadata:
     sources = (
         "YAML 1.1 (PyYAML), the bash grammar (what `bash -n` accepts), the Python grammar of the running interpreter",
     )
-    cases = (
-        Case(
-            title="a YAML syntax error",
-            files={"job.yaml": "apiVersion: v1\nkind: Job\nmetadata: {name: [x\n"},
-            expect=("job.yaml:4",),
-        ),
-        Case(
-            title="a shell script with a syntax error still gives the rest",
-            files={"train.sh": "export A=1\nif then fi (\n"},
-            expect=("train.sh:2",),
-        ),
-        Case(
-            title="one finding, where bash stops: a 'done' without a loop",
-            files={"train.sh": "for i in 1 2; do\n  echo $i\ndone\ndone\n"},
-            expect=("train.sh:4:1",),
-        ),
-        Case(
-            title="what bash accepts is no parse error",
-            files={
-                "a.sh": 'for i do echo $i; done\necho $((16#ff))\n[ "$a" \\< "$b" ] && echo lt\n',
-                "b.sh": "torchrun --nnodes 2 train.py \\",
-            },
-        ),
-        Case(
-            title="a Python syntax error in an entry a launch script runs",
-            files={"train.sh": "torchrun --nproc_per_node 8 train.py\n", "train.py": "import torch\ndef f(:\n"},
-            expect=("train.py:2",),
-        ),
-        Case(title="valid files", files={"train.sh": "echo ok\n", "train.py": "x = 1\n"}),
+    cases = examples(
+        lambda: (
+            Case(
+                title="a YAML syntax error",
+                files={"job.yaml": "apiVersion: v1\nkind: Job\nmetadata: {name: [x\n"},
+                expect=("job.yaml:4",),
+            ),
+            Case(
+                title="a shell script with a syntax error still gives the rest",
+                files={"train.sh": "export A=1\nif then fi (\n"},
+                expect=("train.sh:2",),
+            ),
+            Case(
+                title="one finding, where bash stops: a 'done' without a loop",
+                files={"train.sh": "for i in 1 2; do\n  echo $i\ndone\ndone\n"},
+                expect=("train.sh:4:1",),
+            ),
+            Case(
+                title="what bash accepts is no parse error",
+                files={
+                    "a.sh": 'for i do echo $i; done\necho $((16#ff))\n[ "$a" \\< "$b" ] && echo lt\n',
+                    "b.sh": "torchrun --nnodes 2 train.py \\",
+                },
+            ),
+            Case(
+                title="a Python syntax error in an entry a launch script runs",
+                files={"train.sh": "torchrun --nproc_per_node 8 train.py\n", "train.py": "import torch\ndef f(:\n"},
+                expect=("train.py:2",),
+            ),
+            Case(title="valid files", files={"train.sh": "echo ok\n", "train.py": "x = 1\n"}),
+        )
     )
 
     def check_file(self, parsed: ParsedFile):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.parse import ParsedFile
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 
 class TemplatedManifest(Rule):
@@ -29,16 +29,18 @@ spec:
 """
     fix = "No fix."
     sources = ("Helm and Jinja template syntax",)
-    cases = (
-        Case(
-            title="a Jinja template",
-            files={"job.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nspec:\n  maxRetry: {{ n }}\n"},
-            expect=("job.yaml:4",),
-        ),
-        Case(
-            title="braces inside a plain manifest string",
-            files={"job.yaml": "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: '{\"status\": 1}'\n"},
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="a Jinja template",
+                files={"job.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nspec:\n  maxRetry: {{ n }}\n"},
+                expect=("job.yaml:4",),
+            ),
+            Case(
+                title="braces inside a plain manifest string",
+                files={"job.yaml": "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: '{\"status\": 1}'\n"},
+            ),
+        )
     )
 
     def check_file(self, parsed: ParsedFile):

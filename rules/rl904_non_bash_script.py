@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.parse import ParsedFile
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 
 
 class NonBashScript(Rule):
@@ -31,25 +31,27 @@ torchrun --nnodes 2 --nproc_per_node 8 pretrain.py
 """
     fix = "No fix."
     sources = ("The `#!` line (execve(2)); zsh, fish and csh syntax differ from bash's",)
-    cases = (
-        Case(
-            title="a zsh script",
-            files={"run.sh": "#!/usr/bin/env zsh\nsetopt extendedglob\necho ${(%):-%N}\n"},
-            expect=("run.sh:1:1",),
-        ),
-        Case(
-            title="zsh, fish and csh by path",
-            files={
-                "a.sh": "#!/bin/zsh\necho a\n",
-                "b.sh": "#!/usr/bin/fish\nset -x A 1\n",
-                "c.sh": "#!/bin/csh -f\nsetenv A 1\n",
-            },
-            expect=("a.sh:1:1", "b.sh:1:1", "c.sh:1:1"),
-        ),
-        Case(
-            title="sh, dash and bash scripts are checked",
-            files={"a.sh": "#!/bin/sh\necho a\n", "b.sh": "#!/usr/bin/env bash\necho b\n", "c.sh": "#!/bin/dash\n"},
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="a zsh script",
+                files={"run.sh": "#!/usr/bin/env zsh\nsetopt extendedglob\necho ${(%):-%N}\n"},
+                expect=("run.sh:1:1",),
+            ),
+            Case(
+                title="zsh, fish and csh by path",
+                files={
+                    "a.sh": "#!/bin/zsh\necho a\n",
+                    "b.sh": "#!/usr/bin/fish\nset -x A 1\n",
+                    "c.sh": "#!/bin/csh -f\nsetenv A 1\n",
+                },
+                expect=("a.sh:1:1", "b.sh:1:1", "c.sh:1:1"),
+            ),
+            Case(
+                title="sh, dash and bash scripts are checked",
+                files={"a.sh": "#!/bin/sh\necho a\n", "b.sh": "#!/usr/bin/env bash\necho b\n", "c.sh": "#!/bin/dash\n"},
+            ),
+        )
     )
 
     def check_file(self, parsed: ParsedFile):

@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.edits import edit
 from recovery_lint.registry import all_rules
-from recovery_lint.rule import Case, Rule
+from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.suppress import removal_edit
 
 
@@ -35,22 +35,24 @@ none is used; the rest of the comment and of the line is kept, and a line that h
 directive is removed.
 """
     sources = ("recovery-lint suppression syntax",)
-    cases = (
-        Case(
-            title="a directive on a clean line",
-            files={"train.sh": "torch_npu_run train.py  # recovery-lint: ignore[RL301] -- legacy\n"},
-            expect=("train.sh:1",),
-            fixed={"train.sh": "torch_npu_run train.py\n"},
-            with_rules=("RL301",),
-        ),
-        Case(
-            title="a used directive",
-            files={
-                "train.sh": "torchrun train.py  # recovery-lint: ignore[RL301] -- legacy\n",
-                "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
-            },
-            with_rules=("RL301", "RL101"),
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="a directive on a clean line",
+                files={"train.sh": "torch_npu_run train.py  # recovery-lint: ignore[RL301] -- legacy\n"},
+                expect=("train.sh:1",),
+                fixed={"train.sh": "torch_npu_run train.py\n"},
+                with_rules=("RL301",),
+            ),
+            Case(
+                title="a used directive",
+                files={
+                    "train.sh": "torchrun train.py  # recovery-lint: ignore[RL301] -- legacy\n",
+                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
+                },
+                with_rules=("RL301", "RL101"),
+            ),
+        )
     )
 
     def check_directives(self, state):
@@ -95,21 +97,23 @@ fault-scheduling: "off"   # recovery-lint: ignore RL201   <- RL902: no brackets
 """
     fix = "No fix: say which code is meant."
     sources = ("recovery-lint suppression syntax",)
-    cases = (
-        Case(
-            title="no brackets",
-            files={"train.sh": "echo hi  # recovery-lint: ignore RL301\n"},
-            expect=("train.sh:1",),
-        ),
-        Case(
-            title="a well-formed directive with a reason",
-            files={"train.sh": "echo hi  # recovery-lint: ignore[RL301] -- reviewed\n"},
-        ),
-        Case(
-            title="an unknown code",
-            files={"train.sh": "echo hi  # recovery-lint: ignore[RL999]\n"},
-            expect=("train.sh:1",),
-        ),
+    cases = examples(
+        lambda: (
+            Case(
+                title="no brackets",
+                files={"train.sh": "echo hi  # recovery-lint: ignore RL301\n"},
+                expect=("train.sh:1",),
+            ),
+            Case(
+                title="a well-formed directive with a reason",
+                files={"train.sh": "echo hi  # recovery-lint: ignore[RL301] -- reviewed\n"},
+            ),
+            Case(
+                title="an unknown code",
+                files={"train.sh": "echo hi  # recovery-lint: ignore[RL999]\n"},
+                expect=("train.sh:1",),
+            ),
+        )
     )
 
     def check_directives(self, state):

@@ -104,3 +104,48 @@ def test_the_check_sees_modules_that_are_imported(tmp_path):
     (tmp_path / ".recovery-lint.toml").write_text('fail-on = "warning"\n')
     modules = imported_by_run(tmp_path, "--no-cache", "--output-format", "full", "job.yaml")
     assert {"rich", "jsonschema", "recovery_lint.report.full"} <= modules
+
+
+# Run as the console script runs it, with a hook that counts the cyclic collector's passes and a
+# check, after the run, of which rules had their examples built.
+_COUNTING_RUN = """\
+import gc, sys
+from recovery_lint.console import main
+passes = []
+gc.callbacks.append(lambda phase, info: passes.append(phase) if phase == "start" else None)
+sys.argv = ["recovery-lint", "--isolated", "--no-cache", "--output-format", "concise", "job.yaml"]
+code = main()
+from recovery_lint import registry
+from recovery_lint.rule import examples
+built = [c for c, r in registry.all_rules().items() if not isinstance(vars(type(r)).get("cases"), examples)]
+print(f"exit={code} passes={len(passes)} built={built}")
+"""
+
+
+def test_the_console_script_runs_without_the_cyclic_collector_and_builds_no_examples(tmp_path):
+    (tmp_path / "job.yaml").write_text(MANIFEST)
+    result = subprocess.run(
+        [sys.executable, "-c", _COUNTING_RUN],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    assert result.stdout.splitlines()[-1] == "exit=1 passes=0 built=[]", result.stdout + result.stderr
+
+
+def test_the_installed_command_is_the_console_entry():
+    import tomllib
+
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert pyproject["project"]["scripts"]["recovery-lint"] == "recovery_lint.console:main"
+
+
+def test_a_rules_examples_are_built_once_when_first_read():
+    from recovery_lint.registry import all_rules
+    from recovery_lint.rule import Case
+
+    rule = all_rules()["RL101"]
+    cases = rule.cases
+    assert cases and all(isinstance(c, Case) for c in cases)
+    assert rule.cases is cases and type(rule).cases is cases  # the tuple replaced the descriptor
