@@ -772,9 +772,13 @@ def discover(
     # a link to a file that is linted under its own name is the same file: lint (and fix) it once
     kept = list(found.values())
     if links:  # walked folders are resolved and links to folders not followed: only links need resolving
-        real = {location for location in found if location not in links}
-        kept = [c for c in kept if not (c.location in links and os.fspath(_real(c.location) or "") in real)]
+        kept = [c for c in kept if not (c.location in links and _links_to_a_found_file(c.location, found, links))]
     return sorted(kept, key=lambda c: c.display), warnings
+
+
+def _links_to_a_found_file(link: str, found: dict[str, Candidate], links: set[str]) -> bool:
+    target = os.fspath(_real(link) or "")
+    return target in found and target not in links
 
 
 def _walk(
@@ -895,7 +899,10 @@ class _FolderPrefixes(dict[str, "str | None"]):
         self.climb = [] if inside.startswith("..") else inside.split("/")
 
     def __missing__(self, folder: str) -> str | None:
-        prefix = None if any(part in DEFAULT_EXCLUDES for part in folder.split("/")) else self._prefix(folder)
+        # skipped when its own name or a folder above it is (the folder above is looked up once)
+        parent, _, name = folder.rpartition("/")
+        skipped = name in DEFAULT_EXCLUDES or (parent != "" and self[parent] is None)
+        prefix = None if skipped else self._prefix(folder)
         self[folder] = prefix
         return prefix
 

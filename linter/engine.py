@@ -89,15 +89,18 @@ def gather(request: LintRequest, defer_python_checks: bool = True) -> tuple[list
     """The files a run lints, and warnings for paths that do not exist (see ``discover``)."""
     excludes = ExcludeSet(request.config.exclude, request.config.root or request.cwd)
     candidates, warnings = discover(request.paths, request.cwd, excludes, defer_python_checks=defer_python_checks)
+    more = list(request.extra_candidates)
     if request.folders:
         # a folder named inside a larger repository is walked even where the walk from the root
         # skips it (an excluded folder named on the command line, as ruff does)
         inside, _ = discover(request.folders, request.cwd, excludes)
-        candidates += inside
-    if request.folders or request.extra_candidates:  # one walk lists each file once; two may share some
-        seen: set[str] = set()
-        merged = [*candidates, *request.extra_candidates]
-        candidates = [c for c in merged if not (c.display in seen or seen.add(c.display))]
+        more = inside + more
+    if more:  # one walk lists each file once; another walk, or a file added, may list one again
+        seen = {c.display for c in candidates}
+        for c in more:
+            if c.display not in seen:
+                seen.add(c.display)
+                candidates.append(c)
     return candidates, warnings
 
 
@@ -198,8 +201,9 @@ def _split_candidates(candidates: list[Candidate], request: LintRequest) -> tupl
         return _split(candidates, lambda c: c.display in wanted and _up_front(c))
     if not named:
         return _split(candidates, _up_front)
-    reaching = _reaching(candidates, named)
-    return _split(candidates, lambda c: c.display in named or c.display in reaching)
+    wanted = named | _reaching(candidates, named)
+    # two passes without a call per file: most of a large repository's listing goes to the second
+    return [c for c in candidates if c.display in wanted], [c for c in candidates if c.display not in wanted]
 
 
 def _split(candidates: list[Candidate], eager: Callable[[Candidate], bool]) -> tuple[list[Candidate], list[Candidate]]:
@@ -250,15 +254,16 @@ def _reaching(candidates: list[Candidate], named: set[str]) -> set[str]:
     pin_folders = [
         os.path.dirname(c.location) + os.sep for c in candidates if c.display in named and c.kind in PIN_KINDS
     ]
-    for c in launchers:
-        if any(c.location.startswith(folder) for folder in pin_folders):
-            found.add(c.display)
+    if pin_folders:
+        found.update(c.display for c in launchers if c.location.startswith(tuple(pin_folders)))
     texts: dict[str, bytes] = {}
     targets = [c.location for c in candidates if c.display in named or c.display in found]
     for _ in range(REACH_DEPTH):
-        # one scan per file for any target's name; the precise needles only where a name occurs
+        # a search of each file for any target's name; the precise needles only where a name occurs
+        # (``in`` for each name: a third of the time of one regular expression for one name, less
+        # for several)
         wanted = [(os.path.basename(t).encode(), t) for t in targets]
-        names = re.compile(b"|".join(re.escape(name) for name in sorted({n for n, _ in wanted}, key=len, reverse=True)))
+        names = list(dict.fromkeys(n for n, _ in wanted))
         more: list[str] = []
         for c in launchers:
             if c.display in found:
@@ -266,7 +271,7 @@ def _reaching(candidates: list[Candidate], named: set[str]) -> set[str]:
             data = texts.get(c.display)
             if data is None:
                 data = texts[c.display] = _head(c.location)
-            if names.search(data) is None:
+            if not any(name in data for name in names):
                 continue
             if any(name in data and _needle(c.location, t) in data for name, t in wanted):
                 found.add(c.display)

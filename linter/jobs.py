@@ -264,14 +264,6 @@ class JobSpec(Record):
 Loader = Callable[[str], "ParsedFile | None"]
 
 
-def _normal(location: str) -> str:
-    """``location`` normalized; discovery's locations already are, and a copy of each would cost
-    megabytes in a large repository."""
-    if "/." in location or "//" in location or not location.startswith("/"):
-        return posixpath.normpath(location)
-    return location
-
-
 class FileIndex:
     """The repository's files by path. Parsed files are there from the start; the others (Python)
     are parsed by ``loader`` the first time a link asks for them.
@@ -291,9 +283,14 @@ class FileIndex:
         self.pending = dict(pending or {})  # path -> kind, not parsed yet
         self.loader = loader
         self.loaded: list[ParsedFile] = []
-        known = list(self.by_path) + list(self.pending)
         where = locations or {}
-        self.location = {p: _normal(where.get(p, p)) for p in known}  # display path -> absolute
+        location = {p: where.get(p, p) for p in self.by_path}  # display path -> absolute
+        location.update({p: where.get(p, p) for p in self.pending})
+        # discovery's locations are normal already: the few others are made so (one pass, no call each)
+        odd = [p for p, at in location.items() if "/." in at or "//" in at or not at.startswith("/")]
+        for p in odd:
+            location[p] = posixpath.normpath(location[p])
+        self.location = location
         self.display = {loc: p for p, loc in self.location.items()}
         self._resolved: dict[tuple[str, str, str, str | None], ParsedFile | None] = {}
 
