@@ -173,3 +173,48 @@ def test_a_field_a_property_keeps_is_set_through_its_setter():
     assert (kept.value, kept._value, kept.note) == (30, 3, "n")
     assert "value" not in vars(kept)
     assert Kept(3).value == 3 and vars(Kept(3)) == {"value": 3, "note": ""}
+
+
+class Six(Record):
+    a: int
+    b: object = None
+    c: str = "x"
+    d: int = 1
+    e: int = 2
+    f: int = 3
+
+
+class PlainSix:
+    def __init__(self, a: int) -> None:
+        self.a, self.b, self.c, self.d, self.e, self.f = a, None, "x", 1, 2, 3
+
+
+def _bytes_each(make, count: int = 20_000) -> float:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        kept = make(count)
+        size = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(kept) == count
+    return size / count
+
+
+def test_records_built_or_unpickled_cost_what_plain_objects_cost():
+    # CPython shares one key table among a class's instances when their attributes are set one by
+    # one; a __dict__ filled in one update (pickle's default, or dict.update) is a table per instance
+    plain = _bytes_each(lambda n: [PlainSix(i) for i in range(n)])
+    built = _bytes_each(lambda n: [Six(i) for i in range(n)])
+    blob = pickle.dumps([Six(i) for i in range(20_000)])
+    unpickled = _bytes_each(lambda n: pickle.loads(blob))
+    assert built <= plain * 1.1, (built, plain)
+    assert unpickled <= plain * 1.1, (unpickled, plain)
+    assert pickle.loads(pickle.dumps(Six(7, c="y"))) == Six(7, c="y")
+
+
+def test_a_slotted_record_round_trips_through_its_own_state():
+    value = EnvValue.__new__(EnvValue)
+    value.__setstate__((None, {"name": "A", "value": "1"}))
+    assert (value.name, value.value) == ("A", "1")
