@@ -222,7 +222,7 @@ def _up_front(candidate: Candidate) -> bool:
 def _reaching_folders(outside: list[Candidate], folders: list[Path]) -> set[str]:
     """Manifests and scripts outside the given folders that can run something inside them: a
     reference from outside has to name the folder (see ``_reaching``)."""
-    names = {f.name.encode() for f in folders}
+    names = {os.fsencode(f.name) for f in folders}
     found: set[str] = set()
     for c in outside:
         if c.kind in LAUNCHING_KINDS and any(name in _head(c.location) for name in names):
@@ -262,7 +262,7 @@ def _reaching(candidates: list[Candidate], named: set[str]) -> set[str]:
         # a search of each file for any target's name; the precise needles only where a name occurs
         # (``in`` for each name: a third of the time of one regular expression for one name, less
         # for several)
-        wanted = [(os.path.basename(t).encode(), t) for t in targets]
+        wanted = [(os.fsencode(os.path.basename(t)), t) for t in targets]
         names = list(dict.fromkeys(n for n, _ in wanted))
         more: list[str] = []
         for c in launchers:
@@ -285,7 +285,7 @@ def _reaching(candidates: list[Candidate], named: set[str]) -> set[str]:
 def _needle(referrer: str, target: str) -> bytes:
     """What a file must contain to name ``target``: its path below the deepest shared folder."""
     shared = os.path.commonpath([os.path.dirname(referrer), os.path.dirname(target)])
-    return os.path.relpath(target, shared).encode()
+    return os.fsencode(os.path.relpath(target, shared))
 
 
 def _head(path: Path | str) -> bytes:

@@ -92,3 +92,25 @@ def test_paths_are_shown_from_the_working_directory_the_shortest_way(tmp_path, g
         (tmp_path / ".recovery-lint.toml").write_text("")  # the root, without git
     result = run_cli("--output-format", "concise", "..", cwd=tmp_path / "a" / "b")
     assert [line.split(":")[0] for line in result.stdout.splitlines() if ": RL" in line] == ["../c/run.sh", "run.sh"]
+
+
+def test_a_file_named_in_bytes_that_are_not_utf8_is_linted_in_file_mode(tmp_path):
+    # a script name bash accepts but UTF-8 does not: file mode searches the other scripts for its
+    # name as the bytes it is (it stopped with an internal error encoding the name as UTF-8)
+    import os
+    import subprocess
+    import sys
+
+    name = os.fsdecode(b"run\xff.sh")
+    (tmp_path / name).write_bytes(b"#!/bin/bash\ntorchrun --nproc_per_node=8 train.py\n")
+    (tmp_path / "launch.sh").write_bytes(b"#!/bin/bash\nbash run\xff.sh\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "recovery_lint", name, "--isolated", "--no-cache", "--show-jobs"],
+        cwd=tmp_path,
+        capture_output=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        timeout=120,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    assert b"internal error" not in result.stderr
+    assert b"script run\xff.sh" in result.stdout, result.stdout
