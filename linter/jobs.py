@@ -57,7 +57,10 @@ from .sources.yamlnodes import YScalar
 from .span import Span
 
 SHELLS = frozenset({"bash", "sh", "dash", "ksh"})
-SCRIPT_PATH = re.compile(r"([A-Za-z0-9_.+@%~=-]+(?:/[A-Za-z0-9_.+@%~=-]+)*\.(?:sh|bash|py))$")
+# a path's characters: word characters of any script (a Chinese file name), the bytes of a name that
+# is not UTF-8 (kept as U+DC80..U+DCFF), and . + @ % ~ = -; shell syntax ($, quotes, ;) ends it
+_NAME = r"[\w.+@%~=\udc80-\udcff-]+"
+SCRIPT_PATH = re.compile(rf"({_NAME}(?:/{_NAME})*\.(?:sh|bash|py))$")
 PROCESS_RECOVERY_STRATEGIES = {"retry", "recover", "recover-in-place", "elastic-training", "dump", "exit"}
 # folders beside a job's folders (or the repository root) that declare the versions of the whole tree
 DECLARATION_FOLDERS = ("docker", "dockerfiles", "ci", "build", "env", "install", "requirements", "image", "images")

@@ -471,8 +471,20 @@ class _Walker:
     def value(self, node) -> str | None:
         value = static_value(node)
         if self.from_source and value is not None and "\ufffd" in value:
-            return None  # a replaced character: the value is not known exactly
+            # a replaced character: a plain word whose only differences from the file's text are the
+            # replaced characters is that text (a file name in bytes that are not UTF-8); otherwise
+            # the value is not known exactly
+            return self._unreplaced(node, value)
         return value
+
+    def _unreplaced(self, node, value: str) -> str | None:
+        if node.type != "word" or value != node.text.decode("utf-8", "replace"):
+            return None  # quoted, escaped or expanded: the replaced text may hide any of these
+        written = self.text(node)
+        if len(written) != len(value):
+            return None
+        same = all(a == b or a == "\ufffd" for a, b in zip(value, written, strict=True))
+        return written if same else None
 
     def statement(self, node) -> Span:
         """The statement holding the node being visited (tracked by ``visit``: ``node.parent`` costs
