@@ -1,4 +1,3 @@
-import gc
 import os
 import signal
 import sys
@@ -17,8 +16,7 @@ for _signum in (signal.SIGINT, signal.SIGTERM):
 if sys.path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
 
-gc.disable()  # as the console script does (see console.py); cli.main freezes what is left
-
-from .cli import main  # noqa: E402 - after the start-up signal handlers and the sys.path fix
+# the console script's entry: the collector stops before the CLI's imports (see console.py)
+from .console import main  # noqa: E402 - after the start-up signal handlers and the sys.path fix
 
 sys.exit(main())

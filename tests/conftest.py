@@ -15,15 +15,16 @@ SHARED = ROOT.parent / "shared"
 FIXTURES = ROOT / "fixtures"
 
 
-def run_cli(*args: str, cwd: Path | None = None, stdin: str | None = None, env: dict | None = None):
-    """Run the installed command line as a user would; returns the CompletedProcess."""
+def run_cli(*args: str, cwd: Path | None = None, stdin: str | None = None, env: dict | None = None, text: bool = True):
+    """Run the installed command line as a user would; returns the CompletedProcess (its output in
+    bytes with ``text=False``: a file name that is not UTF-8 is printed as the bytes it is)."""
     full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "recovery_lint", *args],
         cwd=cwd or ROOT,
         input=stdin,
         capture_output=True,
-        text=True,
+        text=text,
         env=full_env,
         timeout=120,
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -97,17 +96,6 @@ def test_paths_are_shown_from_the_working_directory_the_shortest_way(tmp_path, g
     assert [line.split(":")[0] for line in result.stdout.splitlines() if ": RL" in line] == ["../c/run.sh", "run.sh"]
 
 
-def _show_jobs(cwd: Path, *paths: str) -> subprocess.CompletedProcess[bytes]:
-    # bytes out: a file name that is not UTF-8 is printed as the bytes it is
-    return subprocess.run(
-        [sys.executable, "-m", "recovery_lint", *paths, "--isolated", "--no-cache", "--show-jobs"],
-        cwd=cwd,
-        capture_output=True,
-        env={**os.environ, "NO_COLOR": "1"},
-        timeout=120,
-    )
-
-
 @pytest.mark.parametrize("name", [os.fsdecode(b"run\xff.sh"), "训练.sh"], ids=["not-utf8", "chinese"])
 def test_a_script_whose_name_is_not_ascii_is_linked_to_the_script_that_runs_it(tmp_path, name):
     # a file name bash accepts: in bytes that are not UTF-8, or in another script than Latin; file
@@ -117,7 +105,7 @@ def test_a_script_whose_name_is_not_ascii_is_linked_to_the_script_that_runs_it(t
     (tmp_path / name).write_bytes(b"#!/bin/bash\ntorchrun --nproc_per_node=8 train.py\n")
     (tmp_path / "launch.sh").write_bytes(b"#!/bin/bash\nbash " + os.fsencode(name) + b"\n")
     for paths in ((".",), (name,)):
-        result = _show_jobs(tmp_path, *paths)
+        result = run_cli(*paths, "--isolated", "--no-cache", "--show-jobs", cwd=tmp_path, text=False)
         assert result.returncode in (0, 1) and b"internal error" not in result.stderr, result.stderr
         assert result.stdout.startswith(b"launch.sh (standalone)\n"), result.stdout
         assert b"script " + os.fsencode(name) in result.stdout, result.stdout
