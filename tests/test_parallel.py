@@ -198,3 +198,21 @@ def test_a_stop_signal_while_the_pool_parsing_ahead_is_ended_still_ends_every_wo
     with pytest.raises(KeyboardInterrupt):
         lint(repo, 2)
     assert multiprocessing.active_children() == []
+
+
+def test_the_python_files_a_launcher_names_are_found_as_by_the_whole_text_pattern():
+    import random
+
+    texts = [
+        "python train.py --x",
+        "python3 ${cur_path}/../src/train.py\ncp a.py.bak b.py/c.py",
+        "x.py中 y.py.z w/.py v+-_.py a.pyc a.py-b.py",
+        "",
+        "no mention here",
+    ]
+    rnd = random.Random(11)
+    pieces = [*"ab./_+-中 \n$\"'1", ".py", ".pyc", "/.py", "py"]
+    texts += ["".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 16))) for _ in range(20000)]
+    for text in texts:
+        assert engine._py_mentions(text) == set(engine._PY_MENTION.findall(text)), text
+    assert engine._py_mentions("run ./x/train.py中 and eval.py") == {"eval.py"}
