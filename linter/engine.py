@@ -12,7 +12,7 @@ import re
 import signal
 import sys
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from .config import Config
@@ -119,17 +119,18 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     eager, lazy = _split_candidates(candidates, request)
     eager = [c for c in eager if readable(c)]
     digests = read_digests(eager, request.overrides) if cache is not None else None
-    files = parse_all(eager, request, digests)
     by_display = {c.display: c for c in candidates}
     abs_paths = Locations(by_display)
-    relevant = [f for f in files if f.relevant]
     specs = _job_specs(request.config, request.cwd)
     loader = _LazyParser(by_display, request)  # asked only for the files left pending
     pending = {c.display: c.kind for c in lazy}
     locations = {c.display: c.location for c in candidates}
     settings = {"ranktable-host-root": request.config.ranktable_host_root} if request.config.ranktable_host_root else {}
     try:
-        loader.ahead.start(relevant, lazy, request)
+        files = parse_all(eager, request, digests, loader.ahead, lazy)
+        relevant = [f for f in files if f.relevant]
+        if not loader.ahead.started:  # the pool was not needed for the files parsed up front
+            loader.ahead.start(_launcher_texts(relevant), lazy, request)
         project = build_project(relevant, request.config.versions, specs, pending, loader, locations, settings)
     finally:
         loader.ahead.close()  # files parsed ahead but never reached are dropped unseen
@@ -356,6 +357,7 @@ class _LazyParser:
 
 
 PARSE_AHEAD_THRESHOLD = 200  # Python files; fewer are parsed as the linker reaches them (bench/)
+AHEAD_WINDOW = 64  # chunks queued ahead of the last one the linker reached (bench/)
 # a file name ending in .py as a script or a manifest writes it, with the folders before it
 _PY_MENTION = re.compile(r"[A-Za-z0-9_./+-]*[A-Za-z0-9_+-]\.py\b")
 _PY_END = re.compile(r"\.py\b")
@@ -387,33 +389,57 @@ class _ParsedAhead:
     """Python files the linker will probably reach, parsed by a process pool while the linker works
     (it is a single process, and would otherwise parse them one by one as it reaches them). Only a
     guess at what to parse early: the linker still decides what it reaches; a file it asks for before
-    its chunk is back is parsed on the spot, and one it never asks for is dropped unseen."""
+    its chunk is back is parsed on the spot, and one it never asks for is dropped unseen. A large run
+    opens the pool for the files parsed up front (``parse_all``) and queues these behind them, so
+    that the workers go on to them while this process parses its share and links."""
 
     def __init__(self) -> None:
         self.pool = None
+        self.started = False
         self.chunk_of: dict[str, int] = {}  # display path -> its chunk
         self.chunks: list[list[tuple[str, str, str, str | None]]] = []
-        self.futures: list = []
+        self.futures: list = []  # of each chunk queued and not taken yet, else None
+        self.submitted = 0  # chunks queued so far, in order
         self.ready: dict[str, bytes] = {}  # pickles of chunks that are back, not asked for yet
 
-    def start(self, parsed: list[ParsedFile], lazy: list[Candidate], request: LintRequest) -> None:
-        """Start the pool on the likely entries (nothing for a small run, one core or named files);
-        the caller calls ``close`` whatever happens."""
+    def open(self, workers: int):
+        """The run's pool of ``workers`` processes, started on first use; the caller calls ``close``
+        whatever happens."""
+        if self.pool is None:
+            from concurrent.futures import ProcessPoolExecutor
+
+            with signals_held():  # the workers start here, and the pool is known to close() once they have
+                self.pool = pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
+                pool.submit(int)  # a pool forks its workers at the first task
+        return self.pool
+
+    def start(self, texts: Iterable[tuple[str, str]], lazy: list[Candidate], request: LintRequest) -> None:
+        """Queue the likely entries, given the launchers' (path, text) pairs (nothing for a small run,
+        one core or named files)."""
+        self.started = True
         workers = min(request.workers, os.cpu_count() or 1)
         if workers < 2 or request.named:
             return
-        likely = [c for c in _likely_entries(parsed, lazy) if readable(c)]
+        likely = [c for c in _likely_entries(texts, lazy) if readable(c)]
         if len(likely) < PARSE_AHEAD_THRESHOLD:
             return
-        from concurrent.futures import ProcessPoolExecutor
-
         jobs = [(c.display, c.location, c.kind, request.overrides.get(c.display)) for c in likely]
         size = max(1, min(8, len(jobs) // (workers * 8)))
         self.chunks = [jobs[k : k + size] for k in range(0, len(jobs), size)]
         self.chunk_of = {job[0]: n for n, chunk in enumerate(self.chunks) for job in chunk}
-        with signals_held():  # the workers start here, and the pool is known to close() once they have
-            self.pool = pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
-            self.futures = [pool.submit(_parse_chunk, chunk) for chunk in self.chunks]
+        self.futures = [None] * len(self.chunks)
+        self.open(workers)
+        self._submit_upto(AHEAD_WINDOW)
+
+    def _submit_upto(self, end: int) -> None:
+        """Queue the chunks before ``end`` not queued yet, without the files the linker asked for
+        meanwhile (it parsed them itself)."""
+        while self.submitted < min(end, len(self.chunks)):
+            n = self.submitted
+            self.submitted += 1
+            chunk = self.chunks[n] = [job for job in self.chunks[n] if job[0] in self.chunk_of]
+            if chunk:
+                self.futures[n] = self.pool.submit(_parse_chunk, chunk)
 
     def take(self, display: str) -> tuple[ParsedFile | None, bytes | None]:
         """The model of a file parsed ahead and its pickle, when its chunk is back (each is handed out
@@ -423,8 +449,11 @@ class _ParsedAhead:
             n = self.chunk_of.pop(display, None)
             if n is None:
                 return None, None
+            # the linker reaches the files in about the order they were chunked: the pool keeps a
+            # window ahead of it, and the pickles waiting here stay a few megabytes
+            self._submit_upto(n + AHEAD_WINDOW)
             future = self.futures[n]
-            if not (future.done() or future.running()):
+            if future is None or not (future.done() or future.running()):
                 return None, None  # the caller parses it: a chunk still queued could keep it waiting long
             # a chunk being parsed is back within a few files' time
             blobs, self.futures[n] = future.result(), None
@@ -452,18 +481,40 @@ class _ParsedAhead:
         self.futures = []
 
 
-def _likely_entries(parsed: list[ParsedFile], lazy: list[Candidate]) -> list[Candidate]:
-    """The pending Python files a script or a manifest names: by file name, when the naming file is
-    in the Python file's folder or below it (``python3 ${cur_path}/../train.py`` from ``test/``), or by
-    the path it writes, from its own folder or one above it (``python src/train.py``)."""
+def _launcher_texts(parsed: list[ParsedFile]) -> Iterator[tuple[str, str]]:
+    """The (path, text) of the parsed scripts and manifests that name a Python file."""
+    for f in parsed:
+        if f.kind in LAUNCHING_KINDS and f.source is not None and ".py" in f.source.text:
+            yield f.path, f.source.text
+
+
+def _launcher_heads(candidates: list[Candidate], overrides: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """The (path, text) of the scripts and manifests that name a Python file, read before they are
+    parsed (the first megabyte, as a byte scan reads it)."""
+    for c in candidates:
+        if c.kind not in LAUNCHING_KINDS:
+            continue
+        text = overrides.get(c.display)
+        if text is None:
+            data = _head(c.location)
+            if b".py" not in data:
+                continue
+            text = data.decode("utf-8", "replace")
+        if ".py" in text:
+            yield c.display, text
+
+
+def _likely_entries(texts: Iterable[tuple[str, str]], lazy: list[Candidate]) -> list[Candidate]:
+    """The pending Python files a script or a manifest names, given the launchers' (path, text): by
+    file name, when the naming file is in the Python file's folder or below it (``python3
+    ${cur_path}/../train.py`` from ``test/``), or by the path it writes, from its own folder or one
+    above it (``python src/train.py``)."""
     near: dict[str, set[str]] = {}  # file name -> folders holding, at some depth, a file naming it
     exact: set[str] = set()
-    for f in parsed:
-        if f.kind not in LAUNCHING_KINDS or f.source is None or ".py" not in f.source.text:
-            continue
-        folder = f.path.rpartition("/")[0]
+    for path, text in texts:
+        folder = path.rpartition("/")[0]
         above = folder_and_ancestors(folder)
-        for written in _py_mentions(f.source.text):
+        for written in _py_mentions(text):
             near.setdefault(written.rpartition("/")[2], set()).update(above)
             if "/" in written and not written.startswith("/"):
                 exact.update(posixpath.normpath(posixpath.join(a, written)) for a in above)
@@ -611,6 +662,7 @@ def _end_pool(pool) -> None:
 
     # no public API before 3.14; a pool shutting down may have let go of its list already
     workers = {*(getattr(pool, "_processes", None) or {}).values(), *multiprocessing.active_children()}
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for worker in workers:
         with contextlib.suppress(Exception):
@@ -618,6 +670,10 @@ def _end_pool(pool) -> None:
     for worker in workers:
         with contextlib.suppress(Exception):
             worker.join(timeout=1)
+    if manager is not None:
+        # the pool's own thread reaps the killed workers too; a worker it reaps while this process's
+        # join waits on it would still count as running until the thread records its exit
+        manager.join(timeout=1)
 
 
 def _end_children(children: list[tuple[int, int]]) -> None:
@@ -690,9 +746,37 @@ def read_digests(candidates: list[Candidate], overrides: dict[str, str]) -> dict
     return out
 
 
+def _own_share(todo: list[int], kinds: list[str], workers: int) -> tuple[list[int], list[int]]:
+    """Split the files to parse between this process and the pool: an equal share by count for this
+    process (it would otherwise only wait, and its share needs no pickling), manifests first, since a
+    manifest's model costs two thirds of its parse to pickle and unpickle, a script's a quarter."""
+    room = len(todo) // (workers + 1)
+    manifests = [i for i in todo if kinds[i] == "manifest"]
+    others = [i for i in todo if kinds[i] != "manifest"]
+    taken = set(_spread(manifests, room))
+    taken.update(_spread(others, room - len(taken)))
+    return [i for i in todo if i in taken], [i for i in todo if i not in taken]
+
+
+def _spread(items: list[int], count: int) -> list[int]:
+    """``count`` of ``items`` (all when there are fewer), evenly spaced."""
+    if count >= len(items):
+        return items
+    if count <= 0:
+        return []
+    return [items[k * len(items) // count] for k in range(count)]
+
+
 def parse_all(
-    candidates: list[Candidate], request: LintRequest, digests: dict[str, str | None] | None = None
+    candidates: list[Candidate],
+    request: LintRequest,
+    digests: dict[str, str | None] | None,
+    ahead: _ParsedAhead,
+    lazy: list[Candidate],
 ) -> list[ParsedFile]:
+    """Parse ``candidates`` (through the cache when there is one). A large run parses in the pool of
+    ``ahead``, queues behind them the Python files among ``lazy`` that the launchers name, and leaves
+    the pool open for the linker (the caller closes it)."""
     jobs = [(c.display, c.location, c.kind, request.overrides.get(c.display)) for c in candidates]
     cache = request.cache if digests is not None else None
     keys: list[str | None] = [None] * len(jobs)
@@ -714,37 +798,30 @@ def parse_all(
 
     if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
         import pickle
-        from concurrent.futures import ProcessPoolExecutor
 
-        # this process parses a share too: it would otherwise only wait, and its share needs no pickling
-        mine, theirs = todo[:: workers + 1], [i for k, i in enumerate(todo) if k % (workers + 1)]
-        pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
-        try:
-            size = max(1, min(64, len(theirs) // (workers * 8)))
-            chunks = [theirs[k : k + size] for k in range(0, len(theirs), size)]
-            with signals_held():  # the workers start here
-                pending = deque((c, pool.submit(_parse_chunk, [jobs[i] for i in c])) for c in chunks)
+        mine, theirs = _own_share(todo, [job[2] for job in jobs], workers)
+        pool = ahead.open(workers)
+        size = max(1, min(64, len(theirs) // (workers * 8)))
+        chunks = [theirs[k : k + size] for k in range(0, len(theirs), size)]
+        pending = deque((c, pool.submit(_parse_chunk, [jobs[i] for i in c])) for c in chunks)
+        ahead.start(_launcher_heads(candidates, request.overrides), lazy, request)
 
-            def receive(wait: bool) -> None:
-                # models are unpickled as their chunks arrive: a finished chunk left waiting holds its
-                # pickles, and all of them together would add a third to the run's peak memory
-                while pending and (wait or pending[0][1].done()):
-                    chunk, future = pending.popleft()
-                    for i, blob in zip(chunk, future.result(), strict=True):
-                        results[i] = parsed = pickle.loads(blob)
-                        store(i, parsed, blob)
-                    progress(len(results), len(jobs))
-
-            for i in mine:
-                results[i] = parsed = _parse_one(jobs[i])
-                store(i, parsed, None)
+        def receive(wait: bool) -> None:
+            # models are unpickled as their chunks arrive: a finished chunk left waiting holds its
+            # pickles, and all of them together would add a third to the run's peak memory
+            while pending and (wait or pending[0][1].done()):
+                chunk, future = pending.popleft()
+                for i, blob in zip(chunk, future.result(), strict=True):
+                    results[i] = parsed = pickle.loads(blob)
+                    store(i, parsed, blob)
                 progress(len(results), len(jobs))
-                receive(wait=False)
-            receive(wait=True)
-            pool.shutdown()  # an interrupt while it waits for the workers to exit ends them too
-        except BaseException:
-            _end_pool(pool)
-            raise
+
+        for i in mine:
+            results[i] = parsed = _parse_one(jobs[i])
+            store(i, parsed, None)
+            progress(len(results), len(jobs))
+            receive(wait=False)
+        receive(wait=True)
     else:
         # pickling every model costs a fifth of parsing it: in one process, only small runs keep models
         keep = len(jobs) <= CACHED_MODELS_THRESHOLD

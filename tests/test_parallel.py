@@ -99,22 +99,62 @@ def test_a_failing_child_falls_back_to_one_process(repo, monkeypatch):
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the forked paths run on Linux")
-def test_an_interrupt_while_the_parse_pool_shuts_down_ends_its_workers(repo, monkeypatch):
+def test_an_interrupt_while_this_process_parses_its_share_ends_the_workers(repo, monkeypatch):
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
 
-    real = ProcessPoolExecutor.shutdown
-
-    def interrupted(self, wait=True, **kwargs):
-        if wait:  # Ctrl-C arriving while the pool waits for its workers to exit
-            raise KeyboardInterrupt
-        return real(self, wait, **kwargs)
+    def interrupted(*args, **kwargs):
+        assert multiprocessing.active_children()  # the pool works meanwhile
+        raise KeyboardInterrupt
 
     monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10)
-    monkeypatch.setattr(ProcessPoolExecutor, "shutdown", interrupted)
+    monkeypatch.setattr(engine, "_cache_parsed", interrupted)  # called here, for each model parsed or received
     with pytest.raises(KeyboardInterrupt):
         lint(repo, 2)
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the forked paths run on Linux")
+def test_a_large_run_queues_the_likely_python_files_behind_its_own_in_one_pool(repo, monkeypatch):
+    import concurrent.futures
+
+    opened: list[object] = []
+    real_open = engine._ParsedAhead.open
+
+    def open_(self, workers):
+        pool = real_open(self, workers)
+        opened.append(pool)
+        return pool
+
+    taken: list[str] = []
+    real_take = engine._ParsedAhead.take
+
+    def take(self, display):
+        concurrent.futures.wait([f for f in self.futures if f is not None])  # as if the machine were idle
+        found = real_take(self, display)
+        if found[0] is not None:
+            taken.append(display)
+        return found
+
+    single = lint(repo, 1)
+    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(engine, "PARSE_AHEAD_THRESHOLD", 5)
+    monkeypatch.setattr(engine._ParsedAhead, "open", open_)
+    monkeypatch.setattr(engine._ParsedAhead, "take", take)
+    parallel = lint(repo, 2)
+    assert keys(parallel) == keys(single)
+    assert [f.path for f in parallel.files] == [f.path for f in single.files]
+    assert len(set(map(id, opened))) == 1 and len(opened) == 2  # the parse and the Python files ahead
+    assert len(taken) >= 5 and all(p.endswith(".py") for p in taken)
+
+
+def test_this_process_parses_the_manifests_first_and_an_equal_share_by_count():
+    kinds = ["manifest", "shell", "python", "shell", "manifest", "requirements", "shell", "shell", "shell"]
+    assert engine._own_share(list(range(9)), kinds, 2) == ([0, 1, 4], [2, 3, 5, 6, 7, 8])
+    # more manifests than its share: it takes a share of them, spread over the list
+    many = ["manifest"] * 7 + ["shell"] * 2
+    assert engine._own_share(list(range(9)), many, 2) == ([0, 2, 4], [1, 3, 5, 6, 7, 8])
+    assert engine._own_share([3, 5], ["shell"] * 6, 2) == ([], [3, 5])
+    assert engine._own_share([], [], 2) == ([], [])
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the forked paths run on Linux")
