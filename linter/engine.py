@@ -12,7 +12,7 @@ import re
 import signal
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from .config import Config
@@ -127,10 +127,9 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     locations = {c.display: c.location for c in candidates}
     settings = {"ranktable-host-root": request.config.ranktable_host_root} if request.config.ranktable_host_root else {}
     try:
-        files = parse_all(eager, request, digests, loader.ahead, lazy)
+        files = parse_all(eager, request, digests, loader.ahead)
         relevant = [f for f in files if f.relevant]
-        if not loader.ahead.started:  # the pool was not needed for the files parsed up front
-            loader.ahead.start(_launcher_texts(relevant), lazy, request)
+        loader.ahead.start(relevant, lazy, request)
         project = build_project(relevant, request.config.versions, specs, pending, loader, locations, settings)
     finally:
         loader.ahead.close()  # files parsed ahead but never reached are dropped unseen
@@ -357,8 +356,6 @@ class _LazyParser:
 
 
 PARSE_AHEAD_THRESHOLD = 200  # Python files; fewer are parsed as the linker reaches them (bench/)
-# chunks queued ahead of the last one the linker reached; 64 gave no measurable speed and up to 5 MiB more peak
-AHEAD_WINDOW = 16
 # a file name ending in .py as a script or a manifest writes it, with the folders before it
 _PY_MENTION = re.compile(r"[A-Za-z0-9_./+-]*[A-Za-z0-9_+-]\.py\b")
 _PY_END = re.compile(r"\.py\b")
@@ -391,16 +388,13 @@ class _ParsedAhead:
     (it is a single process, and would otherwise parse them one by one as it reaches them). Only a
     guess at what to parse early: the linker still decides what it reaches; a file it asks for before
     its chunk is back is parsed on the spot, and one it never asks for is dropped unseen. A large run
-    opens the pool for the files parsed up front (``parse_all``) and queues these behind them, so
-    that the workers go on to them while this process parses its share and links."""
+    opens the pool earlier, for the files parsed up front (``parse_all``)."""
 
     def __init__(self) -> None:
         self.pool = None
-        self.started = False
         self.chunk_of: dict[str, int] = {}  # display path -> its chunk
         self.chunks: list[list[tuple[str, str, str, str | None]]] = []
         self.futures: list = []  # of each chunk queued and not taken yet, else None
-        self.submitted = 0  # chunks queued so far, in order
         self.ready: dict[str, bytes] = {}  # pickles of chunks that are back, not asked for yet
 
     def open(self, workers: int):
@@ -414,33 +408,21 @@ class _ParsedAhead:
                 pool.submit(int)  # a pool forks its workers at the first task
         return self.pool
 
-    def start(self, texts: Iterable[tuple[str, str]], lazy: list[Candidate], request: LintRequest) -> None:
-        """Queue the likely entries, given the launchers' (path, text) pairs (nothing for a small run,
-        one core or named files)."""
-        self.started = True
+    def start(self, parsed: list[ParsedFile], lazy: list[Candidate], request: LintRequest) -> None:
+        """Queue the likely entries, given the parsed launchers (nothing for a small run, one core or
+        named files)."""
         workers = min(request.workers, os.cpu_count() or 1)
         if workers < 2 or request.named:
             return
-        likely = [c for c in _likely_entries(texts, lazy) if readable(c)]
+        likely = [c for c in _likely_entries(parsed, lazy) if readable(c)]
         if len(likely) < PARSE_AHEAD_THRESHOLD:
             return
         jobs = [(c.display, c.location, c.kind, request.overrides.get(c.display)) for c in likely]
         size = max(1, min(8, len(jobs) // (workers * 8)))
         self.chunks = [jobs[k : k + size] for k in range(0, len(jobs), size)]
         self.chunk_of = {job[0]: n for n, chunk in enumerate(self.chunks) for job in chunk}
-        self.futures = [None] * len(self.chunks)
-        self.open(workers)
-        self._submit_upto(AHEAD_WINDOW)
-
-    def _submit_upto(self, end: int) -> None:
-        """Queue the chunks before ``end`` not queued yet, without the files the linker asked for
-        meanwhile (it parsed them itself)."""
-        while self.submitted < min(end, len(self.chunks)):
-            n = self.submitted
-            self.submitted += 1
-            chunk = self.chunks[n] = [job for job in self.chunks[n] if job[0] in self.chunk_of]
-            if chunk:
-                self.futures[n] = self.pool.submit(_parse_chunk, chunk)
+        pool = self.open(workers)
+        self.futures = [pool.submit(_parse_chunk, chunk) for chunk in self.chunks]
 
     def take(self, display: str) -> tuple[ParsedFile | None, bytes | None]:
         """The model of a file parsed ahead and its pickle, when its chunk is back (each is handed out
@@ -450,11 +432,8 @@ class _ParsedAhead:
             n = self.chunk_of.pop(display, None)
             if n is None:
                 return None, None
-            # the linker reaches the files in about the order they were chunked: the pool keeps a
-            # window ahead of it, and the pickles waiting here stay a few megabytes
-            self._submit_upto(n + AHEAD_WINDOW)
             future = self.futures[n]
-            if future is None or not (future.done() or future.running()):
+            if not (future.done() or future.running()):
                 return None, None  # the caller parses it: a chunk still queued could keep it waiting long
             # a chunk being parsed is back within a few files' time
             blobs, self.futures[n] = future.result(), None
@@ -482,40 +461,18 @@ class _ParsedAhead:
         self.futures = []
 
 
-def _launcher_texts(parsed: list[ParsedFile]) -> Iterator[tuple[str, str]]:
-    """The (path, text) of the parsed scripts and manifests that name a Python file."""
-    for f in parsed:
-        if f.kind in LAUNCHING_KINDS and f.source is not None and ".py" in f.source.text:
-            yield f.path, f.source.text
-
-
-def _launcher_heads(candidates: list[Candidate], overrides: dict[str, str]) -> Iterator[tuple[str, str]]:
-    """The (path, text) of the scripts and manifests that name a Python file, read before they are
-    parsed (the first megabyte, as a byte scan reads it)."""
-    for c in candidates:
-        if c.kind not in LAUNCHING_KINDS:
-            continue
-        text = overrides.get(c.display)
-        if text is None:
-            data = _head(c.location)
-            if b".py" not in data:
-                continue
-            text = data.decode("utf-8", "replace")
-        if ".py" in text:
-            yield c.display, text
-
-
-def _likely_entries(texts: Iterable[tuple[str, str]], lazy: list[Candidate]) -> list[Candidate]:
-    """The pending Python files a script or a manifest names, given the launchers' (path, text): by
-    file name, when the naming file is in the Python file's folder or below it (``python3
-    ${cur_path}/../train.py`` from ``test/``), or by the path it writes, from its own folder or one
-    above it (``python src/train.py``)."""
+def _likely_entries(parsed: list[ParsedFile], lazy: list[Candidate]) -> list[Candidate]:
+    """The pending Python files a script or a manifest names: by file name, when the naming file is
+    in the Python file's folder or below it (``python3 ${cur_path}/../train.py`` from ``test/``), or by
+    the path it writes, from its own folder or one above it (``python src/train.py``)."""
     near: dict[str, set[str]] = {}  # file name -> folders holding, at some depth, a file naming it
     exact: set[str] = set()
-    for path, text in texts:
-        folder = path.rpartition("/")[0]
+    for f in parsed:
+        if f.kind not in LAUNCHING_KINDS or f.source is None or ".py" not in f.source.text:
+            continue
+        folder = f.path.rpartition("/")[0]
         above = folder_and_ancestors(folder)
-        for written in _py_mentions(text):
+        for written in _py_mentions(f.source.text):
             near.setdefault(written.rpartition("/")[2], set()).update(above)
             if "/" in written and not written.startswith("/"):
                 exact.update(posixpath.normpath(posixpath.join(a, written)) for a in above)
@@ -773,11 +730,9 @@ def parse_all(
     request: LintRequest,
     digests: dict[str, str | None] | None,
     ahead: _ParsedAhead,
-    lazy: list[Candidate],
 ) -> list[ParsedFile]:
     """Parse ``candidates`` (through the cache when there is one). A large run parses in the pool of
-    ``ahead``, queues behind them the Python files among ``lazy`` that the launchers name, and leaves
-    the pool open for the linker (the caller closes it)."""
+    ``ahead`` and leaves it open for the Python files the linker will reach (the caller closes it)."""
     jobs = [(c.display, c.location, c.kind, request.overrides.get(c.display)) for c in candidates]
     cache = request.cache if digests is not None else None
     keys: list[str | None] = [None] * len(jobs)
@@ -805,7 +760,6 @@ def parse_all(
         size = max(1, min(64, len(theirs) // (workers * 8)))
         chunks = [theirs[k : k + size] for k in range(0, len(theirs), size)]
         pending = deque((c, pool.submit(_parse_chunk, [jobs[i] for i in c])) for c in chunks)
-        ahead.start(_launcher_heads(candidates, request.overrides), lazy, request)
 
         def receive(wait: bool) -> None:
             # models are unpickled as their chunks arrive: a finished chunk left waiting holds its

@@ -114,7 +114,7 @@ def test_an_interrupt_while_this_process_parses_its_share_ends_the_workers(repo,
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the forked paths run on Linux")
-def test_a_large_run_queues_the_likely_python_files_behind_its_own_in_one_pool(repo, monkeypatch):
+def test_a_large_run_parses_its_files_and_the_likely_python_files_in_one_pool(repo, monkeypatch):
     import concurrent.futures
 
     opened: list[object] = []
