@@ -629,9 +629,10 @@ def _end_pool(pool) -> None:
         with contextlib.suppress(Exception):
             worker.join(timeout=1)
     if manager is not None:
-        # the pool's own thread reaps the killed workers too; a worker it reaps while this process's
-        # join waits on it would still count as running until the thread records its exit
-        manager.join(timeout=1)
+        # the pool's own thread reaps the killed workers too: one it reaps while the join above waits
+        # counts as running until the thread records its exit, microseconds later. Not waited for
+        # long: a thread that takes longer is not in the middle of that, and an interrupted run ends
+        manager.join(timeout=0.05)
 
 
 def _end_children(children: list[tuple[int, int]]) -> None:
