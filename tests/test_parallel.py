@@ -147,13 +147,25 @@ def test_a_large_run_parses_its_files_and_the_likely_python_files_in_one_pool(re
     assert len(taken) >= 5 and all(p.endswith(".py") for p in taken)
 
 
-def test_this_process_parses_the_manifests_first_and_an_equal_share_by_count():
-    kinds = ["manifest", "shell", "python", "shell", "manifest", "requirements", "shell", "shell", "shell"]
-    assert engine._own_share(list(range(9)), kinds, 2) == ([0, 1, 4], [2, 3, 5, 6, 7, 8])
-    # more manifests than its share: it takes a share of them, spread over the list
-    many = ["manifest"] * 7 + ["shell"] * 2
-    assert engine._own_share(list(range(9)), many, 2) == ([0, 2, 4], [1, 3, 5, 6, 7, 8])
-    assert engine._own_share([3, 5], ["shell"] * 6, 2) == ([], [3, 5])
+def test_this_process_parses_manifests_first_until_it_has_as_much_to_do_as_each_worker():
+    def load(todo, kinds, mine, workers):
+        here = sum(engine._PARSE_COSTS.get(kinds[i], engine._OTHER_COST)[0 if i in mine else 2] for i in todo)
+        there = sum(sum(engine._PARSE_COSTS.get(kinds[i], engine._OTHER_COST)[:2]) for i in todo if i not in mine)
+        return here, there / workers
+
+    bench = ["manifest"] * 1873 + ["shell"] * 3241 + ["requirements"] * 2257  # the 10,000-file bench
+    todo = list(range(len(bench)))
+    mine, theirs = engine._own_share(todo, bench, 2)
+    assert sorted(mine + theirs) == todo
+    assert all(bench[i] == "manifest" for i in mine) and 1000 < len(mine) < 1873
+    here, each = load(todo, bench, set(mine), 2)
+    assert abs(here - each) < 2  # milliseconds: both finish together
+    # no manifest left to take: scripts next, as many as keep the balance
+    mixed = (["shell"] * 6 + ["manifest"]) * 30
+    mine, theirs = engine._own_share(list(range(210)), mixed, 2)
+    assert {i for i in range(210) if mixed[i] == "manifest"} < set(mine)
+    here, each = load(range(210), mixed, set(mine), 2)
+    assert abs(here - each) < 1
     assert engine._own_share([], [], 2) == ([], [])
 
 
