@@ -8,7 +8,6 @@ import contextlib
 import gc
 import os
 import posixpath
-import re
 import signal
 import sys
 from collections import deque
@@ -20,6 +19,7 @@ from .diagnostics import Diagnostic
 from .discover import Candidate, ExcludeSet, discover, readable
 from .fixpolicy import enforce
 from .jobs import Job, JobSpec, Project, build_project, folder_and_ancestors
+from .lazyre import LazyPattern
 from .parse import PIN_KINDS, SHELL_KINDS, ParsedFile, read_and_parse
 from .record import Record, field, replace
 from .roles import ci_path, vendored
@@ -357,8 +357,8 @@ class _LazyParser:
 
 PARSE_AHEAD_THRESHOLD = 200  # Python files; fewer are parsed as the linker reaches them (bench/)
 # a file name ending in .py as a script or a manifest writes it, with the folders before it
-_PY_MENTION = re.compile(r"[A-Za-z0-9_./+-]*[A-Za-z0-9_+-]\.py\b")
-_PY_END = re.compile(r"\.py\b")
+_PY_MENTION = LazyPattern(r"[A-Za-z0-9_./+-]*[A-Za-z0-9_+-]\.py\b")  # compiled when a run guesses ahead
+_PY_END = LazyPattern(r"\.py\b")
 _PATH_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+-")
 
 
