@@ -27,6 +27,10 @@ from .rule import Rule
 from .span import SourceText, to_bytes
 from .suppress import Directive, DirectiveProblem, find_directives
 
+TYPE_CHECKING = False  # as in record.py: typing is not imported at run time
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
 PARALLEL_THRESHOLD = 2000  # files; below this a process pool costs more than it saves (bench/)
 CACHED_MODELS_THRESHOLD = 400  # files; a larger run in one process caches its findings, not its models
 PARALLEL_RULES_THRESHOLD = 1000  # jobs; below this forking for the rules costs more than it saves
@@ -127,7 +131,7 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     locations = {c.display: c.location for c in candidates}
     settings = {"ranktable-host-root": request.config.ranktable_host_root} if request.config.ranktable_host_root else {}
     try:
-        files = parse_all(eager, request, digests, loader.ahead)
+        files = parse_all(eager, request, digests, loader.ahead.open)
         relevant = [f for f in files if f.relevant]
         loader.ahead.start(relevant, lazy, request)
         project = build_project(relevant, request.config.versions, specs, pending, loader, locations, settings)
@@ -397,7 +401,7 @@ class _ParsedAhead:
         self.futures: list = []  # of each chunk queued and not taken yet, else None
         self.ready: dict[str, bytes] = {}  # pickles of chunks that are back, not asked for yet
 
-    def open(self, workers: int):
+    def open(self, workers: int) -> Executor:
         """The run's pool of ``workers`` processes, started on first use; the caller calls ``close``
         whatever happens."""
         if self.pool is None:
@@ -735,10 +739,11 @@ def parse_all(
     candidates: list[Candidate],
     request: LintRequest,
     digests: dict[str, str | None] | None,
-    ahead: _ParsedAhead,
+    open_pool: Callable[[int], Executor],
 ) -> list[ParsedFile]:
-    """Parse ``candidates`` (through the cache when there is one). A large run parses in the pool of
-    ``ahead`` and leaves it open for the Python files the linker will reach (the caller closes it)."""
+    """Parse ``candidates`` (through the cache when there is one). A large run parses in the run's
+    process pool (``open_pool(workers)``), which stays open for the Python files the linker will
+    reach; the caller closes it."""
     jobs = [(c.display, c.location, c.kind, request.overrides.get(c.display)) for c in candidates]
     cache = request.cache if digests is not None else None
     keys: list[str | None] = [None] * len(jobs)
@@ -762,7 +767,7 @@ def parse_all(
         import pickle
 
         mine, theirs = _own_share(todo, [job[2] for job in jobs], workers)
-        pool = ahead.open(workers)
+        pool = open_pool(workers)
         size = max(1, min(64, len(theirs) // (workers * 8)))
         chunks = [theirs[k : k + size] for k in range(0, len(theirs), size)]
         pending = deque((c, pool.submit(_parse_chunk, [jobs[i] for i in c])) for c in chunks)
