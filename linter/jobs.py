@@ -372,7 +372,7 @@ class FileIndex:
         for k in range(len(parts)):
             tail = "/".join(parts[k:])
             for folder in folder_and_ancestors(self.folder_of(near)):
-                candidate = posixpath.join(folder, tail) if folder else tail
+                candidate = _under(folder, tail)
                 if candidate in self.folders:
                     return candidate
         return None
@@ -407,7 +407,7 @@ class FileIndex:
         for k in range(len(parts)):
             tail = "/".join(parts[k:])
             for folder in ancestors:
-                hit = self._at(posixpath.join(folder, tail) if folder else tail, kind)
+                hit = self._at(_under(folder, tail), kind)
                 if hit is not None:
                     return hit
         return None
@@ -418,14 +418,23 @@ def _join(folder: str, ref: str) -> str:
     return "" if joined == "." else joined
 
 
-def folder_and_ancestors(folder: str) -> list[str]:
+@functools.lru_cache(maxsize=8192)  # asked again for every file of a folder, by every job
+def folder_and_ancestors(folder: str) -> tuple[str, ...]:
     """The folder and each of its parents, nearest first, ending with the root ("")."""
     out = []
     while folder not in ("", ".", "/"):
         out.append(folder)
         folder = posixpath.dirname(folder)
     out.append("/" if folder == "/" else "")
-    return out
+    return tuple(out)
+
+
+def _under(folder: str, relative: str) -> str:
+    """``posixpath.join(folder, relative)`` for a folder as ``folder_and_ancestors`` gives it (no
+    trailing '/' but the root's) and a relative path: called for every ancestor of every reference."""
+    if not folder:
+        return relative
+    return folder + relative if folder == "/" else f"{folder}/{relative}"
 
 
 # -- linking -----------------------------------------------------------------------------------
@@ -505,6 +514,14 @@ class _Linker:
         for path, kind in index.kinds().items():
             if kind in PIN_KINDS:
                 self.pins_by_dir.setdefault(index.folder_of(path), []).append(path)
+        # the declaration folders holding pins (``docker/``), by the folder they are beside, in the
+        # order of DECLARATION_FOLDERS: looked up for every ancestor of every file of every job
+        self.pins_beside: dict[str, list[str]] = {}
+        for name in DECLARATION_FOLDERS:
+            for folder in self.pins_by_dir:
+                parent, base = posixpath.split(folder)
+                if base == name and _under(parent, name) == folder:
+                    self.pins_beside.setdefault(parent, []).append(folder)
         self._embedded: dict[tuple[str, int], ShellScript] = {}
 
     # jobs from manifests
@@ -736,7 +753,7 @@ class _Linker:
                 for size in (len(parts), len(parts) - 1):  # the module itself, or the one a name comes from
                     if not size:
                         continue
-                    stem = posixpath.join(base, *parts[:size])
+                    stem = _under(base, "/".join(parts[:size]))
                     for location in (stem + ".py", stem + "/__init__.py"):
                         path = display.get(location)
                         if path is None or path in found or path == entry.source.path:
@@ -797,8 +814,7 @@ class _Linker:
                 depth = _depth(folder)
                 for pin in self._pins_in(folder):
                     out.append((depth * 2 + 1, pin))
-                for name in DECLARATION_FOLDERS:
-                    beside = posixpath.join(folder, name) if folder else name
+                for beside in self.pins_beside.get(folder, ()):
                     for pin in self._pins_in(beside):
                         out.append((depth * 2, pin))
         return out

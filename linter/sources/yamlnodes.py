@@ -189,11 +189,7 @@ class YScalar(Located):
         return f"YScalar({self.value!r}, {self.tag!r}, {self.style!r}, {self.span!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        start = self.start
-        return (
-            _scalar,
-            (self._value, self._tag, self.style, self._source, start, start + self._size),
-        )
+        return (_restore_scalar, (self._value, self._tag, self.style, self._source, self._high, self._low, self._size))
 
 
 _PROPERTY = re.compile(r"[!&][^ \t\r\n]*[ \t\r\n]+")
@@ -225,6 +221,16 @@ def _scalar(
     return node
 
 
+def _restore_scalar(
+    value: str | None, tag: str | None, style: str | None, source: SourceText, high: int, low: int, size: int
+) -> YScalar:
+    """A scalar from a pickle (a worker's model, the cache), its fields set as they were kept."""
+    node = object.__new__(YScalar)
+    node._value, node._tag, node.style = value, tag, style
+    node._source, node._high, node._low, node._size = source, high, low, size
+    return node
+
+
 class _Collection(Located):
     """What a mapping and a sequence share: their children and their span (a manifest has about a
     hundred of them)."""
@@ -248,11 +254,21 @@ class _Collection(Located):
         self._content_size = end - self.start
 
     def __reduce__(self) -> tuple[object, ...]:
-        # children go in the state, so a recursive alias (a node inside itself) pickles too
-        return (self.__class__, ([], self.span, self.flow), (self._items, self.content_end))
+        # children go in the state, so a recursive alias (a node inside itself) pickles too; the
+        # fields go as they are kept (a span made to pickle and __init__ run to load cost twice as much)
+        fields = (self._source, self._high, self._low, self._size, self.flow)
+        return (_restore_collection, (self.__class__, *fields), (self._items, self._content_size))
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
-        self._items, self.content_end = state  # type: ignore[assignment]
+        self._items, self._content_size = state  # type: ignore[assignment]
+
+
+def _restore_collection(
+    cls: type[_Collection], source: SourceText, high: int, low: int, size: int, flow: bool
+) -> _Collection:
+    node = object.__new__(cls)
+    node._source, node._high, node._low, node._size, node.flow = source, high, low, size, flow
+    return node
 
 
 class YMap(_Collection):
