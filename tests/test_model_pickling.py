@@ -11,6 +11,7 @@ import pytest
 
 from recovery_lint.discover import discover
 from recovery_lint.parse import read_and_parse
+from recovery_lint.sources.python import DYNAMIC
 from recovery_lint.span import SourceText, Span
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -83,4 +84,7 @@ def test_calls_keep_their_arguments_and_spans(tmp_path, name):
     assert back.source.text[save.func_span.start : save.func_span.end] == "torch.save"
     assert by_name["torch_npu.npu.set_compile_mode"].keywords["jit_compile"].value is False
     assert dict(by_name["f"].keywords) == {}
+    # a value that is no literal is the one DYNAMIC object after the trip too, which rules test with ``is``
+    assert by_name["torch.load"].positional[0].value is DYNAMIC
+    assert by_name["torch.load"].keywords["map_location"].value == "cpu"
     assert back.source.text[by_name["f"].func_span.start : by_name["f"].func_span.end] == "f"
