@@ -49,14 +49,13 @@ from .roles import (
     tokens,
     vendored,
 )
-from .sources.manifest import Container, ManifestDoc, ManifestFile, PodSpec
+from .sources.manifest import Container, ManifestDoc, ManifestFile, PodSpec, scalar_script
 from .sources.python import PythonFile
-from .sources.shell import Assignment, Command, ShellScript, Word, parse_detached, parse_embedded
+from .sources.shell import SHELLS, Assignment, Command, ShellScript, Word, shell_invocation
 from .sources.versions import COMPONENTS, PinFile, VersionPin, pins_in_words
 from .sources.yamlnodes import YScalar
 from .span import Span
 
-SHELLS = frozenset({"bash", "sh", "dash", "ksh"})
 # a path's characters: word characters of any script (a Chinese file name), the bytes of a name that
 # is not UTF-8 (kept as U+DC80..U+DCFF), and . + @ % ~ = -; shell syntax ($, quotes, ;) ends it
 _NAME = r"[\w.+@%~=\udc80-\udcff-]+"
@@ -603,9 +602,11 @@ class _Linker:
             return
         first = posixpath.basename(argv[0].value)
         if first in SHELLS or first == "zsh":
-            kind, index = _shell_invocation([a.value for a in argv[1:]])
+            kind, index = shell_invocation([a.value for a in argv[1:]])
             if kind == "inline":
-                inline = self._inline_script(mf, argv[1 + index])
+                inline = container.script  # parsed with the manifest
+                if inline is None:  # a container made by hand
+                    inline = scalar_script(argv[1 + index])
                 run.launch.inline = inline
                 run.script(inline, env, shared=True, depth=0, in_manifest=True)
             elif kind == "script":
@@ -622,24 +623,8 @@ class _Linker:
         key = (mf.path, scalar.span.start)
         found = self._embedded.get(key)
         if found is None:
-            found = self._embedded[key] = self._inline_script(mf, scalar)
+            found = self._embedded[key] = scalar_script(scalar)
         return found
-
-    def _inline_script(self, mf: ParsedFile, scalar: YScalar) -> ShellScript:
-        src = mf.source
-        text = src.text
-        span = scalar.span
-        if scalar.style in ("|", ">"):
-            header_end = text.find("\n", span.start)
-            start = header_end + 1 if header_end != -1 else span.start
-            return parse_embedded(src, start, scalar.content_end, fold=scalar.style == ">")
-        if scalar.style in ('"', "'"):
-            inner = text[span.start + 1 : span.end - 1]
-            if inner == scalar.value:
-                return parse_embedded(src, span.start + 1, span.end - 1)
-        elif text[span.start : span.end] == scalar.value:
-            return parse_embedded(src, span.start, span.end)
-        return parse_detached(src, scalar.value, span)
 
     # standalone launch scripts
     def standalone_jobs(self, files: list[ParsedFile]) -> list[Job]:
@@ -704,7 +689,7 @@ class _Linker:
         if name in ("source", "."):
             return self.index.resolve(words[1].value or words[1].text, near, "shell") if len(words) > 1 else None
         if posixpath.basename(name) in SHELLS:
-            kind, index = _shell_invocation([w.value or w.text for w in words[1:]])
+            kind, index = shell_invocation([w.value or w.text for w in words[1:]])
             if kind == "script":
                 return self.index.resolve(words[1 + index].value or words[1 + index].text, near, "shell")
             return None
@@ -972,7 +957,7 @@ class _Run:
                 self.call_path(args[0].value or args[0].text, args[1:], env, near, depth, shared=True)
             return
         if posixpath.basename(name) in SHELLS:
-            kind, index = _shell_invocation([w.value or w.text for w in args])
+            kind, index = shell_invocation([w.value or w.text for w in args])
             if kind == "script":
                 target = args[index]
                 self.call_path(word_value(target, values) or target.text, args[index + 1 :], env, near, depth)
@@ -1083,25 +1068,6 @@ class _Values(Mapping):
 
 def _values(env: dict[str, EnvValue]) -> _Values:
     return _Values(env)
-
-
-def _shell_invocation(args: list[str]) -> tuple[str | None, int]:
-    """How a shell is invoked: ("inline", i) for ``-c TEXT`` at i, ("script", i) for a script path."""
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
-            i += 2
-            continue
-        if arg == "--":
-            return ("script", i + 1) if i + 1 < len(args) else (None, -1)
-        if re.fullmatch(r"-[a-zA-Z]*c[a-zA-Z]*", arg):
-            return ("inline", i + 1) if i + 1 < len(args) else (None, -1)
-        if arg.startswith(("-", "+")):
-            i += 1
-            continue
-        return "script", i
-    return None, -1
 
 
 def training_loop(py: PythonFile) -> str | None:

@@ -7,6 +7,7 @@ from functools import lru_cache
 
 from ..record import Record, field
 from ..span import SourceText, Span
+from .shell import ShellScript, inline_script_at, parse_detached, parse_embedded
 from .yamlblock import read_block_yaml
 from .yamlnodes import (
     MAX_EXPANDED,
@@ -100,6 +101,7 @@ class Container(Record, eq=False):
     resources: set[str]
     image: str | None = None
     working_dir: str | None = None
+    script: ShellScript | None = None  # what ``bash -c TEXT`` runs, parsed with the manifest
 
     @property
     def argv(self) -> list[YScalar]:
@@ -456,6 +458,26 @@ def _words(node: YNode | None) -> list[YScalar]:
     return []
 
 
+def scalar_script(scalar: YScalar) -> ShellScript:
+    """Parse the shell script a scalar holds (a ``bash -c`` argument, a ConfigMap's data), in place
+    in the manifest when its characters are the file's (a block, a quoted or plain scalar without
+    escapes), else detached from it with every span on the scalar."""
+    span = scalar.span
+    src = span.source
+    text = src.text
+    if scalar.style in ("|", ">"):
+        header_end = text.find("\n", span.start)
+        start = header_end + 1 if header_end != -1 else span.start
+        return parse_embedded(src, start, scalar.content_end, fold=scalar.style == ">")
+    if scalar.style in ('"', "'"):
+        inner = text[span.start + 1 : span.end - 1]
+        if inner == scalar.value:
+            return parse_embedded(src, span.start + 1, span.end - 1)
+    elif text[span.start : span.end] == scalar.value:
+        return parse_embedded(src, span.start, span.end)
+    return parse_detached(src, scalar.value, span)
+
+
 def _container(node: YMap) -> Container:
     env_node = node.seq("env")
     mounts_node = node.seq("volumeMounts")
@@ -466,11 +488,14 @@ def _container(node: YMap) -> Container:
             m = res.map(part)
             if m:
                 resources.update(k.value for k in m.key_nodes())
+    command, args = _words(node.get("command")), _words(node.get("args"))
+    # parsed here, not when the job is linked: a run parses files in a pool of processes, and links in one
+    at = inline_script_at([a.value for a in command + args])
     return Container(
         name=node.text("name"),
         node=node,
-        command=_words(node.get("command")),
-        args=_words(node.get("args")),
+        command=command,
+        args=args,
         env=[_env(e) for e in env_node.maps() if e.scalar("name")] if env_node else [],
         env_node=env_node,
         mounts=[_mount(m) for m in mounts_node.maps() if m.scalar("name")] if mounts_node else [],
@@ -478,6 +503,7 @@ def _container(node: YMap) -> Container:
         resources=resources,
         image=node.text("image"),
         working_dir=node.text("workingDir"),
+        script=scalar_script((command + args)[at]) if at is not None else None,
     )
 
 

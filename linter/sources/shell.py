@@ -13,6 +13,7 @@ another shell (zsh, fish, csh) is not parsed as bash at all.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from functools import lru_cache
 
@@ -281,6 +282,7 @@ def _binding(package: str):
 
 
 OTHER_SHELLS = frozenset({"zsh", "fish", "csh", "tcsh"})
+SHELLS = frozenset({"bash", "sh", "dash", "ksh"})  # the shells whose scripts are read as bash
 
 
 def parse_shell(src: SourceText) -> ShellScript:
@@ -706,3 +708,34 @@ def _unescape(raw: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+def shell_invocation(args: list[str]) -> tuple[str | None, int]:
+    """How a shell is invoked: ("inline", i) for ``-c TEXT`` at i, ("script", i) for a script path."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            i += 2
+            continue
+        if arg == "--":
+            return ("script", i + 1) if i + 1 < len(args) else (None, -1)
+        if re.fullmatch(r"-[a-zA-Z]*c[a-zA-Z]*", arg):
+            return ("inline", i + 1) if i + 1 < len(args) else (None, -1)
+        if arg.startswith(("-", "+")):
+            i += 1
+            continue
+        return "script", i
+    return None, -1
+
+
+_INLINE_SHELLS = SHELLS | {"zsh"}
+
+
+def inline_script_at(argv: list[str]) -> int | None:
+    """Where the script is in a command list that runs ``bash -c TEXT`` (or another shell read as
+    bash, zsh included); None for any other command."""
+    if not argv or posixpath.basename(argv[0]) not in _INLINE_SHELLS:
+        return None
+    kind, index = shell_invocation(argv[1:])
+    return 1 + index if kind == "inline" else None
