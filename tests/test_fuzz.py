@@ -22,6 +22,9 @@ REGRESSIONS = [
     ("python", "a = 1\rimport torch\r\ntorch.save(x)\r"),
     # tree-sitter-bash read a character above U+FFFF out of bounds after '<{' (a segfault)
     ("shell", "cat <{\U000d0000\n&>{\U0010ffff x\n"),
+    # a second BOM: libyaml skipped it and counted its marks from after it, every span one character early
+    ("manifest", "\ufeff\ufeff---\napiVersion: 0\rkind: 0"),
+    ("manifest", "\ufeff\ufeff\ufeffkind: Pod\napiVersion: v1\n"),
     # huge digit runs in a pin: int() refused them
     ("pins", "torch==" + "1" * 5000 + "\n"),
 ]

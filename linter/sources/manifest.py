@@ -267,7 +267,9 @@ def _compose_with_libyaml(src: SourceText) -> tuple[list[YNode], list[YamlIssue]
     import yaml
 
     text = src.text
-    base = 1 if text.startswith("\ufeff") else 0
+    # every leading BOM is skipped here: libyaml skips one at the start of what it is given and counts
+    # its marks from after it, so a second BOM left in put every span one character early
+    base = len(text) - len(text.lstrip("\ufeff"))
     conv = NodeConverter(src, base)
     nodes: list[YNode] = []
     loader = _loader()(text[base:])
