@@ -403,7 +403,7 @@ class _ParsedAhead:
 
     def open(self, workers: int) -> Executor:
         """The run's pool of ``workers`` processes, started on first use; the caller calls ``close``
-        whatever happens."""
+        whatever happens. (This process works beside them: ``pool_size``.)"""
         if self.pool is None:
             from concurrent.futures import ProcessPoolExecutor
 
@@ -422,11 +422,17 @@ class _ParsedAhead:
         if len(likely) < PARSE_AHEAD_THRESHOLD:
             return
         jobs = [(c.display, c.location, c.kind, request.overrides.get(c.display)) for c in likely]
-        size = max(1, min(8, len(jobs) // (workers * 8)))
+        helpers = pool_size(workers)
+        size = max(1, min(8, len(jobs) // (helpers * 8)))
         self.chunks = [jobs[k : k + size] for k in range(0, len(jobs), size)]
         self.chunk_of = {job[0]: n for n, chunk in enumerate(self.chunks) for job in chunk}
-        pool = self.open(workers)
-        self.futures = [pool.submit(_parse_chunk, chunk) for chunk in self.chunks]
+        pool = self.open(helpers)
+        # queued last first: the linker reaches the files in about the order guessed and parses those
+        # whose chunk has not started, so the pool and the linker meet halfway (queued first first, a
+        # pool slower than the linker would only parse again what the linker had parsed)
+        self.futures = [None] * len(self.chunks)
+        for n in reversed(range(len(self.chunks))):
+            self.futures[n] = pool.submit(_parse_chunk, self.chunks[n])
 
     def take(self, display: str) -> tuple[ParsedFile | None, bytes | None]:
         """The model of a file parsed ahead and its pickle, when its chunk is back (each is handed out
@@ -438,7 +444,16 @@ class _ParsedAhead:
                 return None, None
             future = self.futures[n]
             if not (future.done() or future.running()):
-                return None, None  # the caller parses it: a chunk still queued could keep it waiting long
+                # the caller parses it (a chunk still queued could keep it waiting long), and the rest
+                # of the chunk as it reaches them, unless the pool has started on it by then
+                if future.cancel():
+                    self.futures[n] = None
+                    for job in self.chunks[n]:
+                        self.chunk_of.pop(job[0], None)
+                else:
+                    self.chunk_of[display] = n  # started meanwhile: taken from the pool after all
+                    return self.take(display)
+                return None, None
             # a chunk being parsed is back within a few files' time
             blobs, self.futures[n] = future.result(), None
             for job, sent in zip(self.chunks[n], blobs, strict=True):
@@ -711,8 +726,15 @@ def read_digests(candidates: list[Candidate], overrides: dict[str, str]) -> dict
 
 # Milliseconds per file on the bench machine (10,000-file bench, one process): parsing it, and sending
 # its model from a worker (pickling there, unpickling here). Only the ratios matter.
-_PARSE_COSTS = {"manifest": (1.5, 0.5, 0.45), "shell": (0.8, 0.13, 0.1), "maybe-shell": (0.8, 0.13, 0.1)}
+_PARSE_COSTS = {"manifest": (1.85, 0.35, 0.22), "shell": (0.8, 0.13, 0.1), "maybe-shell": (0.8, 0.13, 0.1)}
 _OTHER_COST = (0.2, 0.03, 0.03)  # pins, Dockerfiles
+
+
+def pool_size(workers: int) -> int:
+    """The processes a run on ``workers`` cores starts beside its own, which parses and links too:
+    one fewer than the cores. With as many as the cores, three processes took turns on two cores,
+    and a run was slower (five of five alternating rounds at 10,000 files, by 0 to 2.2 s)."""
+    return max(1, workers - 1)
 
 
 def _own_share(todo: list[int], kinds: list[str], workers: int) -> tuple[list[int], list[int]]:
@@ -766,9 +788,10 @@ def parse_all(
     if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
         import pickle
 
-        mine, theirs = _own_share(todo, [job[2] for job in jobs], workers)
-        pool = open_pool(workers)
-        size = max(1, min(64, len(theirs) // (workers * 8)))
+        helpers = pool_size(workers)
+        mine, theirs = _own_share(todo, [job[2] for job in jobs], helpers)
+        pool = open_pool(helpers)
+        size = max(1, min(64, len(theirs) // (helpers * 8)))
         chunks = [theirs[k : k + size] for k in range(0, len(theirs), size)]
         pending = deque((c, pool.submit(_parse_chunk, [jobs[i] for i in c])) for c in chunks)
 

@@ -144,7 +144,54 @@ def test_a_large_run_parses_its_files_and_the_likely_python_files_in_one_pool(re
     assert keys(parallel) == keys(single)
     assert [f.path for f in parallel.files] == [f.path for f in single.files]
     assert len(set(map(id, opened))) == 1 and len(opened) == 2  # the parse and the Python files ahead
+    assert opened[0]._max_workers == 1  # this process is the second of the two
     assert len(taken) >= 5 and all(p.endswith(".py") for p in taken)
+
+
+class Idle:
+    """A pool that never starts a task: each stays queued until it is cancelled."""
+
+    def __init__(self) -> None:
+        self.queued: list[tuple[list[tuple[str, str, str, str | None]], object]] = []
+
+    def submit(self, fn, *args):
+        import concurrent.futures
+
+        future = concurrent.futures.Future()
+        self.queued.append((args[0] if args else [], future))
+        return future
+
+    def shutdown(self, wait=True, cancel_futures=False):
+        pass
+
+
+def test_the_linker_parses_what_the_pool_has_not_started_and_the_pool_starts_from_the_end(repo, monkeypatch):
+    """Chunks are queued last first, and a file whose chunk is still queued is parsed by the linker,
+    which takes the chunk back from the queue: the pool never parses what the linker has parsed."""
+    pool = Idle()
+    monkeypatch.setattr(engine, "PARSE_AHEAD_THRESHOLD", 5)
+    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10**6)  # only the Python files go to the pool
+    monkeypatch.setattr(engine._ParsedAhead, "open", lambda self, workers: pool)
+    monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
+    asked: list[tuple[str, list[bool]]] = []
+    real_take = engine._ParsedAhead.take
+
+    def take(self, display):
+        found = real_take(self, display)
+        asked.append((display, [f is None for f in self.futures]))
+        return found
+
+    monkeypatch.setattr(engine._ParsedAhead, "take", take)
+    single = lint(repo, 1)
+    parallel = lint(repo, 2)
+    assert keys(parallel) == keys(single)
+    chunks = [chunk for chunk, _ in pool.queued if chunk]
+    assert len(chunks) >= 3
+    firsts = [chunk[0][0] for chunk in chunks]
+    order = [display for display, _ in asked]
+    # the chunk queued first holds the files the linker reaches last
+    assert max(order.index(f) for f in firsts if f in order) == order.index(firsts[0])
+    assert all(future.cancelled() for chunk, future in pool.queued if chunk and chunk[0][0] in order)
 
 
 def test_this_process_parses_manifests_first_until_it_has_as_much_to_do_as_each_worker():
