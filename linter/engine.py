@@ -10,7 +10,6 @@ import os
 import posixpath
 import signal
 import sys
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -724,37 +723,11 @@ def read_digests(candidates: list[Candidate], overrides: dict[str, str]) -> dict
     return out
 
 
-# Milliseconds per file on the bench machine (10,000-file bench, one process): parsing it, and sending
-# its model from a worker (pickling there, unpickling here). Only the ratios matter.
-_PARSE_COSTS = {"manifest": (1.85, 0.35, 0.22), "shell": (0.8, 0.13, 0.1), "maybe-shell": (0.8, 0.13, 0.1)}
-_OTHER_COST = (0.2, 0.03, 0.03)  # pins, Dockerfiles
-
-
 def pool_size(workers: int) -> int:
     """The processes a run on ``workers`` cores starts beside its own, which parses and links too:
     one fewer than the cores. With as many as the cores, three processes took turns on two cores,
     and a run was slower (five of five alternating rounds at 10,000 files, by 0 to 2.2 s)."""
     return max(1, workers - 1)
-
-
-def _own_share(todo: list[int], kinds: list[str], workers: int) -> tuple[list[int], list[int]]:
-    """Split the files to parse between this process and the pool so that both finish together:
-    this process parses a share too (it would otherwise only wait, and its share needs no
-    pickling) and unpickles the rest. Manifests come here first, their models costing the most to
-    send (two thirds of a parse against a quarter for a script)."""
-    costs = [_PARSE_COSTS.get(kinds[i], _OTHER_COST) for i in todo]
-    here = sum(c[2] for c in costs)  # everything sent: unpickled here
-    there = sum(c[0] + c[1] for c in costs)  # parsed and pickled by the workers together
-    order = sorted(range(len(todo)), key=lambda k: kinds[todo[k]] != "manifest")  # stable: manifests first
-    taken: set[int] = set()
-    for k in order:
-        parse, out, back = costs[k]
-        if here + parse - back > (there - parse - out) / workers:
-            break
-        here += parse - back
-        there -= parse + out
-        taken.add(k)
-    return [i for k, i in enumerate(todo) if k in taken], [i for k, i in enumerate(todo) if k not in taken]
 
 
 def parse_all(
@@ -789,27 +762,35 @@ def parse_all(
         import pickle
 
         helpers = pool_size(workers)
-        mine, theirs = _own_share(todo, [job[2] for job in jobs], helpers)
         pool = open_pool(helpers)
-        size = max(1, min(64, len(theirs) // (helpers * 8)))
-        chunks = [theirs[k : k + size] for k in range(0, len(theirs), size)]
-        pending = deque((c, pool.submit(_parse_chunk, [jobs[i] for i in c])) for c in chunks)
+        # the pool parses from the front of the queue, this process from its end (manifests, whose
+        # models cost the most to send), each chunk it takes back from the queue before the pool
+        # starts on it: both end together whatever each file costs (a YAML file that is no
+        # manifest is cheap, a fixed share by kind left this process idle on ModelZoo-PyTorch)
+        ordered = sorted(todo, key=lambda i: jobs[i][2] == "manifest")  # stable
+        size = max(1, min(64, len(ordered) // (workers * 16)))
+        chunks = [ordered[k : k + size] for k in range(0, len(ordered), size)]
+        futures = [pool.submit(_parse_chunk, [jobs[i] for i in chunk]) for chunk in chunks]
+        front, back = 0, len(chunks)  # chunks[front:back] are the pool's, not unpickled yet
 
         def receive(wait: bool) -> None:
             # models are unpickled as their chunks arrive: a finished chunk left waiting holds its
             # pickles, and all of them together would add a third to the run's peak memory
-            while pending and (wait or pending[0][1].done()):
-                chunk, future = pending.popleft()
-                for i, blob in zip(chunk, future.result(), strict=True):
+            nonlocal front
+            while front < back and (wait or futures[front].done()):
+                for i, blob in zip(chunks[front], futures[front].result(), strict=True):
                     results[i] = parsed = pickle.loads(blob)
                     store(i, parsed, blob)
+                front += 1
                 progress(len(results), len(jobs))
 
-        for i in mine:
-            results[i] = parsed = _parse_one(jobs[i])
-            store(i, parsed, None)
-            progress(len(results), len(jobs))
-            receive(wait=False)
+        while back > front and futures[back - 1].cancel():  # not started: this process's
+            back -= 1
+            for i in chunks[back]:
+                results[i] = parsed = _parse_one(jobs[i])
+                store(i, parsed, None)
+                progress(len(results), len(jobs))
+                receive(wait=False)
         receive(wait=True)
     else:
         # pickling every model costs a fifth of parsing it: in one process, only small runs keep models

@@ -194,26 +194,39 @@ def test_the_linker_parses_what_the_pool_has_not_started_and_the_pool_starts_fro
     assert all(future.cancelled() for chunk, future in pool.queued if chunk and chunk[0][0] in order)
 
 
-def test_this_process_parses_manifests_first_until_it_has_as_much_to_do_as_each_worker():
-    def load(todo, kinds, mine, workers):
-        here = sum(engine._PARSE_COSTS.get(kinds[i], engine._OTHER_COST)[0 if i in mine else 2] for i in todo)
-        there = sum(sum(engine._PARSE_COSTS.get(kinds[i], engine._OTHER_COST)[:2]) for i in todo if i not in mine)
-        return here, there / workers
+def test_this_process_parses_from_the_end_of_the_queue_what_the_pool_has_not_started(repo, monkeypatch):
+    """The pool takes chunks from the front, this process from the end, manifests first: whatever
+    each file costs, the two end together, and no file is parsed twice."""
 
-    bench = ["manifest"] * 1873 + ["shell"] * 3241 + ["requirements"] * 2257  # the 10,000-file bench
-    todo = list(range(len(bench)))
-    mine, theirs = engine._own_share(todo, bench, 2)
-    assert sorted(mine + theirs) == todo
-    assert all(bench[i] == "manifest" for i in mine) and 1000 < len(mine) < 1873
-    here, each = load(todo, bench, set(mine), 2)
-    assert abs(here - each) < 2  # milliseconds: both finish together
-    # no manifest left to take: scripts next, as many as keep the balance
-    mixed = (["shell"] * 6 + ["manifest"]) * 30
-    mine, theirs = engine._own_share(list(range(210)), mixed, 2)
-    assert {i for i in range(210) if mixed[i] == "manifest"} < set(mine)
-    here, each = load(range(210), mixed, set(mine), 2)
-    assert abs(here - each) < 1
-    assert engine._own_share([], [], 2) == ([], [])
+    class Slow(Idle):
+        """A pool that has started on its first two chunks only, and finishes them when asked."""
+
+        def submit(self, fn, *args):
+            future = super().submit(fn, *args)
+            if len(self.queued) <= 2:
+                future.set_running_or_notify_cancel()
+                future.set_result(fn(*args))
+            return future
+
+    from recovery_lint.discover import discover
+
+    candidates, _ = discover([repo], repo)
+    eager = [c for c in candidates if c.kind != "python"]
+    request = engine.LintRequest(paths=[repo], cwd=repo, config=Config(), rules=[], workers=2)
+    pool = Slow()
+    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
+    parsed = engine.parse_all(eager, request, None, lambda workers: pool)
+    alone = [engine._parse_one((c.display, c.location, c.kind, None)) for c in eager]
+    assert [(p.path, p.kind, p.text, len(p.issues)) for p in parsed] == [
+        (p.path, p.kind, p.text, len(p.issues)) for p in alone
+    ]
+    futures = [future for _, future in pool.queued]
+    assert len(futures) > 4
+    assert all(f.done() and not f.cancelled() for f in futures[:2])  # the pool's: sent back
+    assert all(f.cancelled() for f in futures[2:])  # taken back, parsed here
+    sent = [job[2] for chunk, _ in pool.queued for job in chunk]
+    assert "manifest" in sent and sent.index("manifest") > sent.index("shell")  # manifests at this end
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the forked paths run on Linux")
