@@ -426,12 +426,11 @@ class _ParsedAhead:
         self.chunks = [jobs[k : k + size] for k in range(0, len(jobs), size)]
         self.chunk_of = {job[0]: n for n, chunk in enumerate(self.chunks) for job in chunk}
         pool = self.open(helpers)
-        # queued last first: the linker reaches the files in about the order guessed and parses those
-        # whose chunk has not started, so the pool and the linker meet halfway (queued first first, a
-        # pool slower than the linker would only parse again what the linker had parsed)
-        self.futures = [None] * len(self.chunks)
-        for n in reversed(range(len(self.chunks))):
-            self.futures[n] = pool.submit(_parse_chunk, self.chunks[n])
+        # queued in about the order the linker reaches them: a file whose chunk has not started is
+        # parsed by the linker, which takes that chunk back from the queue, so the pool moves on to
+        # the chunks after it, and its models are asked for soon after they are back (queued last
+        # first, the models parsed early waited as pickles for the linker: 12 MiB more at the peak)
+        self.futures = [pool.submit(_parse_chunk, chunk) for chunk in self.chunks]
 
     def take(self, display: str) -> tuple[ParsedFile | None, bytes | None]:
         """The model of a file parsed ahead and its pickle, when its chunk is back (each is handed out
@@ -771,7 +770,7 @@ def parse_all(
         ordered = sorted(todo, key=lambda i: jobs[i][2] == "manifest")  # stable
         size = max(1, min(64, len(ordered) // (workers * 16)))
         chunks = [ordered[k : k + size] for k in range(0, len(ordered), size)]
-        futures = [pool.submit(_parse_chunk, [jobs[i] for i in chunk]) for chunk in chunks]
+        futures: list = [pool.submit(_parse_chunk, [jobs[i] for i in chunk]) for chunk in chunks]
         front, back = 0, len(chunks)  # chunks[front:back] are the pool's, not unpickled yet
 
         def receive(wait: bool) -> None:
@@ -779,9 +778,12 @@ def parse_all(
             # pickles, and all of them together would add a third to the run's peak memory
             nonlocal front
             while front < back and (wait or futures[front].done()):
-                for i, blob in zip(chunks[front], futures[front].result(), strict=True):
+                blobs = futures[front].result()
+                futures[front] = None  # a future keeps its result: the pickles would outlive the parse
+                for i, blob in zip(chunks[front], blobs, strict=True):
                     results[i] = parsed = pickle.loads(blob)
                     store(i, parsed, blob)
+                del blobs
                 front += 1
                 progress(len(results), len(jobs))
 
