@@ -449,16 +449,11 @@ class _ParsedAhead:
         if n is None:
             return None, None
         future = self.futures[n]
-        if not (future.done() or future.running()):
-            # the caller parses it (a chunk still queued could keep it waiting long), and the rest
-            # of the chunk as it reaches them, unless the pool has started on it by then
-            if future.cancel():
-                self.futures[n] = None
-                for job in self.chunks[n]:
-                    self.chunk_of.pop(job[0], None)
-                return None, None
-            self.chunk_of[display] = n  # started meanwhile: taken from the pool after all
-            return self.take(display)
+        if future.cancel():  # not started: the caller parses it, and the rest of the chunk as it reaches them
+            self.futures[n] = None
+            for job in self.chunks[n]:
+                self.chunk_of.pop(job[0], None)
+            return None, None
         self._unpack(n, future.result(), display)  # a chunk being parsed is back within a few files' time
         return self.ready.pop(display)
 
@@ -801,7 +796,6 @@ def parse_all(
                 for i, blob in zip(chunks[front], blobs, strict=True):
                     results[i] = parsed = pickle.loads(blob)
                     store(i, parsed, blob)
-                del blobs
                 front += 1
                 progress(len(results), len(jobs))
 

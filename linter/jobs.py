@@ -600,16 +600,14 @@ class _Linker:
         argv = container.argv
         if not argv:
             return
+        if container.script is not None:  # ``bash -c TEXT``, parsed with the manifest
+            run.launch.inline = container.script
+            run.script(container.script, env, shared=True, depth=0, in_manifest=True)
+            return
         first = posixpath.basename(argv[0].value)
         if first in SHELLS or first == "zsh":
             kind, index = shell_invocation([a.value for a in argv[1:]])
-            if kind == "inline":
-                inline = container.script  # parsed with the manifest
-                if inline is None:  # a container made by hand
-                    inline = scalar_script(argv[1 + index])
-                run.launch.inline = inline
-                run.script(inline, env, shared=True, depth=0, in_manifest=True)
-            elif kind == "script":
+            if kind == "script":
                 words = [_scalar_word(mf, s) for s in argv[2 + index :]]
                 run.call_path(argv[1 + index].value, words, env, mf.path, depth=0)
             return
