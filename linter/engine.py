@@ -358,6 +358,7 @@ class _LazyParser:
         return any(n in data for n in needles)
 
 
+POOL_SWITCH_INTERVAL = 0.0005  # seconds; see _ParsedAhead.open
 PARSE_AHEAD_THRESHOLD = 200  # Python files; fewer are parsed as the linker reaches them (bench/)
 # a file name ending in .py as a script or a manifest writes it, with the folders before it
 _PY_MENTION = LazyPattern(r"[A-Za-z0-9_./+-]*[A-Za-z0-9_+-]\.py\b")  # compiled when a run guesses ahead
@@ -395,12 +396,13 @@ class _ParsedAhead:
 
     def __init__(self) -> None:
         self.pool = None
-        self.chunk_of: dict[str, int] = {}  # display path -> its chunk
+        self.chunk_of: dict[str, int] = {}  # display path -> its chunk, while neither parsed nor taken back
         self.chunks: list[list[tuple[str, str, str, str | None]]] = []
         self.futures: list = []  # of each chunk queued and not taken yet, else None
-        self.back = 0  # chunks[back:] are back from the pool or taken (the pool starts from the end)
-        self.ready: dict[str, tuple[ParsedFile, bytes | None]] = {}  # back, not asked for yet
+        self.front = 0  # chunks[:front] are back from the pool, taken back or parsed here
+        self.ready: dict[str, tuple[ParsedFile, bytes | None]] = {}  # parsed, not asked for yet
         self.keep_pickles = False  # for the cache
+        self.switch_interval: float | None = None  # this process's own, while the pool is open
 
     def open(self, workers: int) -> Executor:
         """The run's pool of ``workers`` processes, started on first use; the caller calls ``close``
@@ -411,6 +413,12 @@ class _ParsedAhead:
             with signals_held():  # the workers start here, and the pool is known to close() once they have
                 self.pool = pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
                 pool.submit(int)  # a pool forks its workers at the first task
+            # The pool's threads in this process hand each chunk to a worker and take back its
+            # models; while this thread parses or links, each waits up to the switch interval for the
+            # interpreter lock, and the worker waits with it: at the default 5 ms the worker sat idle
+            # for a fifth of the 10,000-file bench's linking.
+            self.switch_interval = sys.getswitchinterval()
+            sys.setswitchinterval(min(self.switch_interval, POOL_SWITCH_INTERVAL))
         return self.pool
 
     def start(self, parsed: list[ParsedFile], lazy: list[Candidate], request: LintRequest) -> None:
@@ -429,18 +437,15 @@ class _ParsedAhead:
         self.chunk_of = {job[0]: n for n, chunk in enumerate(self.chunks) for job in chunk}
         pool = self.open(helpers)
         self.keep_pickles = request.cache is not None
-        # queued last first: the linker reaches the files in about the order guessed and parses those
-        # whose chunk has not started (taking the chunk back), so the two meet halfway and neither
-        # waits for the other (queued in the linker's order, the linker waited on the chunk the pool
-        # had just started, for about 2 s of the 10,000-file bench's linking)
-        self.futures = [None] * len(self.chunks)
-        for n in reversed(range(len(self.chunks))):
-            self.futures[n] = pool.submit(_parse_chunk, self.chunks[n])
-        self.back = len(self.chunks)
+        # queued in about the order the linker reaches them: the pool keeps ahead of the linker, and
+        # the linker, when it catches up, parses a chunk further on rather than wait (queued last
+        # first to meet halfway, the pool sat idle while the linker went through the pool's half)
+        self.futures = [pool.submit(_parse_chunk, chunk) for chunk in self.chunks]
+        self.front = 0
 
     def take(self, display: str) -> tuple[ParsedFile | None, bytes | None]:
-        """The model of a file parsed ahead and its pickle (None without a cache), when its chunk is
-        back (each is handed out once); (None, None) otherwise."""
+        """The model of a file parsed ahead and its pickle (None without a cache or when parsed here),
+        once its chunk is back (each is handed out once); (None, None) otherwise."""
         self._collect()
         found = self.ready.pop(display, None)
         if found is not None:
@@ -454,19 +459,34 @@ class _ParsedAhead:
             for job in self.chunks[n]:
                 self.chunk_of.pop(job[0], None)
             return None, None
-        self._unpack(n, future.result(), display)  # a chunk being parsed is back within a few files' time
+        while not future.done() and self._parse_queued_after(n):
+            pass  # the pool is on it: rather than wait, this process parses what the pool would do next
+        self._unpack(n, future.result(), display)
         return self.ready.pop(display)
 
+    def _parse_queued_after(self, n: int) -> bool:
+        """Take back the first chunk after the ``n``-th that the pool has not started and parse it
+        here; False when there is none."""
+        for m in range(n + 1, len(self.futures)):
+            future = self.futures[m]
+            if future is not None and future.cancel():
+                self.futures[m] = None
+                for job in self.chunks[m]:
+                    if self.chunk_of.pop(job[0], None) is not None:  # not asked for yet
+                        self.ready[job[0]] = (_parse_one(job), None)
+                return True
+        return False
+
     def _collect(self) -> None:
-        """Unpickle the chunks the pool has sent back from the end of the queue: kept as pickles
+        """Unpickle the chunks the pool has sent back, in the order it parses them: kept as pickles
         until the linker asked for them, they added 12 MiB to the 10,000-file bench's peak."""
-        while self.back:
-            future = self.futures[self.back - 1]
+        while self.front < len(self.futures):
+            future = self.futures[self.front]
             if future is not None:
-                if not future.done() or future.cancelled():
+                if not future.done():
                     return
-                self._unpack(self.back - 1, future.result())
-            self.back -= 1
+                self._unpack(self.front, future.result())
+            self.front += 1
 
     def _unpack(self, n: int, blobs: list[bytes], asked: str | None = None) -> None:
         import pickle
@@ -486,6 +506,9 @@ class _ParsedAhead:
                         future.cancel()
                 _end_pool(self.pool)
                 self.pool = None
+        if self.switch_interval is not None:
+            sys.setswitchinterval(self.switch_interval)
+            self.switch_interval = None
         self.chunk_of.clear()
         self.ready.clear()
         self.futures = []

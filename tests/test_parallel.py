@@ -166,9 +166,9 @@ class Idle:
 
 
 def test_the_linker_takes_back_from_the_pool_the_chunks_it_has_not_started(repo, monkeypatch):
-    """The pool starts from the end of the guess, and a file whose chunk is still queued is parsed by
-    the linker, which takes the chunk back from the queue: the pool never parses what the linker
-    has parsed, and the two meet halfway."""
+    """The guess is queued in the order the linker reaches the files, and a file whose chunk is
+    still queued is parsed by the linker, which takes the chunk back from the queue: the pool never
+    parses what the linker has parsed."""
     pool = Idle()
     monkeypatch.setattr(engine, "PARSE_AHEAD_THRESHOLD", 5)
     monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10**6)  # only the Python files go to the pool
@@ -189,9 +189,81 @@ def test_the_linker_takes_back_from_the_pool_the_chunks_it_has_not_started(repo,
     assert len(chunks) >= 3
     reached = [(chunk, future) for chunk, future in chunks if any(job[0] in asked for job in chunk)]
     assert len(reached) >= 3 and all(future.cancelled() for _, future in reached)
-    # queued last first: of the chunks' first files, the one queued first is asked for last
+    # queued in the linker's order: of the chunks' first files, the one queued first is asked for first
     firsts = [chunk[0][0] for chunk, _ in chunks if chunk[0][0] in asked]
-    assert max(asked.index(f) for f in firsts) == asked.index(firsts[0])
+    assert min(asked.index(f) for f in firsts) == asked.index(firsts[0])
+
+
+class Started:
+    """A chunk the pool has started: it cannot be taken back, and it is done after ``polls`` looks."""
+
+    def __init__(self, fn, chunk, polls: int) -> None:
+        import concurrent.futures
+
+        self.future = concurrent.futures.Future()
+        self.future.set_running_or_notify_cancel()
+        self.fn, self.chunk, self.polls = fn, chunk, polls
+
+    def cancel(self) -> bool:
+        return self.future.cancel()
+
+    def cancelled(self) -> bool:
+        return self.future.cancelled()
+
+    def running(self) -> bool:
+        return self.future.running()
+
+    def done(self) -> bool:
+        self.polls -= 1
+        if self.polls < 0 and not self.future.done():
+            self.future.set_result(self.fn(self.chunk))
+        return self.future.done()
+
+    def result(self):
+        self.done()
+        return self.future.result()
+
+
+def test_the_linker_parses_a_later_chunk_rather_than_wait_for_the_pool(repo, monkeypatch):
+    """When the linker reaches a file of the chunk the pool is parsing, it takes back the next
+    chunks the pool has not started and parses them until that chunk is back: neither process waits,
+    and no file is parsed twice."""
+
+    class Busy(Idle):
+        """A pool that has started its first chunk, and ends it after a few looks."""
+
+        def submit(self, fn, *args):
+            if self.queued or not args or not args[0]:
+                return super().submit(fn, *args)
+            started = Started(fn, args[0], polls=3)
+            self.queued.append((args[0], started))
+            return started
+
+    pool = Busy()
+    monkeypatch.setattr(engine, "PARSE_AHEAD_THRESHOLD", 5)
+    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10**6)
+    monkeypatch.setattr(engine._ParsedAhead, "open", lambda self, workers: pool)
+    monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
+    parsed_ahead: list[str] = []
+    real_take = engine._ParsedAhead.take
+
+    def take(self, display):
+        found = real_take(self, display)
+        if found[0] is not None:
+            parsed_ahead.append(display)
+        return found
+
+    monkeypatch.setattr(engine._ParsedAhead, "take", take)
+    single = lint(repo, 1)
+    parallel = lint(repo, 2)
+    assert keys(parallel) == keys(single)
+    chunks = [(chunk, future) for chunk, future in pool.queued if chunk]
+    first, started = chunks[0]
+    assert started.future.done() and not started.future.cancelled()  # the pool's, sent back
+    stolen = [chunk for chunk, future in chunks[1:4] if future.cancelled()]
+    assert stolen == [chunk for chunk, _ in chunks[1:4]]  # parsed here while the pool was busy
+    handed = {job[0] for chunk in [first, *stolen] for job in chunk} & set(parsed_ahead)
+    assert {job[0] for job in first} & handed and {job[0] for chunk in stolen for job in chunk} & handed
 
 
 def test_this_process_parses_from_the_end_of_the_queue_what_the_pool_has_not_started(repo, monkeypatch):
