@@ -1,5 +1,5 @@
-"""A one-file run imports only what it uses: no jsonschema without a config file or a schema-checked
-value, no rich without terminal output, no tree-sitter without a shell script, no packaging without
+"""A one-file run imports only what it uses: no jsonschema without a config file (a label value is
+judged without it), no rich without terminal output, no tree-sitter without a shell script, no packaging without
 a version to compare, no pickle, process pool or cache without a cache or a large run; and none of
 the modules that only start-up would pay for (PyYAML for a manifest in the common block shape, dataclasses and inspect, ast without a Python file, typing, subprocess
 without git, shutil, traceback, importlib.resources with tempfile and zipfile)."""
