@@ -127,7 +127,14 @@ class Span:
         return f"Span({self.path!r}, {self.start}, {self.end}, line={self.line}, column={self.column})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (Span, (self.source, self.start, self.end))
+        return (_restore_span, (self.source, self._high, self._low, self._size))
+
+
+def _restore_span(source: SourceText, high: int, low: int, size: int) -> Span:
+    """A span from a pickle, its fields set as they were kept (no offsets to recompute)."""
+    span = object.__new__(Span)
+    span.source, span._high, span._low, span._size = source, high, low, size
+    return span
 
 
 class Located:

@@ -114,7 +114,24 @@ class Word(Located):
         return f"Word({self.text!r}, {self.value!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (Word, (self._written, self.value, self.span))
+        # the fields as kept: a span to pickle and __init__ to load (which compares the value with the
+        # text again) were a third of the cost of sending a script's model from the pool
+        value = self._value
+        plain = value is _AS_WRITTEN
+        return (
+            _restore_word,
+            (self._written, None if plain else value, plain, self._source, self._high, self._low, self._size),
+        )
+
+
+def _restore_word(
+    written: str | None, value: str | None, plain: bool, source: SourceText, high: int, low: int, size: int
+) -> Word:
+    """A word from a pickle (a worker's model, the cache), its fields set as they were kept."""
+    word = object.__new__(Word)
+    word._written, word._value = written, _AS_WRITTEN if plain else value
+    word._source, word._high, word._low, word._size = source, high, low, size
+    return word
 
 
 class Assignment(Record):
