@@ -808,35 +808,86 @@ def _walk(
                 links.update(listed_links)
                 return
         root_rules = _rules_of(root, top, listing)
-    parents: dict[str, _Rules] = {}  # folder -> the rules of the folder that holds it
+    _walk_folders(root, cwd, excludes, root_rules, found, links)
+
+
+def _walk_folders(
+    root: Path,
+    cwd: Path,
+    excludes: ExcludeSet | None,
+    root_rules: _Rules,
+    found: dict[str, Candidate],
+    links: set[str],
+) -> None:
+    """The candidates below ``root`` where git cannot list them, folder by folder. Paths are kept as
+    text and each folder's display prefix is worked out once: a ``Path`` per file and folder, and
+    an lstat per file that the folder's listing already tells is a regular file, were most of the
+    walk of 10,000 files."""
+    base = os.fspath(root).rstrip("/")  # the filesystem root: "" (its files are "/name")
+    prefixes = _FolderPrefixes(root, cwd)
     real: dict[str, Path | None] = {}  # the root resolved, at the first link met
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        here = Path(dirpath)
-        parent = parents.pop(dirpath, None)
-        rules = parent.below(here.name, {*dirnames, *filenames}) if parent is not None else root_rules
-        keep = []
-        for d in sorted(dirnames):
-            sub = here / d
-            if d in DEFAULT_EXCLUDES or sub.is_symlink():
+    pending: list[tuple[str, str, _Rules | None]] = [(base, "", None)]  # (folder, below the root, rules above)
+    while pending:
+        folder, rel, above = pending.pop()
+        listed = _list_folder(folder or "/")
+        if listed is None:
+            continue
+        folders, files = listed
+        rules = root_rules if above is None else above.below(rel.rpartition("/")[2], _names(folders, files))
+        prefix = prefixes[rel]
+        below = []
+        for name, is_link in sorted(folders):
+            if name in DEFAULT_EXCLUDES or is_link:
                 continue
-            if rules.ignored(d, True) or (excludes and excludes.match_entry(sub)):
+            path = f"{folder}/{name}"
+            if rules.ignored(name, True) or (excludes and excludes.match_entry(Path(path))):
                 continue
-            keep.append(d)
-            parents[os.path.join(dirpath, d)] = rules
-        dirnames[:] = keep
-        for name in sorted(filenames):
+            below.append((path, f"{rel}/{name}" if rel else name, rules))
+        pending.extend(reversed(below))  # walked in name order
+        if prefix is None:
+            continue
+        for name, regular in sorted(files):
             kind = classify(name)
             if not kind:
                 continue
-            path = here / name
-            link = _usable(path, os.fspath(root), real)
+            location = f"{folder}/{name}"
+            link = False if regular else _usable(location, base or "/", real)
             if link is None:
                 continue
             if link:
-                links.add(os.fspath(path))
-            if rules.ignored(name, False) or (excludes and excludes.match_entry(path)):
+                links.add(location)
+            if rules.ignored(name, False) or (excludes and excludes.match_entry(Path(location))):
                 continue
-            found[os.fspath(path)] = Candidate(path, display_path(path, cwd), kind)
+            found[location] = Candidate(location, prefix + name, kind)
+
+
+def _list_folder(folder: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]] | None:
+    """A folder's subfolders, each with whether it is a symbolic link (a link to a folder counts as
+    one, as ``os.walk`` lists it), and its other entries, each with whether it is a regular file (as
+    the folder's listing tells; an lstat when it does not); None when it cannot be listed."""
+    folders: list[tuple[str, bool]] = []
+    files: list[tuple[str, bool]] = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                try:
+                    is_folder = entry.is_dir()
+                except OSError:
+                    is_folder = False
+                if is_folder:
+                    folders.append((entry.name, entry.is_symlink()))
+                else:
+                    try:
+                        files.append((entry.name, entry.is_file(follow_symlinks=False)))
+                    except OSError:
+                        files.append((entry.name, False))
+    except OSError:
+        return None
+    return folders, files
+
+
+def _names(folders: list[tuple[str, bool]], files: list[tuple[str, bool]]) -> set[str]:
+    return {name for name, _ in folders} | {name for name, _ in files}
 
 
 def _has_submodules(root: Path) -> bool:
