@@ -472,3 +472,31 @@ def test_fixes_of_findings_that_earlier_fixes_brought_are_named(tmp_path):
     assert "recovery-lint: warning: also fixed 1 finding that appeared only after earlier fixes: RL202 (1)\n" in (
         fixed.stderr
     ), fixed.stderr
+
+
+# -- leaving ---------------------------------------------------------------------------------------
+def test_the_command_leaves_once_its_whole_report_is_written(tmp_path, monkeypatch):
+    """The process ends without freeing its models (os._exit): a report larger than a pipe's buffer,
+    on standard output and in a file, still arrives whole, with the run's exit code."""
+    import contextlib
+    import io
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from generate import generate
+
+    from recovery_lint import cli
+
+    generate(tmp_path, 300, seed=5)
+    result = run_cli(".", "--no-cache", "--isolated", "--output-format", "json", cwd=tmp_path)
+    assert result.returncode == 1 and len(result.stdout) > 1 << 16
+    shown = json.loads(result.stdout)
+    written = run_cli(
+        ".", "--no-cache", "--isolated", "--output-format", "sarif", "--output-file", "out.sarif", cwd=tmp_path
+    )
+    assert written.returncode == 1 and json.loads((tmp_path / "out.sarif").read_text())["runs"][0]["results"]
+    monkeypatch.chdir(tmp_path)
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured):
+        assert cli.main([".", "--no-cache", "--isolated", "--output-format", "json"]) == 1
+    assert shown == json.loads(captured.getvalue())

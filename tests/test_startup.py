@@ -109,16 +109,23 @@ def test_the_check_sees_modules_that_are_imported(tmp_path):
 # Run as the console script runs it, with a hook that counts the cyclic collector's passes and a
 # check, after the run, of which rules had their examples built.
 _COUNTING_RUN = """\
-import gc, sys
+import gc, os, sys
 from recovery_lint.console import main
 passes = []
 gc.callbacks.append(lambda phase, info: passes.append(phase) if phase == "start" else None)
 sys.argv = ["recovery-lint", "--isolated", "--no-cache", "--output-format", "concise", "job.yaml"]
-code = main()
-from recovery_lint import registry
-from recovery_lint.rule import examples
-built = [c for c, r in registry.all_rules().items() if not isinstance(vars(type(r)).get("cases"), examples)]
-print(f"exit={code} passes={len(passes)} built={built}")
+leave = os._exit
+
+def report(code):  # the command leaves through os._exit once its output is written
+    from recovery_lint import registry
+    from recovery_lint.rule import examples
+    built = [c for c, r in registry.all_rules().items() if not isinstance(vars(type(r)).get("cases"), examples)]
+    print(f"exit={code} passes={len(passes)} built={built}", flush=True)
+    leave(code)
+
+os._exit = report
+main()
+print("returned")
 """
 
 
