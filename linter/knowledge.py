@@ -397,7 +397,6 @@ def _oldest_watchdog_torch() -> Version:
 
 
 @functools.cache
-@functools.cache
 def newest_release() -> str:
     """The newest release in the release table (what "every release up to ..." claims reach)."""
     return max(release_table(), key=lambda release: release.release_version).release

@@ -356,7 +356,10 @@ def written_by_job(job: Job, path: str) -> bool:
     variable, in a command that writes a file."""
     names = (path, f"${ENV}", f"${{{ENV}}}")
     for script in job.scripts:
-        for line in script.source.text.splitlines():
+        text = script.source.text
+        if not any(n in text for n in names):  # most scripts: no line to read
+            continue
+        for line in text.splitlines():
             code = line.split("#", 1)[0]
             if not any(n in code for n in names) or re.match(rf"\s*(export\s+)?{ENV}=", code):
                 continue
