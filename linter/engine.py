@@ -876,36 +876,70 @@ def _run_tasks(tasks: _Hooks, indices) -> tuple[list[Diagnostic], list[str]]:
     return diagnostics, errors
 
 
-def _outcomes(tasks: _Hooks, share: range) -> dict[int, tuple[list[Diagnostic], list[str]]]:
-    """The findings and errors of a share of the hooks, by index, for the hooks that have any (most
-    have none: an entry per hook was 20 MiB of empty lists on ten thousand files)."""
+def _outcomes(tasks: _Hooks, blocks: int, size: int) -> dict[int, tuple[list[Diagnostic], list[str]]]:
+    """The findings and errors of the hooks in the blocks this process takes from the ``blocks`` pipe
+    (``size`` hooks each), by index, for the hooks that have any (most have none: an entry per hook
+    was 20 MiB of empty lists on ten thousand files)."""
     found = {}
-    for i in share:
-        outcome = _run_tasks(tasks, [i])
-        if outcome[0] or outcome[1]:
-            found[i] = outcome
-    return found
+    while True:
+        taken = os.read(blocks, 4)  # one block number; a read this small takes it whole
+        if not taken:
+            return found
+        start = int.from_bytes(taken, "little") * size
+        for i in range(start, min(start + size, len(tasks))):
+            outcome = _run_tasks(tasks, [i])
+            if outcome[0] or outcome[1]:
+                found[i] = outcome
+
+
+RULE_BLOCK = 64  # hooks a process takes at a time: a job's hooks cost from microseconds to milliseconds
+MAX_RULE_BLOCKS = 1024  # their numbers fill 4 KiB, which any pipe holds: written before any process reads
 
 
 def _run_forked(tasks: _Hooks, project: Project, workers: int) -> tuple[list[Diagnostic], list[str]] | None:
     """Run the rule hooks in forked children that share the linked project (copy on write); each
     sends back its findings, with the files' texts as references, and they are put together in the
-    order of a single-process run. None when a child fails: the caller then runs them itself."""
+    order of a single-process run. None when a child fails: the caller then runs them itself.
+
+    The hooks are dealt in blocks from a pipe, each process taking the next block when it is done
+    with one: a fixed half each left this process, which also collects the children's findings,
+    finishing 0.1-0.2 s after its child at 10,000 files."""
     sources = [f.source for f in project.files if f.source is not None]
     table = {id(src): i for i, src in enumerate(sources)}
-    shares = [range(k, len(tasks), workers) for k in range(workers)]  # interleaved: rules and jobs mixed
+    size = max(RULE_BLOCK, -(-len(tasks) // MAX_RULE_BLOCKS))
     children: list[tuple[int, int]] = []  # (pid, read end) of each child not yet reaped; -1: read end closed
+    blocks, deal = os.pipe()
     try:
-        return _collect_forked(tasks, shares, sources, table, children)
+        numbers = b"".join(n.to_bytes(4, "little") for n in range(-(-len(tasks) // size)))
+        os.set_blocking(deal, False)  # a pipe too small for them must not block the run
+        if os.write(deal, numbers) != len(numbers):
+            return None
+        os.close(deal)  # the children inherit the read end only: the last block taken, each read finds the end
+        deal = -1
+        return _collect_forked(tasks, blocks, size, workers, sources, table, children)
+    except BlockingIOError:
+        return None
     except BaseException:  # interrupted: no child may outlive the run
         _end_children(children)
         raise
+    finally:
+        for fd in (blocks, deal):
+            if fd >= 0:
+                os.close(fd)
 
 
-def _collect_forked(tasks: _Hooks, shares: list, sources: list, table: dict, children: list[tuple[int, int]]):
+def _collect_forked(
+    tasks: _Hooks,
+    blocks: int,
+    size: int,
+    workers: int,
+    sources: list,
+    table: dict,
+    children: list[tuple[int, int]],
+):
     import pickle
 
-    for share in shares[1:]:
+    for _ in range(workers - 1):
         read, write = os.pipe()
         with signals_held():  # until the child ignores them, and the parent knows the child
             pid = os.fork()
@@ -913,21 +947,21 @@ def _collect_forked(tasks: _Hooks, shares: list, sources: list, table: dict, chi
                 _leave_signals_to_parent()
             else:
                 children.append((pid, read))
-        if pid == 0:  # the child: run its share, write the pickled outcome, leave without cleanup
+        if pid == 0:  # the child: run the blocks it takes, write the pickled outcome, leave without cleanup
             status = 1
             try:
                 os.close(read)
                 with os.fdopen(write, "wb") as out:
                     pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
                     pickler.persistent_id = lambda obj: table.get(id(obj)) if isinstance(obj, SourceText) else None
-                    pickler.dump(_outcomes(tasks, share))
+                    pickler.dump(_outcomes(tasks, blocks, size))
                 status = 0
             finally:
                 os._exit(status)
         os.close(write)
-    results: dict[int, tuple[list[Diagnostic], list[str]]] = _outcomes(tasks, shares[0])
+    results: dict[int, tuple[list[Diagnostic], list[str]]] = _outcomes(tasks, blocks, size)
     failed = False
-    for _ in shares[1:]:  # one child per share after the first, reaped in order
+    for _ in range(workers - 1):  # one child per worker after this process, reaped in order
         pid, read = children[0]
         try:
             with os.fdopen(read, "rb") as handle:

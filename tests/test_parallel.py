@@ -99,6 +99,60 @@ def test_a_failing_child_falls_back_to_one_process(repo, monkeypatch):
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the forked paths run on Linux")
+def test_the_rule_hooks_are_dealt_in_blocks_to_whichever_process_is_free(repo, monkeypatch):
+    """Each process takes the next block of hooks when done with one: both take some, every block
+    is run once, and the findings are those of a single-process run, in its order."""
+    import os
+
+    single = lint(repo, 1)
+    monkeypatch.setattr(engine, "PARALLEL_RULES_THRESHOLD", 10)
+    monkeypatch.setattr(engine, "RULE_BLOCK", 4)
+    taken: list[tuple[int, int]] = []
+    real_read = os.read
+    read, write = os.pipe()  # the blocks each process takes, told to this process
+
+    def read_block(fd, n):
+        data = real_read(fd, n)
+        if n == 4 and data:
+            os.write(write, os.getpid().to_bytes(4, "little") + data)
+        return data
+
+    monkeypatch.setattr(engine.os, "read", read_block)
+    try:
+        parallel = lint(repo, 2)
+        os.close(write)
+        told = b""
+        while chunk := real_read(read, 1 << 16):
+            told += chunk
+    finally:
+        os.close(read)
+    taken = [
+        (int.from_bytes(told[k : k + 4], "little"), int.from_bytes(told[k + 4 : k + 8], "little"))
+        for k in range(0, len(told), 8)
+    ]
+    assert keys(parallel) == keys(single)
+    blocks = sorted(block for _, block in taken)
+    assert blocks == list(range(len(blocks))) and len(blocks) > 10  # each block once
+    assert len({pid for pid, _ in taken}) == 2
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the forked paths run on Linux")
+def test_the_rules_run_here_when_the_blocks_do_not_fit_their_pipe(repo, monkeypatch):
+    import os
+
+    single = lint(repo, 1)
+    monkeypatch.setattr(engine, "PARALLEL_RULES_THRESHOLD", 10)
+    forks = []
+    monkeypatch.setattr(engine.os, "write", lambda fd, data: len(data) // 2)  # a pipe that took half
+    monkeypatch.setattr(engine.os, "fork", lambda: forks.append(1) or os.fork())
+    calls = []
+    real = engine._run_forked
+    monkeypatch.setattr(engine, "_run_forked", lambda *args: calls.append(real(*args)) or calls[-1])
+    assert keys(lint(repo, 2)) == keys(single)
+    assert calls == [None] and forks == []
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the forked paths run on Linux")
 def test_an_interrupt_while_this_process_parses_its_share_ends_the_workers(repo, monkeypatch):
     import multiprocessing
 
