@@ -374,6 +374,7 @@ class Bench:
     quick: bool
     rows: list[Row] = field(default_factory=list)
     full_runs: dict[tuple[int, int], Timing] = field(default_factory=dict)
+    ceiling: float | None = None  # what the cores give a CPU-bound loop, against one (machine_ceiling)
 
     def ours_timing(self, label: str, args: Sequence[str], cwd: Path) -> Timing:
         if self.ours.unavailable:
@@ -445,8 +446,25 @@ class Bench:
 
     def full_repository(self, repo: Repo) -> None:
         floor = self._floor(repo)
-        for jobs in sorted({1, self.cores}):
-            self._ours_full(repo, jobs, floor)
+        label = f"ours @{repo.size}, full repository"
+        counts = sorted({1, self.cores})
+        samples: dict[int, list[Sample]] = {jobs: [] for jobs in counts}
+        progress(f"{label}, --jobs {' and '.join(map(str, counts))} alternately ({self.runner.repeat}x)")
+        try:
+            if self.ours.unavailable:
+                raise MeasureError(self.ours.unavailable)
+            # alternately, one run of each per round: the machine's speed drifts within minutes, and a
+            # batch of one-core runs then a batch of two-core runs would put the drift into the speedup
+            for _ in range(self.runner.repeat):
+                for jobs in counts:
+                    argv = self.ours.check(".", *ours_flags(jobs))
+                    samples[jobs].append(run_once(argv, repo.root, self.runner.timeout, OURS_OK))
+        except MeasureError as exc:
+            for jobs in counts:
+                self.rows.append(error_row(label, str(exc), len(repo.files), jobs))
+            return
+        for jobs in counts:
+            self._ours_full(repo, jobs, floor, samples)
 
     def _floor(self, repo: Repo) -> Floor | None:
         label = f"parse floor @{repo.size}, in-process"
@@ -462,21 +480,42 @@ class Bench:
         self.rows.append(timing_row(label, Timing(floor.total, None, None), len(repo.files), 1, note))
         return floor
 
-    def _ours_full(self, repo: Repo, jobs: int, floor: Floor | None) -> None:
+    def _ours_full(self, repo: Repo, jobs: int, floor: Floor | None, samples: dict[int, list[Sample]]) -> None:
         label = f"ours @{repo.size}, full repository"
-        try:
-            timing = self.ours_timing(f"{label} --jobs {jobs}", [".", *ours_flags(jobs)], repo.root)
-        except MeasureError as exc:
-            self.rows.append(error_row(label, str(exc), len(repo.files), jobs))
-            return
+        timing = median_timing(samples[jobs])
         self.full_runs[(repo.size, jobs)] = timing
         cores = "1 core" if jobs == 1 else f"{jobs} cores"
         per_core_floor = floor.total / jobs if floor else None
         notes = [f"ours / (floor / {cores}) = {fmt_ratio(timing.wall, per_core_floor)}"]
         single = self.full_runs.get((repo.size, 1))
         if jobs != 1:
-            notes.insert(0, f"speedup vs --jobs 1 = {fmt_ratio(single.wall if single else None, timing.wall)}")
+            pairs = sorted(a.wall / b.wall for a, b in zip(samples[1], samples[jobs], strict=True))
+            each = ", ".join(f"{r:.2f}" for r in pairs)
+            speedup = f"speedup vs --jobs 1 = {fmt_ratio(single.wall if single else None, timing.wall)}"
+            notes.insert(0, f"{speedup} (rounds: {each}; median {statistics.median(pairs):.2f}×)")
+            if self.ceiling is not None:
+                notes.insert(1, f"the machine gives {self.ceiling:.2f}× (its row above)")
         self.rows.append(timing_row(label, timing, len(repo.files), jobs, "; ".join(notes)))
+
+    def machine_ceiling(self) -> None:
+        """What the cores give at most: the same CPU-bound Python loop alone, then one copy per core at
+        once (alternately). On a virtual machine two busy cores are each slower than one alone."""
+        label = "machine: the same Python loop alone / one per core at once"
+        if self.cores < 2:
+            self.ceiling = None
+            return
+        progress(f"{label} ({self.runner.repeat}x)")
+        alone: list[float] = []
+        together: list[float] = []
+        for _ in range(self.runner.repeat):
+            alone.append(_loop_wall(1))
+            together.append(_loop_wall(self.cores))
+        ratios = sorted(self.cores * a / t for a, t in zip(alone, together, strict=True))
+        self.ceiling = statistics.median(ratios)
+        rounds = ", ".join(f"{r:.2f}" for r in ratios)
+        once, many = fmt_seconds(statistics.median(alone)), fmt_seconds(statistics.median(together))
+        note = f"{self.cores} cores give {self.ceiling:.2f}× of one (rounds: {rounds}): alone {once}, at once {many}"
+        self.rows.append(Row(label, jobs=str(self.cores), wall=many, note=note))
 
     def linearity(self, sizes: Sequence[int]) -> None:
         small, large = min(sizes), max(sizes)
@@ -998,7 +1037,21 @@ def run_bench(args: argparse.Namespace) -> str:
     return f"{header}\n\n{render_table(bench.rows)}\n"
 
 
+LOOP = "s = 0\nfor i in range(6_000_000):\n    s += i * i\n"  # about half a second of one core
+
+
+def _loop_wall(copies: int) -> float:
+    """Wall time of ``copies`` processes running LOOP at once."""
+    start = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-S", "-I", "-c", LOOP]) for _ in range(copies)]
+    for proc in procs:
+        if proc.wait() != 0:
+            raise MeasureError(f"the loop exited with {proc.returncode}")
+    return time.perf_counter() - start
+
+
 def synthetic_rows(bench: Bench, repos: Sequence[Repo], sizes: Sequence[int]) -> None:
+    bench.machine_ceiling()
     for repo in repos:
         bench.full_repository(repo)
     bench.linearity(sizes)

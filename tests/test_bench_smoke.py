@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -36,6 +37,13 @@ def test_bench_quick_run_prints_the_table(tmp_path: Path) -> None:
         assert row in rows, f"missing row {row!r} in:\n{result.stdout}"
         assert "| error |" not in rows[row], rows[row]
     assert "cold / warm = " in rows["ours @20, cache warm, unchanged repo"]
+    if (os.cpu_count() or 1) > 1:  # the runs on each core count alternate, against what the machine gives
+        machine = rows["machine: the same Python loop alone / one per core at once"]
+        assert "cores give" in machine and "| error |" not in machine
+        assert (
+            "(rounds: " in rows["ours @20, full repository"]
+            and "the machine gives" in rows["ours @20, full repository"]
+        )
     assert (out / "results.md").read_text(encoding="utf-8").endswith(result.stdout)
 
 
