@@ -358,7 +358,7 @@ class _LazyParser:
         return any(n in data for n in needles)
 
 
-POOL_SWITCH_INTERVAL = 0.0005  # seconds; see _ParsedAhead.open
+POOL_SWITCH_INTERVAL = 0.0001  # seconds; see _ParsedAhead.open
 PARSE_AHEAD_THRESHOLD = 200  # Python files; fewer are parsed as the linker reaches them (bench/)
 # a file name ending in .py as a script or a manifest writes it, with the folders before it
 _PY_MENTION = LazyPattern(r"[A-Za-z0-9_./+-]*[A-Za-z0-9_+-]\.py\b")  # compiled when a run guesses ahead
@@ -415,8 +415,9 @@ class _ParsedAhead:
                 pool.submit(int)  # a pool forks its workers at the first task
             # The pool's threads in this process hand each chunk to a worker and take back its
             # models; while this thread parses or links, each waits up to the switch interval for the
-            # interpreter lock, and the worker waits with it: at the default 5 ms the worker sat idle
-            # for a fifth of the 10,000-file bench's linking.
+            # interpreter lock, and the worker waits with it (a chunk's models fill the pipe several
+            # times over): at the default 5 ms the worker sat idle for a fifth of the 10,000-file
+            # bench's linking, at 0.5 ms it waited 0.13-0.15 s in each phase, at 0.1 ms 0.06-0.11 s.
             self.switch_interval = sys.getswitchinterval()
             sys.setswitchinterval(min(self.switch_interval, POOL_SWITCH_INTERVAL))
         return self.pool
