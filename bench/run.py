@@ -1037,7 +1037,7 @@ def run_bench(args: argparse.Namespace) -> str:
     return f"{header}\n\n{render_table(bench.rows)}\n"
 
 
-LOOP = "s = 0\nfor i in range(6_000_000):\n    s += i * i\n"  # about half a second of one core
+LOOP = "s = 0\nfor i in range(15_000_000):\n    s += i * i\n"  # about 1.4 s of one core
 
 
 def _loop_wall(copies: int) -> float:
