@@ -374,7 +374,7 @@ class Bench:
     quick: bool
     rows: list[Row] = field(default_factory=list)
     full_runs: dict[tuple[int, int], Timing] = field(default_factory=dict)
-    ceiling: float | None = None  # what the cores give a CPU-bound loop, against one (machine_ceiling)
+    ceiling: float | None = None  # what the cores give one-core runs of the same work at once
 
     def ours_timing(self, label: str, args: Sequence[str], cwd: Path) -> Timing:
         if self.ours.unavailable:
@@ -455,16 +455,31 @@ class Bench:
                 raise MeasureError(self.ours.unavailable)
             # alternately, one run of each per round: the machine's speed drifts within minutes, and a
             # batch of one-core runs then a batch of two-core runs would put the drift into the speedup
+            together: list[float] = []  # one --jobs 1 run per core, all at once: what the cores give it
             for _ in range(self.runner.repeat):
                 for jobs in counts:
                     argv = self.ours.check(".", *ours_flags(jobs))
                     samples[jobs].append(run_once(argv, repo.root, self.runner.timeout, OURS_OK))
+                if self.cores > 1:
+                    together.append(_wall_at_once(self.ours.check(".", *ours_flags(1)), repo.root, self.cores))
         except MeasureError as exc:
             for jobs in counts:
                 self.rows.append(error_row(label, str(exc), len(repo.files), jobs))
             return
+        if together:
+            self._independent_runs(repo, samples[1], together)
         for jobs in counts:
             self._ours_full(repo, jobs, floor, samples)
+
+    def _independent_runs(self, repo: Repo, alone: list[Sample], together: list[float]) -> None:
+        """The ceiling for ``--jobs N``: N copies of the one-core run share nothing, so N × (one alone) /
+        (N at once) is what the cores give this very work with no coordination at all."""
+        ratios = sorted(self.cores * a.wall / t for a, t in zip(alone, together, strict=True))
+        self.ceiling = statistics.median(ratios)
+        rounds = ", ".join(f"{r:.2f}" for r in ratios)
+        note = f"{self.cores} cores give this run {self.ceiling:.2f}× of one core (rounds: {rounds})"
+        label = f"ours @{repo.size}, --jobs 1, {self.cores} copies at once"
+        self.rows.append(Row(label, str(len(repo.files)), "1", fmt_seconds(statistics.median(together)), note=note))
 
     def _floor(self, repo: Repo) -> Floor | None:
         label = f"parse floor @{repo.size}, in-process"
@@ -494,7 +509,7 @@ class Bench:
             speedup = f"speedup vs --jobs 1 = {fmt_ratio(single.wall if single else None, timing.wall)}"
             notes.insert(0, f"{speedup} (rounds: {each}; median {statistics.median(pairs):.2f}×)")
             if self.ceiling is not None:
-                notes.insert(1, f"the machine gives {self.ceiling:.2f}× (its row above)")
+                notes.insert(1, f"{self.cores} independent one-core runs give {self.ceiling:.2f}× (row above)")
         self.rows.append(timing_row(label, timing, len(repo.files), jobs, "; ".join(notes)))
 
     def machine_ceiling(self) -> None:
@@ -502,7 +517,6 @@ class Bench:
         once (alternately). On a virtual machine two busy cores are each slower than one alone."""
         label = "machine: the same Python loop alone / one per core at once"
         if self.cores < 2:
-            self.ceiling = None
             return
         progress(f"{label} ({self.runner.repeat}x)")
         alone: list[float] = []
@@ -511,10 +525,10 @@ class Bench:
             alone.append(_loop_wall(1))
             together.append(_loop_wall(self.cores))
         ratios = sorted(self.cores * a / t for a, t in zip(alone, together, strict=True))
-        self.ceiling = statistics.median(ratios)
         rounds = ", ".join(f"{r:.2f}" for r in ratios)
         once, many = fmt_seconds(statistics.median(alone)), fmt_seconds(statistics.median(together))
-        note = f"{self.cores} cores give {self.ceiling:.2f}× of one (rounds: {rounds}): alone {once}, at once {many}"
+        given = statistics.median(ratios)
+        note = f"{self.cores} cores give {given:.2f}× of one (rounds: {rounds}): alone {once}, at once {many}"
         self.rows.append(Row(label, jobs=str(self.cores), wall=many, note=note))
 
     def linearity(self, sizes: Sequence[int]) -> None:
@@ -1038,6 +1052,19 @@ def run_bench(args: argparse.Namespace) -> str:
 
 
 LOOP = "s = 0\nfor i in range(15_000_000):\n    s += i * i\n"  # about 1.4 s of one core
+
+
+def _wall_at_once(argv: list[str], cwd: Path, copies: int) -> float:
+    """Wall time of ``copies`` runs of ``argv`` started together (their output discarded)."""
+    start = time.perf_counter()
+    procs = [
+        subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        for _ in range(copies)
+    ]
+    for proc in procs:
+        if proc.wait() not in OURS_OK:
+            raise MeasureError(f"a run of {copies} at once exited with {proc.returncode}")
+    return time.perf_counter() - start
 
 
 def _loop_wall(copies: int) -> float:
