@@ -911,22 +911,29 @@ def _run_forked(tasks: _Hooks, project: Project, workers: int) -> tuple[list[Dia
     children: list[tuple[int, int]] = []  # (pid, read end) of each child not yet reaped; -1: read end closed
     blocks, deal = os.pipe()
     try:
-        numbers = b"".join(n.to_bytes(4, "little") for n in range(-(-len(tasks) // size)))
-        os.set_blocking(deal, False)  # a pipe too small for them must not block the run
-        if os.write(deal, numbers) != len(numbers):
+        try:
+            dealt = _deal(deal, -(-len(tasks) // size))
+        finally:
+            os.close(deal)  # the children inherit the read end only: the last block taken, each read finds the end
+        if not dealt:
             return None
-        os.close(deal)  # the children inherit the read end only: the last block taken, each read finds the end
-        deal = -1
         return _collect_forked(tasks, blocks, size, workers, sources, table, children)
-    except BlockingIOError:
-        return None
     except BaseException:  # interrupted: no child may outlive the run
         _end_children(children)
         raise
     finally:
-        for fd in (blocks, deal):
-            if fd >= 0:
-                os.close(fd)
+        os.close(blocks)
+
+
+def _deal(fd: int, count: int) -> bool:
+    """Write the block numbers 0 to ``count`` - 1 into a pipe nobody reads yet; False when it cannot
+    hold them all (the write must not block the run)."""
+    numbers = b"".join(n.to_bytes(4, "little") for n in range(count))
+    os.set_blocking(fd, False)
+    try:
+        return os.write(fd, numbers) == len(numbers)
+    except BlockingIOError:
+        return False
 
 
 def _collect_forked(
