@@ -461,7 +461,7 @@ class Bench:
                     argv = self.ours.check(".", *ours_flags(jobs))
                     samples[jobs].append(run_once(argv, repo.root, self.runner.timeout, OURS_OK))
                 if self.cores > 1:
-                    together.append(_wall_at_once(self.ours.check(".", *ours_flags(1)), repo.root, self.cores))
+                    together.append(_wall_at_once(self.ours.check(".", *ours_flags(1)), repo.root, self.cores, OURS_OK))
         except MeasureError as exc:
             for jobs in counts:
                 self.rows.append(error_row(label, str(exc), len(repo.files), jobs))
@@ -519,11 +519,12 @@ class Bench:
         if self.cores < 2:
             return
         progress(f"{label} ({self.runner.repeat}x)")
+        loop = [sys.executable, "-S", "-I", "-c", LOOP]
         alone: list[float] = []
         together: list[float] = []
         for _ in range(self.runner.repeat):
-            alone.append(_loop_wall(1))
-            together.append(_loop_wall(self.cores))
+            alone.append(_wall_at_once(loop, Path.cwd(), 1))
+            together.append(_wall_at_once(loop, Path.cwd(), self.cores))
         ratios = sorted(self.cores * a / t for a, t in zip(alone, together, strict=True))
         rounds = ", ".join(f"{r:.2f}" for r in ratios)
         once, many = fmt_seconds(statistics.median(alone)), fmt_seconds(statistics.median(together))
@@ -1054,7 +1055,7 @@ def run_bench(args: argparse.Namespace) -> str:
 LOOP = "s = 0\nfor i in range(15_000_000):\n    s += i * i\n"  # about 1.4 s of one core
 
 
-def _wall_at_once(argv: list[str], cwd: Path, copies: int) -> float:
+def _wall_at_once(argv: list[str], cwd: Path, copies: int, ok_codes: Sequence[int] = (0,)) -> float:
     """Wall time of ``copies`` runs of ``argv`` started together (their output discarded)."""
     start = time.perf_counter()
     procs = [
@@ -1062,18 +1063,8 @@ def _wall_at_once(argv: list[str], cwd: Path, copies: int) -> float:
         for _ in range(copies)
     ]
     for proc in procs:
-        if proc.wait() not in OURS_OK:
+        if proc.wait() not in ok_codes:
             raise MeasureError(f"a run of {copies} at once exited with {proc.returncode}")
-    return time.perf_counter() - start
-
-
-def _loop_wall(copies: int) -> float:
-    """Wall time of ``copies`` processes running LOOP at once."""
-    start = time.perf_counter()
-    procs = [subprocess.Popen([sys.executable, "-S", "-I", "-c", LOOP]) for _ in range(copies)]
-    for proc in procs:
-        if proc.wait() != 0:
-            raise MeasureError(f"the loop exited with {proc.returncode}")
     return time.perf_counter() - start
 
 
