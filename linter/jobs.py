@@ -19,6 +19,7 @@ import functools
 import posixpath
 import re
 from collections.abc import Callable, Mapping
+from sys import intern
 
 from .knowledge import WATCHDOG_VAR
 from .launch import (
@@ -36,7 +37,7 @@ from .launch import (
     word_value,
 )
 from .parse import PIN_KINDS, SHELL_KINDS, ParsedFile
-from .record import Record, field
+from .record import Record, field, one_copy
 from .roles import (
     TRAINING,
     LaunchFacts,
@@ -94,15 +95,16 @@ class EnvValue(Record):
         expanded: str | None = None,
         template: str | None = None,
     ) -> None:
-        self.name = name
-        self.value = value
+        # a run holds tens of thousands: each name and short value is kept once (``one_copy``)
+        self.name = intern(name)
+        self.value = one_copy(value)
         self.origin = origin
         self.span = span
         self.exported = exported
         self.assignment = assignment
         self.container = container
-        self.expanded = expanded
-        self.template = template
+        self.expanded = one_copy(expanded)
+        self.template = one_copy(template)
 
     @property
     def known(self) -> str | None:
@@ -577,7 +579,8 @@ class _Linker:
             value = var.value.value if var.value is not None and not var.value_from else None
             if var.value is not None and var.value.is_null:
                 value = ""
-            env[var.name.value] = EnvValue(var.name.value, value, "container", var.entry.span, container=container)
+            found = EnvValue(var.name.value, value, "container", var.entry.span, container=container)
+            env[found.name] = found
         run = _Run(self, launch, mf.path, cwd=container.working_dir)
         run.configmaps = _configmap_scripts(mf, pod, container)
         if spec and spec.scripts:
@@ -904,7 +907,8 @@ class _Run:
         child = env if shared else _exported_copy(env)
         values = _values(env)
         for k, word in enumerate(args[:9], start=1):  # the script's positional parameters
-            child[str(k)] = EnvValue(str(k), word_value(word, values), "argument", word.span, exported=False)
+            found = EnvValue(str(k), word_value(word, values), "argument", word.span, exported=False)
+            child[found.name] = found
         saved = self.cwd
         self.cwd = None  # a script runs where it was started from, which is not known statically
         self.script(model, child, shared, depth + 1)

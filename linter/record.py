@@ -27,6 +27,8 @@ What a record gets, as a dataclass would:
 
 from __future__ import annotations
 
+from sys import intern
+
 TYPE_CHECKING = False  # typing itself is not imported: it costs a one-file run more than this module
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -74,6 +76,18 @@ def field(
 
 
 _SLOT = type(Field.default)
+
+# strings up to this length are kept once per run (``one_copy``); longer ones rarely repeat
+SHARED_LENGTH = 120
+
+
+def one_copy(text: Any) -> Any:
+    """One object for all equal short strings: a model repeats names (``torch.npu.set_device``,
+    ``MASTER_ADDR``, a YAML tag) across thousands of files, and each parse, and each unpickling of
+    a worker's model, makes a string of its own."""
+    if text.__class__ is str and len(text) <= SHARED_LENGTH:
+        return intern(text)
+    return text
 
 
 def _set_frozen(self: object, name: str, value: object) -> None:
@@ -181,6 +195,8 @@ class Record:
         for part in (attributes, slots):
             if part:
                 for name, value in part.items():  # type: ignore[attr-defined]
+                    if value.__class__ is str and len(value) <= SHARED_LENGTH:
+                        value = intern(value)  # a short string once per run, as the parsers keep it
                     object.__setattr__(self, name, value)
 
     def __repr__(self) -> str:

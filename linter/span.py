@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 from array import array
 from itertools import chain, repeat
+from sys import intern
 
 
 def to_bytes(text: str) -> bytes:
@@ -182,7 +183,9 @@ class SourceText:
     )
 
     def __init__(self, path: str, text: str) -> None:
-        self.path = path  # display path, relative to the working directory, '/' separated
+        # display path, relative to the working directory, '/' separated; one object with the
+        # candidate's and the models' (a worker's model brings a copy of its own)
+        self.path = intern(path) if path.__class__ is str else path
         self.text = text
         self._line_starts: array | None = None
         self._byte_line_starts: list[int] | None = None

@@ -335,3 +335,16 @@ def test_a_setting_made_in_an_imported_module_is_seen_in_file_mode_as_in_folder_
         assert [d for d in json.loads(result.stdout) if d["code"] == "RL501"] == [], named
     (tmp_path / "npu_setup" / "runtime.py").write_text("import torch\n\n\ndef configure():\n    pass\n")
     assert [f for f in findings(tmp_path) if "RL501" in f] == ["tools/train.py:2 RL501"]
+
+
+def test_environment_names_and_short_values_are_kept_once():
+    """Every launch command of every job holds its environment: the same names, one object each."""
+    from recovery_lint.jobs import EnvValue
+
+    built = ["".join(["MASTER", "_ADDR"]), "".join(["MASTER_", "ADDR"])]
+    values = ["".join(["local", "host"]), "".join(["loc", "alhost"])]
+    assert built[0] is not built[1] and values[0] is not values[1]
+    first, second = (EnvValue(n, v, "script", None) for n, v in zip(built, values, strict=True))
+    assert first.name is second.name and first.value is second.value
+    long = "x" * 500
+    assert EnvValue("A", long, "script", None).value is long  # a long value is kept as given

@@ -88,3 +88,62 @@ def test_calls_keep_their_arguments_and_spans(tmp_path, name):
     assert by_name["torch.load"].positional[0].value is DYNAMIC
     assert by_name["torch.load"].keywords["map_location"].value == "cpu"
     assert back.source.text[by_name["f"].func_span.start : by_name["f"].func_span.end] == "f"
+
+
+SAME_NAMES = {
+    "python": (
+        "import torch\nimport torch_npu as tn\n"
+        "def main(args):\n    if args.resume:\n        tn.npu.set_device(0, backend='hccl', device_name='npu:0')\n"
+    ),
+    "shell": 'export MASTER_ADDR="localhost"\nif [ -n "$X" ]; then torchrun --nnodes="1" train.py; fi\n',
+    "manifest": 'apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: "gpt3"\n  labels: {app: "gpt3"}\n',
+}
+
+
+def strings_of(model: object) -> dict[str, list[str]]:
+    """Every string a model keeps, by its text: walked the way ``facts`` walks it, kept as objects."""
+    found: dict[str, list[str]] = {}
+    seen: set[int] = set()
+
+    def walk(value: object) -> None:
+        if value.__class__ is str:
+            found.setdefault(value, []).append(value)  # type: ignore[arg-type]
+            return
+        if id(value) in seen or value is None or isinstance(value, int | float | bytes | SourceText):
+            return
+        seen.add(id(value))
+        if isinstance(value, Mapping):
+            for k, v in value.items():
+                walk(k)
+                walk(v)
+            return
+        if isinstance(value, list | tuple | set | frozenset):
+            for v in value:
+                walk(v)
+            return
+        for cls in type(value).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                if name not in ("__weakref__", "__dict__") and hasattr(value, name):
+                    walk(getattr(value, name))
+        for v in getattr(value, "__dict__", {}).values():
+            walk(v)
+
+    walk(model)
+    return found
+
+
+@pytest.mark.parametrize("kind", sorted(SAME_NAMES))
+def test_names_repeated_across_files_are_one_object_parsed_and_unpickled(tmp_path, kind):
+    """A run keeps the models of thousands of files, which repeat the same names: each short string is
+    kept once, whether the file was parsed here or its model came from a worker as a pickle."""
+    models = []
+    for name in ("a", "b"):
+        path = tmp_path / f"{name}.{ {'python': 'py', 'shell': 'sh', 'manifest': 'yaml'}[kind] }"
+        path.write_text(SAME_NAMES[kind])
+        models.append(read_and_parse(path.name, str(path), kind).model)
+    for first, second in (models, [pickle.loads(pickle.dumps(m)) for m in models]):
+        one, other = strings_of(first), strings_of(second)
+        assert one.keys() - {"a" + path.suffix} == other.keys() - {"b" + path.suffix}
+        short = [text for text in one.keys() & other.keys() if text and len(text) <= 120]
+        assert len(short) >= 3, one.keys()
+        assert [text for text in short if not all(s is one[text][0] for s in one[text] + other[text])] == []

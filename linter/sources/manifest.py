@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..record import Record, field
+from ..record import Record, field, one_copy
 from ..span import SourceText, Span
 from .shell import ShellScript, inline_script_at, parse_detached, parse_embedded
 from .yamlblock import read_block_yaml
@@ -357,10 +357,10 @@ def build_doc(path: str, index: int, root: YMap, api: str, kind: str) -> Manifes
         path=path,
         index=index,
         root=root,
-        api_version=api,
-        kind=kind,
+        api_version=one_copy(api),  # the same few words in every manifest: kept once
+        kind=one_copy(kind),
         name=name,
-        namespace=namespace,
+        namespace=one_copy(namespace),
         metadata=metadata,
         labels=metadata.map("labels") if metadata else None,
         annotations=metadata.map("annotations") if metadata else None,
@@ -440,7 +440,7 @@ def _pod(role: str, pod: YMap, replica: YMap | None, replicas: str | None, meta:
         if seq:
             containers.extend(_container(c) for c in seq.maps())
     return PodSpec(
-        role=role,
+        role=one_copy(role),
         node=pod,
         containers=containers,
         volumes=[_volume(v) for v in volumes_node.maps()] if volumes_node else [],
@@ -489,12 +489,12 @@ def _container(node: YMap) -> Container:
         for part in ("requests", "limits"):
             m = res.map(part)
             if m:
-                resources.update(k.value for k in m.key_nodes())
+                resources.update(one_copy(k.value) for k in m.key_nodes())
     command, args = _words(node.get("command")), _words(node.get("args"))
     # parsed here, not when the job is linked: a run parses files in a pool of processes, and links in one
     at = inline_script_at([a.value for a in command + args])
     return Container(
-        name=node.text("name"),
+        name=one_copy(node.text("name")),
         node=node,
         command=command,
         args=args,
@@ -503,8 +503,8 @@ def _container(node: YMap) -> Container:
         mounts=[_mount(m) for m in mounts_node.maps() if m.scalar("name")] if mounts_node else [],
         mounts_node=mounts_node,
         resources=resources,
-        image=node.text("image"),
-        working_dir=node.text("workingDir"),
+        image=one_copy(node.text("image")),
+        working_dir=one_copy(node.text("workingDir")),
         script=scalar_script((command + args)[at]) if at is not None else None,
     )
 
@@ -523,7 +523,7 @@ def _volume(entry: YMap) -> Volume:
         if k.value == "name":
             continue
         if isinstance(v, YMap):
-            kind = k.value
+            kind = one_copy(k.value)
             path = v.scalar("path")
             config_map = v.scalar("name") if k.value == "configMap" else None
             break

@@ -6,9 +6,10 @@ a run that parses no Python file never imports it."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from sys import intern
 from types import MappingProxyType
 
-from ..record import Record, field
+from ..record import Record, field, one_copy
 from ..span import Located, SourceText, Span
 
 
@@ -49,6 +50,17 @@ class PyArg(Located):
 
     def __repr__(self) -> str:
         return f"PyArg({self.source!r})"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_restore_arg, (self.value, self._source, self._high, self._low, self._size))
+
+
+def _restore_arg(value: object, source: SourceText, high: int, low: int, size: int) -> PyArg:
+    """An argument from a pickle, its string value kept once per run as the parse keeps it."""
+    arg = object.__new__(PyArg)
+    arg.value = one_copy(value)
+    arg._source, arg._high, arg._low, arg._size = source, high, low, size
+    return arg
 
 
 class _Dynamic:
@@ -151,9 +163,13 @@ def _restore_call(
 ) -> PyCall:
     call = object.__new__(PyCall)
     call._source, call._high, call._low, call._size = source, high, low, size
+    if keywords:  # the names again as one object each per run, as the parse keeps them
+        keywords = tuple([intern(part) if part.__class__ is str else part for part in keywords])
     call._func_start, call._func_size, call._keywords = func_start, func_size, keywords
-    call.qualname, call.written, call.positional = qualname, written, positional
-    call.conditional, call.function, call.guard = conditional, function, guard
+    written = intern(written)
+    call.qualname, call.written, call.positional = intern(qualname), written, positional
+    call.conditional, call.guard = conditional, intern(guard)
+    call.function = intern(function) if function else function
     return call
 
 

@@ -7,7 +7,9 @@ import ast
 import re
 import sys
 import warnings
+from sys import intern
 
+from ..record import one_copy
 from ..span import SourceText, Span
 from .python import DYNAMIC, NO_KEYWORDS, PyArg, PyCall, PyEnvSet, PyImport, PythonFile, PythonIssue
 
@@ -115,15 +117,16 @@ class _Collector:
         span = self.span(node)
         if isinstance(node, ast.Import):
             for alias in node.names:
-                bound = alias.asname or alias.name.split(".")[0]
-                self.aliases[bound] = alias.name if alias.asname else bound
-                self.result.imports.append(PyImport(alias.name, bound, span, top_level))
+                module = intern(alias.name)
+                bound = alias.asname or intern(module.split(".")[0])
+                self.aliases[bound] = module if alias.asname else bound
+                self.result.imports.append(PyImport(module, bound, span, top_level))
             return
         if node.level or not node.module:
             return
         for alias in node.names:
             bound = alias.asname or alias.name
-            full = f"{node.module}.{alias.name}"
+            full = intern(f"{node.module}.{alias.name}")
             self.aliases[bound] = full
             self.result.imports.append(PyImport(full, bound, span, top_level))
 
@@ -131,17 +134,20 @@ class _Collector:
         written = dotted(node.func)
         if not written:
             return
+        # the names are kept once per run: a repository calls the same few thousand names
+        written = intern(written)
+        qualname = resolve_alias(written, self.aliases)
         keywords = {kw.arg: self._arg(kw.value) for kw in node.keywords if kw.arg}
         call = PyCall(
-            resolve_alias(written, self.aliases),
+            written if qualname is written else intern(qualname),
             written,
             self.span(node),
             self.span(node.func),
             keywords or NO_KEYWORDS,
             tuple([self._arg(a) for a in node.args]) if node.args else (),
             conditional=guard is not None,
-            function=function,
-            guard=guard or "",
+            function=intern(function) if function else function,
+            guard=intern(guard) if guard else "",
         )
         self.result.calls.append(call)
 
@@ -156,7 +162,7 @@ class _Collector:
                 value = literal(node)
             except (ValueError, TypeError, MemoryError, RecursionError):
                 value = DYNAMIC
-        return PyArg(value, self.span(node))
+        return PyArg(one_copy(value), self.span(node))
 
     def _environ_assign(self, node: ast.Assign) -> None:
         for target in node.targets:

@@ -16,8 +16,9 @@ from __future__ import annotations
 import posixpath
 import re
 from functools import lru_cache
+from sys import intern
 
-from ..record import Record, field
+from ..record import Record, field, one_copy
 from ..span import Located, SourceText, Span, to_bytes
 
 STATEMENT_PARENTS = frozenset(
@@ -82,7 +83,7 @@ class Word(Located):
     __slots__ = ("_value", "_written")
 
     def __init__(self, text: str | None, value: str | None, span: Span) -> None:
-        self._written = text  # None: the text the span covers (a parsed word keeps no copy)
+        self._written = one_copy(text)  # None: the text the span covers (a parsed word keeps no copy)
         self._locate(span)
         self.value = value
 
@@ -94,7 +95,7 @@ class Word(Located):
     @value.setter
     def value(self, value: str | None) -> None:
         # most words are plain (``torchrun``, ``--nproc_per_node``): their value is their text, kept once
-        self._value = _AS_WRITTEN if value is not None and value == self.text else value
+        self._value = _AS_WRITTEN if value is not None and value == self.text else one_copy(value)
 
     span = property(Located.span.fget, Located._locate)  # a word is moved onto its anchor (parse_detached)
 
@@ -129,7 +130,9 @@ def _restore_word(
 ) -> Word:
     """A word from a pickle (a worker's model, the cache), its fields set as they were kept."""
     word = object.__new__(Word)
-    word._written, word._value = written, _AS_WRITTEN if plain else value
+    # a parsed word keeps no text and most are plain: nothing to share
+    word._written = written if written is None else one_copy(written)
+    word._value = _AS_WRITTEN if plain else value if value is None else one_copy(value)
     word._source, word._high, word._low, word._size = source, high, low, size
     return word
 
@@ -175,15 +178,15 @@ class Assignment(Record):
         conditional: bool = False,
         loops: tuple[str, ...] = (),
     ) -> None:
-        self.name = name
-        self.value = value
+        self.name = intern(name)  # names and short values repeat across scripts: one object each
+        self.value = one_copy(value)
         self.has_value = has_value
         self.name_span = name_span
         self.value_span = value_span
         self.span = span
         self.statement = statement
         self.kind = kind
-        self.function = function
+        self.function = one_copy(function)
         self.conditional = conditional
         self.loops = loops
 
@@ -217,7 +220,7 @@ class Command(Record):
         self.span = span
         self.statement = statement
         self.prefixes = [] if prefixes is None else prefixes
-        self.function = function
+        self.function = one_copy(function)
         self.conditional = conditional
         self.loops = loops
 
@@ -448,7 +451,7 @@ def _reanchor(event: Event, anchor: Span) -> None:
         event.value_span = anchor if event.value_span else None
     else:
         for word in event.words:
-            word._written = word.text  # read while the span still covers it
+            word._written = one_copy(word.text)  # read while the span still covers it
             word.span = anchor
         for prefix in event.prefixes:
             _reanchor(prefix, anchor)

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
-from ..record import Record
+from ..record import Record, one_copy
 from ..span import Located, SourceText, Span
 
 STR_TAG = "tag:yaml.org,2002:str"
@@ -226,7 +226,10 @@ def _restore_scalar(
 ) -> YScalar:
     """A scalar from a pickle (a worker's model, the cache), its fields set as they were kept."""
     node = object.__new__(YScalar)
-    node._value, node._tag, node.style = value, tag, style
+    # most scalars are plain and untagged: no value or tag kept, nothing to share
+    node._value = value if value is None else one_copy(value)
+    node._tag = tag if tag is None else one_copy(tag)
+    node.style = style
     node._source, node._high, node._low, node._size = source, high, low, size
     return node
 
@@ -447,7 +450,9 @@ class NodeConverter:
         tag = node.tag  # type: ignore[attr-defined]
         if style is None and len(value) == stop - start and text.startswith(value, start):
             value = None  # the text under the span: read from it when asked
-        return _scalar(value, None if tag is PLAIN else tag, style, self.src, start, stop)
+        else:
+            value = one_copy(value)  # a quoted name or image repeats across manifests
+        return _scalar(value, None if tag is PLAIN else one_copy(tag), style, self.src, start, stop)
 
     def _unknown_tag(self, node: object) -> None:
         """Report a tag PyYAML would construct as an object (``!!python/object/apply:...``); the
