@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from sys import intern
 from types import MappingProxyType
 
-from ..record import Record, field, one_copy
+from ..record import SHARED_LENGTH, Record, field
 from ..span import Located, SourceText, Span
 
 
@@ -28,10 +28,14 @@ class PyImport(Record):
         span: Span,
         top_level: bool,
     ) -> None:
-        self.module = module
-        self.bound = bound
+        self.module = intern(module)  # the same few modules in every file: kept once
+        self.bound = intern(bound)
         self.span = span
         self.top_level = top_level
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # loaded through __init__, the fields in order: faster than the generic dict of slots
+        return (PyImport, (self.module, self.bound, self.span, self.top_level))
 
 
 class PyArg(Located):
@@ -58,7 +62,7 @@ class PyArg(Located):
 def _restore_arg(value: object, source: SourceText, high: int, low: int, size: int) -> PyArg:
     """An argument from a pickle, its string value kept once per run as the parse keeps it."""
     arg = object.__new__(PyArg)
-    arg.value = one_copy(value)
+    arg.value = intern(value) if value.__class__ is str and len(value) <= SHARED_LENGTH else value  # type: ignore[arg-type]
     arg._source, arg._high, arg._low, arg._size = source, high, low, size
     return arg
 
@@ -166,9 +170,11 @@ def _restore_call(
     if keywords:  # the names again as one object each per run, as the parse keeps them
         keywords = tuple([intern(part) if part.__class__ is str else part for part in keywords])
     call._func_start, call._func_size, call._keywords = func_start, func_size, keywords
-    written = intern(written)
-    call.qualname, call.written, call.positional = intern(qualname), written, positional
-    call.conditional, call.guard = conditional, intern(guard)
+    # the name as written is most often the resolved name too, one object in the pickle as in the parse
+    call.written = kept = intern(written)
+    call.qualname = kept if qualname is written else intern(qualname)
+    call.positional, call.conditional = positional, conditional
+    call.guard = intern(guard) if guard else guard
     call.function = intern(function) if function else function
     return call
 

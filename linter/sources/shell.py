@@ -185,7 +185,7 @@ class Assignment(Record):
         self.value_span = value_span
         self.span = span
         self.statement = statement
-        self.kind = kind
+        self.kind = intern(kind)
         self.function = one_copy(function)
         self.conditional = conditional
         self.loops = loops
@@ -193,6 +193,26 @@ class Assignment(Record):
     @property
     def exported(self) -> bool:
         return self.kind == "export"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # loaded through __init__ with the fields in order: the generic way (a dict of the slots,
+        # set one by one) was half the cost of loading a script's model from the pool
+        return (
+            Assignment,
+            (
+                self.name,
+                self.value,
+                self.has_value,
+                self.name_span,
+                self.value_span,
+                self.span,
+                self.statement,
+                self.kind,
+                self.function,
+                self.conditional,
+                self.loops,
+            ),
+        )
 
 
 class Command(Record):
@@ -227,6 +247,11 @@ class Command(Record):
     @property
     def name(self) -> str:
         return self.words[0].value or self.words[0].text if self.words else ""
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # as ``Assignment.__reduce__``
+        fields = (self.words, self.span, self.statement, self.prefixes, self.function, self.conditional, self.loops)
+        return (Command, fields)
 
     @property
     def args(self) -> list[Word]:
