@@ -83,7 +83,8 @@ class Word(Located):
     __slots__ = ("_value", "_written")
 
     def __init__(self, text: str | None, value: str | None, span: Span) -> None:
-        self._written = one_copy(text)  # None: the text the span covers (a parsed word keeps no copy)
+        # None: the text the span covers (a parsed word keeps no copy)
+        self._written = text if text is None else one_copy(text)
         self._locate(span)
         self.value = value
 
