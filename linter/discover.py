@@ -54,9 +54,7 @@ class Candidate:
 
     def __init__(self, path: Path | str, display: str, kind: str, unchecked_in: str | None = None) -> None:
         self.location = os.fspath(path)  # absolute
-        # relative to the working directory, '/' separated; the one object every model of the file
-        # names it by (see ``SourceText``)
-        self.display = sys.intern(display)
+        self.display = display  # relative to the working directory, '/' separated
         self.kind = kind  # manifest | shell | python | requirements | pyproject | dockerfile | maybe-shell
         self._path = path if isinstance(path, Path) else None
         # the walked root, while it is not yet known to be a regular file or a link inside that root

@@ -183,8 +183,8 @@ class SourceText:
     )
 
     def __init__(self, path: str, text: str) -> None:
-        # display path, relative to the working directory, '/' separated; one object with the
-        # candidate's and the models' (a worker's model brings a copy of its own)
+        # display path, relative to the working directory, '/' separated; one object for the
+        # file's models, parsed here or in a worker (whose model brings a copy of its own)
         self.path = intern(path) if path.__class__ is str else path
         self.text = text
         self._line_starts: array | None = None
