@@ -195,9 +195,8 @@ class Record:
         for part in (attributes, slots):
             if part:
                 for name, value in part.items():  # type: ignore[attr-defined]
-                    if value.__class__ is str and len(value) <= SHARED_LENGTH:
-                        value = intern(value)  # a short string once per run, as the parsers keep it
-                    object.__setattr__(self, name, value)
+                    # a short string once per run, as the parsers keep it
+                    object.__setattr__(self, name, one_copy(value))
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._shown_)

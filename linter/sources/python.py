@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from sys import intern
 from types import MappingProxyType
 
-from ..record import SHARED_LENGTH, Record, field
+from ..record import Record, field, one_copy
 from ..span import Located, SourceText, Span
 
 
@@ -62,7 +62,7 @@ class PyArg(Located):
 def _restore_arg(value: object, source: SourceText, high: int, low: int, size: int) -> PyArg:
     """An argument from a pickle, its string value kept once per run as the parse keeps it."""
     arg = object.__new__(PyArg)
-    arg.value = intern(value) if value.__class__ is str and len(value) <= SHARED_LENGTH else value  # type: ignore[arg-type]
+    arg.value = one_copy(value)
     arg._source, arg._high, arg._low, arg._size = source, high, low, size
     return arg
 

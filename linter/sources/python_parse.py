@@ -117,16 +117,15 @@ class _Collector:
         span = self.span(node)
         if isinstance(node, ast.Import):
             for alias in node.names:
-                module = intern(alias.name)
-                bound = alias.asname or intern(module.split(".")[0])
-                self.aliases[bound] = module if alias.asname else bound
-                self.result.imports.append(PyImport(module, bound, span, top_level))
+                bound = alias.asname or alias.name.split(".")[0]
+                self.aliases[bound] = alias.name if alias.asname else bound
+                self.result.imports.append(PyImport(alias.name, bound, span, top_level))  # names kept once there
             return
         if node.level or not node.module:
             return
         for alias in node.names:
             bound = alias.asname or alias.name
-            full = intern(f"{node.module}.{alias.name}")
+            full = f"{node.module}.{alias.name}"
             self.aliases[bound] = full
             self.result.imports.append(PyImport(full, bound, span, top_level))
 
