@@ -715,6 +715,7 @@ class ExcludeSet:
 
     def __init__(self, patterns: list[str], root: Path) -> None:
         self.root = root
+        self._below = os.fspath(root).rstrip("/") + "/"  # what the text of a path below the root starts with
         self.regexes = [_glob_regex(p.rstrip("/")) for p in patterns]
         self.own = [_glob_regex(p.rstrip("/"), covering=False) for p in patterns]
 
@@ -725,14 +726,18 @@ class ExcludeSet:
     def match_relative(self, rel: str) -> bool:
         return any(r.match(rel) for r in self.regexes)
 
-    def match_entry(self, path: Path) -> bool:
+    def match_entry(self, path: Path | str) -> bool:
         """The path itself is excluded: what a walk asks of each entry it meets (the folders above
         it were asked on the way down), so that a folder named on the command line is walked even
         when it is excluded, as ruff does."""
         rel = self._relative(path)
         return any(r.match(rel) for r in self.own)
 
-    def _relative(self, path: Path) -> str:
+    def _relative(self, path: Path | str) -> str:
+        if isinstance(path, str):  # a walk's own text: normalised, and a Path per entry was a third of the walk
+            if path.startswith(self._below):
+                return path[len(self._below) :]
+            path = Path(path)
         try:
             return path.relative_to(self.root).as_posix()
         except ValueError:
@@ -827,6 +832,7 @@ def _walk_folders(
     prefixes = _FolderPrefixes(root, cwd)
     real: dict[str, Path | None] = {}  # the root resolved, at the first link met
     pending: list[tuple[str, str, _Rules | None]] = [(base, "", None)]  # (folder, below the root, rules above)
+    filtered = excludes is not None and bool(excludes.regexes)
     while pending:
         folder, rel, above = pending.pop()
         listed = _list_folder(folder or "/")
@@ -840,7 +846,7 @@ def _walk_folders(
             if name in DEFAULT_EXCLUDES or is_link:
                 continue
             path = f"{folder}/{name}"
-            if rules.ignored(name, True) or (excludes and excludes.match_entry(Path(path))):
+            if rules.ignored(name, True) or (filtered and excludes.match_entry(path)):  # type: ignore[union-attr]
                 continue
             below.append((path, f"{rel}/{name}" if rel else name, rules))
         pending.extend(reversed(below))  # walked in name order
@@ -856,7 +862,7 @@ def _walk_folders(
                 continue
             if link:
                 links.add(location)
-            if rules.ignored(name, False) or (excludes and excludes.match_entry(Path(location))):
+            if rules.ignored(name, False) or (filtered and excludes.match_entry(location)):  # type: ignore[union-attr]
                 continue
             found[location] = Candidate(location, prefix + name, kind)
 
@@ -978,10 +984,10 @@ def _excluded_below(base: str, rel: str, excludes: ExcludeSet, verdicts: dict[st
         folder = f"{folder}/{part}" if folder else part
         hit = verdicts.get(folder)
         if hit is None:
-            hit = verdicts[folder] = excludes.match_entry(Path(f"{base}/{folder}"))
+            hit = verdicts[folder] = excludes.match_entry(f"{base}/{folder}")
         if hit:
             return True
-    return excludes.match_entry(Path(f"{base}/{rel}"))
+    return excludes.match_entry(f"{base}/{rel}")
 
 
 def _regular(path: Path | str) -> bool:

@@ -579,3 +579,17 @@ def test_exclude_patterns_are_read_as_gitignore_reads_them(tmp_path, pattern, ex
 
     excludes = ExcludeSet([pattern], tmp_path)
     assert excludes.match(tmp_path / excluded) and not excludes.match(tmp_path / kept)
+
+
+@pytest.mark.parametrize("rel", ["gen", "gen/x.py", "a/gen", "a/gen.py", "keep.py", "."])
+def test_an_exclude_entry_given_as_text_is_judged_as_its_path(tmp_path, rel):
+    """A walk asks with the entry's text; the answer must be the one its ``Path`` gets (the walked
+    root itself, entries below it, and a path outside the configured root)."""
+    from recovery_lint.discover import ExcludeSet
+
+    excludes = ExcludeSet(["gen"], tmp_path / "root")
+    for path in (tmp_path / "root" / rel, tmp_path / "elsewhere" / rel):
+        path = Path(os.path.normpath(path))
+        assert excludes.match_entry(os.fspath(path)) == excludes.match_entry(path)
+    assert excludes.match_entry(os.fspath(tmp_path / "root" / "a" / "gen"))
+    assert not excludes.match_entry(os.fspath(tmp_path / "root" / "a" / "gen.py"))
