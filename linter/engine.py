@@ -804,9 +804,10 @@ def parse_all(
         # the pool parses from the front of the queue, this process from its end (manifests, whose
         # models cost the most to send), so both end together whatever each file costs (a YAML file
         # that is no manifest is cheap, a fixed share by kind left this process idle on
-        # ModelZoo-PyTorch). The pool is handed a chunk at a time, each smaller as the queue
-        # shortens: a chunk handed out cannot be taken back, and with every chunk of 64 queued at
-        # once this process waited 0.3-0.7 s at the end of the 10,000-file bench for the last ones.
+        # ModelZoo-PyTorch). The pool is handed two chunks at a time, each smaller as the queue
+        # shortens: a chunk the pool has started cannot be taken back (its call queue starts the
+        # next one as soon as it is handed), and with every chunk of 64 queued at once this process
+        # could wait for the last ones at the end.
         ordered = sorted(todo, key=lambda i: jobs[i][2] == "manifest")  # stable
         lo, hi = 0, len(ordered)  # ordered[lo:hi] is nobody's yet
         handed: deque = deque()  # (chunk, future) in the order handed out, not unpickled yet
@@ -839,6 +840,17 @@ def parse_all(
             progress(len(results), len(jobs))
             receive(wait=False)
             hand_out()
+        started = deque()
+        for chunk, future in handed:  # a chunk the pool has not started is parsed here, not waited for
+            if not future.cancel():
+                started.append((chunk, future))
+                continue
+            for i in chunk:
+                results[i] = parsed = _parse_one(jobs[i])
+                store(i, parsed, None)
+            progress(len(results), len(jobs))
+        handed.clear()
+        handed.extend(started)
         receive(wait=True)
     else:
         # pickling every model costs a fifth of parsing it: in one process, only small runs keep models
