@@ -133,7 +133,8 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
         files = parse_all(eager, request, digests, loader.ahead.open)
         relevant = [f for f in files if f.relevant]
         loader.ahead.start(relevant, lazy, request)
-        project = build_project(relevant, request.config.versions, specs, pending, loader, locations, settings)
+        inside = [os.path.realpath(f) for f in request.folders] if request.folders else None
+        project = build_project(relevant, request.config.versions, specs, pending, loader, locations, settings, inside)
     finally:
         loader.ahead.close()  # files parsed ahead but never reached are dropped unseen
     if cache is not None:

@@ -447,12 +447,14 @@ def build_project(
     loader: Loader | None = None,
     locations: dict[str, str] | None = None,
     settings: dict[str, str] | None = None,
+    inside: list[str] | None = None,
 ) -> Project:
     """Link ``files`` into jobs. ``pending`` lists files (path -> kind) not parsed yet; ``loader``
     parses one of them when a link reaches it; ``locations`` gives each display path's absolute
-    location (display paths are taken as locations when it is missing)."""
+    location (display paths are taken as locations when it is missing). ``inside``: the absolute
+    folders of a run over folders of a larger repository, whose files alone are reported."""
     index = FileIndex(files, pending, loader, locations)
-    linker = _Linker(index, configured_versions or {}, job_specs or [], settings or {})
+    linker = _Linker(index, configured_versions or {}, job_specs or [], settings or {}, inside)
     jobs: list[Job] = []
     for f in files:
         if f.kind == "manifest" and isinstance(f.model, ManifestFile):
@@ -502,9 +504,15 @@ class _Judgements(Mapping):
 
 class _Linker:
     def __init__(
-        self, index: FileIndex, configured: dict[str, str], specs: list[JobSpec], settings: dict[str, str]
+        self,
+        index: FileIndex,
+        configured: dict[str, str],
+        specs: list[JobSpec],
+        settings: dict[str, str],
+        inside: list[str] | None = None,
     ) -> None:
         self.index = index
+        self.inside = inside
         self.settings = settings
         self.configured = configured
         self.specs = specs
@@ -706,7 +714,7 @@ class _Linker:
         for path, kind in sorted(self.index.open_kinds().items()):
             if kind != "python" or path in self.reached:
                 continue
-            if not standalone_name(path):
+            if not standalone_name(path) or not self._may_hold_inside_files(path):
                 continue
             if self._secondary(path) or not self.index.may_contain(path, NPU_STACK_BYTES):
                 continue
@@ -724,6 +732,24 @@ class _Linker:
             context = JobContext(None, _framework(None, [], [model]), None, versions, settings=dict(self.settings))
             jobs.append(Job(f"{path} (standalone)", None, None, [], [model], context, pin_files, verdict))
         return jobs
+
+    def _may_hold_inside_files(self, path: str) -> bool:
+        """Whether a standalone job of the entry ``path`` can hold a file of the run's folders (all
+        of them when the run is over the whole repository): the entry itself, a setting module it
+        imports (found below its folder or the two above) or pins in a declaration folder beside
+        one of its folders. A job with none of them reports nothing here: parsing its entry cost a
+        run over ModelZoo-PyTorch's ``PyTorch/built-in`` 299 entries of the folders beside it."""
+        if self.inside is None:
+            return True
+        location = self.index.location.get(path, path)
+        folders = folder_and_ancestors(posixpath.dirname(location))
+        for inside in self.inside:
+            if location.startswith(inside + "/") or any(inside.startswith(_under(b, "")) for b in folders[:3]):
+                return True
+            parent, name = posixpath.split(inside)
+            if name in DECLARATION_FOLDERS and parent in folders:
+                return True
+        return False
 
     def setting_modules(self, entry: PythonFile) -> list[PythonFile]:
         """The repository modules ``entry`` imports (``from pkg.setup import configure``, looked up from its

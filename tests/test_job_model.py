@@ -348,3 +348,39 @@ def test_environment_names_and_short_values_are_kept_once():
     assert first.name is second.name and first.value is second.value
     long = "x" * 500
     assert EnvValue("A", long, "script", None).value is long  # a long value is kept as given
+
+
+def test_a_run_over_a_folder_reads_the_standalone_entries_beside_it_only_where_their_jobs_reach_it(tmp_path):
+    """A standalone entry outside the folders a run is given is read only when its job can hold one
+    of their files: a setting module it imports (looked up from its folder and the two above), or
+    pins in a declaration folder beside one of its folders."""
+    entry = "import torch\nimport torch_npu\n\nif __name__ == '__main__':\n    pass\n"
+    resnet = "zoo/cv/classification/resnet/train.py"
+    write(
+        tmp_path,
+        {
+            "train.py": entry + "from npu_setup.runtime import configure\n",
+            "npu_setup/runtime.py": "import torch\n\n\ndef configure():\n    torch.npu.set_compile_mode(jit_compile=False)\n",
+            "docker/requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0\n",
+            resnet: entry,
+            "zoo/nlp/bert/run.sh": "#!/bin/bash\ntorchrun --nproc_per_node 8 main.py\n",
+            "zoo/nlp/bert/main.py": entry,
+        },
+    )
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)  # the folders are of a larger repository
+
+    def standalone(folder: str) -> set[str]:
+        result = run_cli(
+            "check", "--isolated", "--no-cache", "--show-jobs", "--output-format", "json", folder, cwd=tmp_path
+        )
+        assert result.returncode == 0, result.stderr
+        return {j["id"].removesuffix(" (standalone)") for j in json.loads(result.stdout)["jobs"]}
+
+    assert {"train.py", resnet} <= standalone(".")
+    # a module imported from the top folder may be anywhere; one imported from resnet's folder or the
+    # two above it is not in bert's, nor are pins beside its folders
+    bert = standalone("zoo/nlp/bert")
+    assert "train.py" in bert and resnet not in bert
+    setup = standalone("npu_setup")
+    assert "train.py" in setup and resnet not in setup
+    assert {"train.py", resnet} <= standalone("docker")  # the pins beside the folders of both
