@@ -519,7 +519,8 @@ class _ParsedAhead:
 def _likely_entries(parsed: list[ParsedFile], lazy: list[Candidate]) -> list[Candidate]:
     """The pending Python files a script or a manifest names: by file name, when the naming file is
     in the Python file's folder or below it (``python3 ${cur_path}/../train.py`` from ``test/``), or by
-    the path it writes, from its own folder or one above it (``python src/train.py``)."""
+    the path it writes, from its own folder or one above it (``python src/train.py``,
+    ``python3 ${cur_path}/examples/main.py``)."""
     near: dict[str, set[str]] = {}  # file name -> folders holding, at some depth, a file naming it
     exact: set[str] = set()
     for f in parsed:
@@ -529,8 +530,10 @@ def _likely_entries(parsed: list[ParsedFile], lazy: list[Candidate]) -> list[Can
         above = folder_and_ancestors(folder)
         for written in _py_mentions(f.source.text):
             near.setdefault(written.rpartition("/")[2], set()).update(above)
-            if "/" in written and not written.startswith("/"):
-                exact.update(posixpath.normpath(posixpath.join(a, written)) for a in above)
+            # a leading '/' is most often what follows a variable: ``${cur_path}/examples/main.py``
+            relative = written.lstrip("/")
+            if "/" in relative:
+                exact.update(posixpath.normpath(posixpath.join(a, relative)) for a in above)
     return [
         c
         for c in lazy

@@ -456,3 +456,15 @@ def test_the_python_files_a_launcher_names_are_found_as_by_the_whole_text_patter
     for text in texts:
         assert engine._py_mentions(text) == set(engine._PY_MENTION.findall(text)), text
     assert engine._py_mentions("run ./x/train.py中 and eval.py") == {"eval.py"}
+
+
+def test_a_python_path_written_after_a_variable_is_guessed_from_the_launchers_folders(tmp_path):
+    from recovery_lint.discover import Candidate
+
+    script = tmp_path / "model" / "test" / "train_full_8p.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text("cur_path=$(cd ..; pwd)\npython3 ${cur_path}/examples/imagenet/main.py --epochs 90\n")
+    launcher = engine._parse_one(("model/test/train_full_8p.sh", str(script), "shell", None))
+    pending = ["model/examples/imagenet/main.py", "model/examples/other/main.py", "elsewhere/imagenet/main.py"]
+    lazy = [Candidate(tmp_path / p, p, "python") for p in pending]
+    assert [c.display for c in engine._likely_entries([launcher], lazy)] == ["model/examples/imagenet/main.py"]
