@@ -37,6 +37,7 @@ class Scope(Record):
     overrides: dict[str, str] = field(default_factory=dict)  # display path -> text (standard input)
     stdin: str | None = None  # display path of the text read from standard input
     root: Path | None = None  # the repository root in file mode
+    folder_files: list[Candidate] = field(default_factory=list)  # what the walk of ``folders`` found
 
     @property
     def file_mode(self) -> bool:
@@ -65,7 +66,7 @@ def _folder_scope(paths: list[Path], absolute: list[Path], cwd: Path) -> Scope:
     if root is None or any(p == root for p in absolute):
         return Scope(paths, absolute[0])
     inside, _ = discover(absolute, cwd)
-    return Scope([root], absolute[0], {c.display for c in inside}, root=root, folders=absolute)
+    return Scope([root], absolute[0], {c.display for c in inside}, root=root, folders=absolute, folder_files=inside)
 
 
 def _file_scope(files: list[Path], cwd: Path) -> Scope:

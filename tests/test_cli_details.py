@@ -500,3 +500,30 @@ def test_the_command_leaves_once_its_whole_report_is_written(tmp_path, monkeypat
     with contextlib.redirect_stdout(captured):
         assert cli.main([".", "--no-cache", "--isolated", "--output-format", "json"]) == 1
     assert shown == json.loads(captured.getvalue())
+
+
+def test_a_folder_of_a_larger_repository_is_walked_once_unless_excludes_apply(tmp_path, monkeypatch, capsys):
+    """The walk that tells what to report is the walk of the folder: it is walked again only where
+    ``exclude`` may prune it differently (the folder named is walked even when excluded)."""
+    from recovery_lint import cli, discover, engine, scope
+
+    excluded_repo(tmp_path, "")
+    monkeypatch.chdir(tmp_path)
+    walked: list[list[str]] = []
+
+    def counting(paths, *args, **kwargs):
+        walked.append(sorted(Path(p).name for p in paths))
+        return discover.discover(paths, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "discover", counting)
+    monkeypatch.setattr(scope, "discover", counting)
+    args = ["check", "sub", "--no-cache", "--output-format", "concise", "--jobs", "1"]
+    assert cli.main([*args, "--isolated"]) == 1
+    alone = capsys.readouterr().out
+    assert walked == [["sub"], [tmp_path.name]]  # the folder by the scope, the repository by the run
+    assert {line.split(":", 1)[0] for line in alone.splitlines() if ": RL" in line} == {"sub/extra/y.sh"}
+    walked.clear()
+    (tmp_path / ".recovery-lint.toml").write_text('exclude = ["nothing-matches"]\n')
+    assert cli.main(args) == 1
+    assert capsys.readouterr().out == alone
+    assert walked == [["sub"], [tmp_path.name], ["sub"]]
