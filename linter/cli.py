@@ -430,7 +430,7 @@ def _check_command(args: argparse.Namespace) -> int:
     request.overrides, request.report_only = dict(scope.overrides), scope.report_only
     request.extra_candidates = scope.extra
     request.folders = scope.folders
-    request.folder_files = scope.folder_files if scope.folders else None
+    request.folder_files = scope.folder_files
     if args.show_files:
         return _show_files(request)
     request.cache = _open_cache(args, config, rules, scope, cwd)

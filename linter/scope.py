@@ -37,7 +37,7 @@ class Scope(Record):
     overrides: dict[str, str] = field(default_factory=dict)  # display path -> text (standard input)
     stdin: str | None = None  # display path of the text read from standard input
     root: Path | None = None  # the repository root in file mode
-    folder_files: list[Candidate] = field(default_factory=list)  # what the walk of ``folders`` found
+    folder_files: list[Candidate] | None = None  # what the walk of ``folders`` found (with them)
 
     @property
     def file_mode(self) -> bool:
