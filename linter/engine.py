@@ -113,7 +113,7 @@ def _folder_files(request: LintRequest, excludes: ExcludeSet) -> list[Candidate]
     to report, when nothing is excluded (a second walk cost a run over ModelZoo-PyTorch's
     ``PyTorch/built-in`` 0.3 s); a new walk otherwise."""
     if request.folder_files is not None and not excludes.regexes:
-        return list(request.folder_files)
+        return request.folder_files
     return discover(request.folders, request.cwd, excludes)[0]
 
 
@@ -836,12 +836,18 @@ def parse_all(
 
         def receive(wait: bool) -> None:
             # models are unpickled as their chunks arrive: a finished chunk left waiting holds its
-            # pickles, and all of them together would add a third to the run's peak memory
+            # pickles, and all of them together would add a third to the run's peak memory; a
+            # chunk waited for that the pool has not started is parsed here instead
             while handed and (wait or handed[0][1].done()):
                 chunk, future = handed.popleft()  # dropped with the future: it keeps the pickles
-                for i, blob in zip(chunk, future.result(), strict=True):
-                    results[i] = parsed = pickle.loads(blob)
-                    store(i, parsed, blob)
+                if future.cancel():
+                    for i in chunk:
+                        results[i] = parsed = _parse_one(jobs[i])
+                        store(i, parsed, None)
+                else:
+                    for i, blob in zip(chunk, future.result(), strict=True):
+                        results[i] = parsed = pickle.loads(blob)
+                        store(i, parsed, blob)
                 progress(len(results), len(jobs))
                 hand_out()
 
@@ -854,17 +860,6 @@ def parse_all(
             progress(len(results), len(jobs))
             receive(wait=False)
             hand_out()
-        started = deque()
-        for chunk, future in handed:  # a chunk the pool has not started is parsed here, not waited for
-            if not future.cancel():
-                started.append((chunk, future))
-                continue
-            for i in chunk:
-                results[i] = parsed = _parse_one(jobs[i])
-                store(i, parsed, None)
-            progress(len(results), len(jobs))
-        handed.clear()
-        handed.extend(started)
         receive(wait=True)
     else:
         # pickling every model costs a fifth of parsing it: in one process, only small runs keep models
