@@ -726,7 +726,8 @@ class _Linker:
             if not imports & NPU_STACKS:
                 continue
             runnable = model.has_main_guard or model.top_level_call
-            verdict = standalone_entry_verdict(path, runnable, imports, training_loop(model))
+            on_npu = bool(imports & NPU_STACKS - {"torch_npu"}) or places_work_on_npu(model)
+            verdict = standalone_entry_verdict(path, runnable, imports, training_loop(model), on_npu)
             self.reached.add(path)
             versions, pin_files = self._versions([path], [])
             context = JobContext(None, _framework(None, [], [model]), None, versions, settings=dict(self.settings))
@@ -1096,6 +1097,23 @@ class _Values(Mapping):
 
 def _values(env: dict[str, EnvValue]) -> _Values:
     return _Values(env)
+
+
+def places_work_on_npu(py: PythonFile) -> bool:
+    """Whether a file puts something on an NPU: a call into ``torch.npu`` or ``torch_npu``, a
+    ``.npu()``, an ``npu`` device among its literal arguments, or ``transfer_to_npu`` (which sends
+    every CUDA call there). A torchvision reference script copied into a model folder imports
+    torch_npu and still trains on ``cuda`` or the CPU."""
+    if py.imports_module("torch_npu.contrib.transfer_to_npu"):
+        return True
+    for call in py.calls:
+        name = call.qualname
+        if name.startswith(("torch.npu.", "torch_npu.")) or name == "npu" or name.endswith(".npu"):
+            return True
+        for arg in (*call.positional, *call.keywords.values()):
+            if isinstance(arg.value, str) and "npu" in arg.value.lower():
+                return True
+    return False
 
 
 def training_loop(py: PythonFile) -> str | None:

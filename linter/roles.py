@@ -276,9 +276,12 @@ def standalone_name(path: str) -> bool:
     return bool(tokens(_stem(path)) & STANDALONE_NAMES)
 
 
-def standalone_entry_verdict(path: str, runnable: bool, imports: frozenset[str], trains: str | None) -> Verdict:
+def standalone_entry_verdict(
+    path: str, runnable: bool, imports: frozenset[str], trains: str | None, on_npu: bool = True
+) -> Verdict:
     """A Python file no launch reaches: training only when it is a runnable entry with a training
-    name and a training loop (it is then started by something this repository does not show)."""
+    name and a training loop (it is then started by something this repository does not show), and
+    ``on_npu``: it puts its work on an NPU."""
     if "mindspore" in imports:
         return Verdict("mindspore", "imports mindspore")
     found = python_path_verdict(path)
@@ -290,6 +293,8 @@ def standalone_entry_verdict(path: str, runnable: bool, imports: frozenset[str],
         return Verdict("unknown", "no launch script runs it and its name does not say training")
     if trains is None:
         return Verdict("unknown", "no launch script runs it and no training loop was found in it")
+    if not on_npu:
+        return Verdict("unknown", "no launch script runs it, and it imports torch_npu but puts nothing on an NPU")
     return Verdict(TRAINING, f"a training entry no launch script reaches ({trains})")
 
 

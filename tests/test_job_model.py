@@ -384,3 +384,34 @@ def test_a_run_over_a_folder_reads_the_standalone_entries_beside_it_only_where_t
     setup = standalone("npu_setup")
     assert "train.py" in setup and resnet not in setup
     assert {"train.py", resnet} <= standalone("docker")  # the pins beside the folders of both
+
+
+@pytest.mark.parametrize(
+    ("device_line", "judged"),
+    [
+        ("device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')", False),
+        ("device = torch.device('npu:0')", True),
+        ("torch.npu.set_device(0)\ndevice = 'cpu'", True),
+        ("from torch_npu.contrib import transfer_to_npu\ndevice = torch.device('cuda')", True),
+    ],
+)
+def test_a_standalone_entry_that_imports_torch_npu_trains_on_an_npu_only_if_it_puts_work_there(
+    tmp_path, device_line, judged
+):
+    """A torchvision reference script copied into a model folder imports torch_npu and trains on
+    CUDA or the CPU: no NPU job, no recovery advice."""
+    write(
+        tmp_path,
+        {
+            "references/train.py": (
+                "import torch\nimport torch_npu\n"
+                f"{device_line}\n\n\ndef main():\n    model = torch.nn.Linear(2, 2).to(device)\n"
+                "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                "    loss = model(torch.ones(2)).sum()\n    loss.backward()\n    optimizer.step()\n"
+                "    torch.save(model.state_dict(), 'ckpt.pt')\n\n\nif __name__ == '__main__':\n    main()\n"
+            )
+        },
+    )
+    job = next(j for j in jobs(tmp_path)["jobs"] if j["id"] == "references/train.py (standalone)")
+    assert job["judged"] is judged, job["reason"]
+    assert bool([f for f in findings(tmp_path) if f.startswith("references/train.py")]) is judged
