@@ -952,6 +952,11 @@ class _Output:
             line = NOTHING_TO_LINT if self._nothing_linted(result) else "All checks passed."
         stream = stream or (sys.stderr if self.to_file else sys.stdout)
         print(line, file=stream)
+        withheld = getattr(result, "withheld", None)
+        if withheld:
+            from .premises import withheld_line
+
+            print(withheld_line(withheld), file=stream)
 
     def statistics(self, diagnostics) -> None:
         counts: dict[tuple[str, str], list[int]] = {}

@@ -32,6 +32,7 @@ class Config(Record):
     jobs: list[JobSpec] = field(default_factory=list)
     fail_on: str = "warning"
     ranktable_host_root: str | None = None  # Ascend Operator's rank-table directory on the hosts, when configured
+    target: dict[str, object] = field(default_factory=dict)  # platform, nodes, mindcluster (see premises.py)
     raw: dict[str, object] = field(default_factory=dict)
 
     def fingerprint(self) -> str:
@@ -182,5 +183,14 @@ def config_from_dict(section: dict, path: Path | None) -> Config:
         jobs=jobs,
         fail_on=section.get("fail-on", "warning"),
         ranktable_host_root=section.get("ranktable-host-root"),
+        target=dict(section.get("target", {})),
         raw=section,
     )
+
+
+def cluster_settings(config: Config) -> dict[str, str]:
+    """The configuration's facts about the cluster, as the jobs' context carries them."""
+    settings = {"ranktable-host-root": config.ranktable_host_root} if config.ranktable_host_root else {}
+    for key, value in config.target.items():
+        settings[f"target.{key}"] = str(value).lower() if isinstance(value, bool) else str(value)
+    return settings

@@ -42,7 +42,7 @@ DEFAULT_EXCLUDES = frozenset(
 )
 YAML_SUFFIXES = (".yaml", ".yml")
 SHELL_SUFFIXES = (".sh", ".bash")
-KINDS = ("manifest", "shell", "python", "requirements", "pyproject", "dockerfile")
+KINDS = ("manifest", "shell", "python", "requirements", "pyproject", "dockerfile", "readme")
 
 
 class Candidate:
@@ -55,7 +55,7 @@ class Candidate:
     def __init__(self, path: Path | str, display: str, kind: str, unchecked_in: str | None = None) -> None:
         self.location = os.fspath(path)  # absolute
         self.display = display  # relative to the working directory, '/' separated
-        self.kind = kind  # manifest | shell | python | requirements | pyproject | dockerfile | maybe-shell
+        self.kind = kind  # manifest | shell | python | requirements | pyproject | dockerfile | readme | maybe-shell
         self._path = path if isinstance(path, Path) else None
         # the walked root, while it is not yet known to be a regular file or a link inside that root
         # (see ``readable``); None once checked
@@ -104,8 +104,10 @@ def classify(name: str) -> str | None:
         return "shell"
     if lower.endswith(".py"):
         return "python"
-    if lower.endswith(".txt") and (lower.startswith("requirements") or lower.startswith("constraints")):
+    if lower.endswith(".txt") and ("requirements" in lower or lower.startswith("constraints")):
         return "requirements"
+    if lower.startswith("readme") and lower.endswith(".md"):
+        return "readme"  # its version tables (read only when a job in its folder asks for versions)
     if lower == "pyproject.toml":
         return "pyproject"
     if lower.startswith("dockerfile") or lower.endswith(".dockerfile") or lower.startswith("containerfile"):

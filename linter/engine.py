@@ -13,13 +13,14 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from .config import Config
+from .config import Config, cluster_settings
 from .diagnostics import Diagnostic
 from .discover import Candidate, ExcludeSet, discover, readable
 from .fixpolicy import enforce
 from .jobs import Job, JobSpec, Project, build_project, folder_and_ancestors
 from .lazyre import LazyPattern
 from .parse import PIN_KINDS, SHELL_KINDS, ParsedFile, read_and_parse
+from .premises import Withheld, training_file, unmet
 from .record import Record, field, replace
 from .roles import ci_path, vendored
 from .rule import Rule
@@ -75,6 +76,7 @@ class LintResult(Record):
     suppressed: int = 0
     # every finding of the linked jobs, also those outside ``report_only`` (the scorecard judges whole jobs)
     all_diagnostics: list[Diagnostic] = field(default_factory=list)
+    withheld: list[Withheld] = field(default_factory=list)  # advice not given: a premise was unknown
 
 
 def lint(request: LintRequest) -> LintResult:
@@ -127,7 +129,7 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
             run_key = cache.key("run", str(request.cwd), str(request.config.root), _scope_key(request), signature)
             if use_run_cache:
                 hit = cache.get_run(run_key)
-                if isinstance(hit, tuple) and len(hit) == 3:
+                if isinstance(hit, tuple) and len(hit) == 4:
                     return _cached_result(request, candidates, warnings, *hit)
     eager, lazy = _split_candidates(candidates, request)
     eager = [c for c in eager if readable(c)]
@@ -138,20 +140,22 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     loader = _LazyParser(by_display, request)  # asked only for the files left pending
     pending = {c.display: c.kind for c in lazy}
     locations = {c.display: c.location for c in candidates}
-    settings = {"ranktable-host-root": request.config.ranktable_host_root} if request.config.ranktable_host_root else {}
+    settings = cluster_settings(request.config)
     try:
         files = parse_all(eager, request, digests, loader.ahead.open)
         relevant = [f for f in files if f.relevant]
         loader.ahead.start(relevant, lazy, request)
         inside = [os.path.realpath(f) for f in request.folders] if request.folders else None
         project = build_project(relevant, request.config.versions, specs, pending, loader, locations, settings, inside)
+        project.named = frozenset(request.named)
     finally:
         loader.ahead.close()  # files parsed ahead but never reached are dropped unseen
     if cache is not None:
         cache.flush()
     files = files + loader.parsed
-    diagnostics, errors = run_rules(request.rules, project, min(request.workers, os.cpu_count() or 1))
-    diagnostics = _dedupe(diagnostics)
+    found, errors = run_rules(request.rules, project, min(request.workers, os.cpu_count() or 1))
+    withheld = [w for w in found if isinstance(w, Withheld)]
+    diagnostics = _dedupe([d for d in found if not isinstance(d, Withheld)])
     diagnostics = _per_file_ignores(diagnostics, request.config, request.cwd)
     shown = [f for f in files if f.relevant]
     state = SuppressionState(
@@ -165,10 +169,13 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     diagnostics += run_directive_rules(request.rules, state)
     diagnostics.sort(key=Diagnostic.sort_key)
     everything = list(diagnostics)
+    withheld = list(dict.fromkeys(withheld))
     if cache is not None and run_key is not None and use_run_cache:
-        cache.put_run(run_key, (everything, errors, suppressed))
+        cache.put_run(run_key, (everything, errors, suppressed, withheld))
     diagnostics = reported(diagnostics, request)
-    return LintResult(diagnostics, files, project, abs_paths, warnings, errors, suppressed, everything)
+    return LintResult(
+        diagnostics, files, project, abs_paths, warnings, errors, suppressed, everything, withheld_of(withheld, request)
+    )
 
 
 class Locations(Mapping):
@@ -185,6 +192,15 @@ class Locations(Mapping):
 
     def __len__(self) -> int:
         return len(self._by_display)
+
+
+def withheld_of(withheld: list[Withheld], request: LintRequest) -> list[Withheld]:
+    """The withheld advice a run speaks of: all of it, or in a run over named files or a folder, that
+    of the jobs whose files it reports (a job's id starts with its manifest's or script's path)."""
+    shown = request.report_only
+    if shown is None:
+        return withheld
+    return [w for w in withheld if w.job.split("#", 1)[0].removesuffix(" (standalone)") in shown]
 
 
 def reported(diagnostics: list[Diagnostic], request: LintRequest) -> list[Diagnostic]:
@@ -230,7 +246,11 @@ def _split(candidates: list[Candidate], eager: Callable[[Candidate], bool]) -> t
 
 
 def _up_front(candidate: Candidate) -> bool:
-    return candidate.kind != "python" and not _aside(candidate)
+    # Python files and READMEs are read when a job reaches them (an entry, versions of its folder)
+    return candidate.kind not in LAZY_KINDS and not _aside(candidate)
+
+
+LAZY_KINDS = frozenset({"python", "readme"})
 
 
 def _reaching_folders(outside: list[Candidate], folders: list[Path]) -> set[str]:
@@ -622,11 +642,21 @@ def _cached_result(
     everything: list[Diagnostic],
     errors: list[str],
     suppressed: int,
+    withheld: list[Withheld],
 ) -> LintResult:
     diagnostics = reported(list(everything), request)
     abs_paths = Locations({c.display: c for c in candidates})
     return _CachedResult(
-        request, diagnostics, None, None, abs_paths, warnings, list(errors), suppressed, list(everything)
+        request,
+        diagnostics,
+        None,
+        None,
+        abs_paths,
+        warnings,
+        list(errors),
+        suppressed,
+        list(everything),
+        withheld_of(withheld, request),
     )
 
 
@@ -1042,11 +1072,17 @@ class _Hooks:
         self._starts: list[int] = []  # index of each segment's first pair
         self._segments: list[tuple[Rule, Sequence[object]]] = []
         count = 0
+        training_files: list[ParsedFile] | None = None
         for rule in rules:
             cls = type(rule)
+            files = project.files
+            if "training-file" in rule.premises:
+                if training_files is None:
+                    training_files = [f for f in project.files if training_file(f, project, self.paths.every)]
+                files = training_files
             for overridden, targets in (
                 (cls.check_project is not Rule.check_project, (project,)),
-                (cls.check_file is not Rule.check_file, project.files),
+                (cls.check_file is not Rule.check_file, files),
                 (cls.check_job is not Rule.check_job, project.jobs),
             ):
                 if overridden and targets:
@@ -1063,14 +1099,36 @@ class _Hooks:
         rule, targets = self._segments[at]
         return rule, targets[index - self._starts[at]]
 
-    def run(self, rule: Rule, target: object) -> list[Diagnostic]:
+    def run(self, rule: Rule, target: object) -> list[Diagnostic | Withheld]:
         paths = self.paths
         if isinstance(target, Job):
+            gate = unmet(target, rule.premises) if rule.premises else None
+            if gate is not None:
+                name, found = gate
+                return [rule.withhold(target, name, found.evidence)] if found.unknown else []
             ident = target.id if target.manifest else None
             return _job_findings(rule, target, ident, paths.linked, paths.of_job[id(target)])
         if isinstance(target, Project):
-            return [enforce(d, paths.every) for d in rule.check_project(target)]
+            view, out = _premised(rule, target)
+            out += [d if isinstance(d, Withheld) else enforce(d, paths.every) for d in rule.check_project(view)]
+            return out
         return [enforce(d, None) for d in rule.check_file(target)]  # type: ignore[arg-type]
+
+
+def _premised(rule: Rule, project: Project) -> tuple[Project, list[Diagnostic | Withheld]]:
+    """The project as a rule that checks it whole sees it: only the jobs where the rule's premises
+    hold; and the withheld advice of the jobs where one is unknown."""
+    if not rule.premises:
+        return project, []
+    jobs: list[Job] = []
+    withheld: list[Diagnostic | Withheld] = []
+    for job in project.jobs:
+        gate = unmet(job, rule.premises)
+        if gate is None:
+            jobs.append(job)
+        elif gate[1].unknown:
+            withheld.append(rule.withhold(job, gate[0], gate[1].evidence))
+    return replace(project, jobs=jobs), withheld
 
 
 def _label(target: object) -> str:
@@ -1082,10 +1140,14 @@ def _label(target: object) -> str:
     return target.path  # type: ignore[attr-defined]
 
 
-def _job_findings(rule: Rule, job: Job, ident: str | None, linked: set[str], paths: set[str]) -> list[Diagnostic]:
+def _job_findings(
+    rule: Rule, job: Job, ident: str | None, linked: set[str], paths: set[str]
+) -> list[Diagnostic | Withheld]:
     context = (job.manifest.path,) if job.manifest is not None else ()
     return [
-        enforce(replace(d, job=ident, context=context), paths) for d in rule.check_job(job) if judged_in(job, d, linked)
+        d if isinstance(d, Withheld) else enforce(replace(d, job=ident, context=context), paths)
+        for d in rule.check_job(job)
+        if isinstance(d, Withheld) or judged_in(job, d, linked)
     ]
 
 

@@ -40,7 +40,16 @@ def reasons(diagnostic: Diagnostic, launch_paths: Collection[str] | None) -> lis
 
 
 def enforce(diagnostic: Diagnostic, launch_paths: Collection[str] | None) -> Diagnostic:
-    """The diagnostic with its fix made unsafe when the policy requires it, and the reason said."""
+    """The diagnostic with its fix made unsafe when the policy requires it, and the reason said; no
+    fix at all when it edits a file read in another encoding than UTF-8 (a Python file declaring
+    ``# coding: gbk``), which the fix engine would not write back byte for byte."""
+    fix = diagnostic.fix
+    if fix is not None:
+        foreign = sorted({e.path for e in fix.edits if e.span.source.encoding != "utf-8"})
+        if foreign:
+            codec = next(e.span.source.encoding for e in fix.edits if e.path == foreign[0])
+            message = f"{diagnostic.message} (No fix: {foreign[0]} is encoded in {codec}, which fixes do not write.)"
+            return replace(diagnostic, fix=None, message=message)
     why = reasons(diagnostic, launch_paths)
     if not why:
         return diagnostic

@@ -130,6 +130,7 @@ class LaunchCommand(Record):
     scale: Scale | None = None
     verdict: Verdict | None = None
     entry_note: str = ""  # why the entry file is not known
+    entry_path: str | None = None  # the entry's display path, also when it could not be read
 
     @property
     def is_torch_launcher(self) -> bool:
@@ -171,6 +172,21 @@ class Versions(Record):
     pins: dict[str, VersionPin] = field(default_factory=dict)
     configured: dict[str, str] = field(default_factory=dict)
     conflicts: dict[str, str] = field(default_factory=dict)  # component -> why no single version is known
+    # component -> the versions the repository supports, one of which the job runs (a README's table)
+    choices: dict[str, tuple[VersionPin, ...]] = field(default_factory=dict)
+
+    def alternatives(self, component: str) -> tuple[str, ...]:
+        """The versions the job may run: the known one, else those the repository lists as supported."""
+        known = self.get(component)
+        if known is not None:
+            return (known,)
+        return tuple(dict.fromkeys(pin.version for pin in self.choices.get(component, ())))
+
+    def alternatives_origin(self, component: str) -> str | None:
+        found = self.choices.get(component)
+        if not found:
+            return None
+        return ", ".join(dict.fromkeys(f"{p.span.path}:{p.span.line}" for p in found))
 
     def get(self, component: str) -> str | None:
         pin = self.pins.get(component)
@@ -196,6 +212,9 @@ class Versions(Record):
         value = self.get(component)
         if value is not None:
             return f"{component} {value} ({self.origin(component)})"
+        listed = self.alternatives(component)
+        if listed:
+            return f"{component} {' or '.join(listed)} ({self.alternatives_origin(component)})"
         if component in self.conflicts:
             return f"the {component} version is unknown ({self.conflicts[component]})"
         return f"the {component} version is not declared"
@@ -227,6 +246,8 @@ class Job(Record):
     # entry path -> the repository modules it imports that configure the training process (see
     # PROCESS_SETTINGS); read for the settings only, they are not files of the job
     entry_modules: dict[str, list[PythonFile]] = field(default_factory=dict)
+    # premise name -> its answer for this job, decided when a rule first asks (see premises.py)
+    premise_answers: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def judged(self) -> bool:
@@ -254,6 +275,7 @@ class Project(Record):
     by_path: dict[str, ParsedFile]
     skipped: list[Job] = field(default_factory=list)  # jobs that are not training, with their verdict
     judgements: Mapping[str, Verdict] = field(default_factory=dict)  # every candidate file: judged or not, and why
+    named: frozenset[str] = frozenset()  # display paths named on the command line: checked whatever their role
 
 
 class JobSpec(Record):
@@ -552,7 +574,7 @@ class _Linker:
             self.reached.add(e.source.path)
         paths = [mf.path] + [s.source.path for launch in launches for s in launch.scripts]
         paths += [e.source.path for e in entries]
-        versions, pin_files = self._versions(paths, launches)
+        versions, pin_files = self._versions(paths, launches, entries)
         context = JobContext(
             _platform(doc), _framework(doc, launches, entries), _recovery(doc), versions, settings=dict(self.settings)
         )
@@ -663,7 +685,7 @@ class _Linker:
             for e in entries:
                 self.reached.add(e.source.path)
             paths = [s.source.path for s in launch.scripts] + [e.source.path for e in entries]
-            versions, pin_files = self._versions(paths, [launch])
+            versions, pin_files = self._versions(paths, [launch], entries)
             context = JobContext(
                 None, _framework(None, [launch], entries), None, versions, settings=dict(self.settings)
             )
@@ -683,6 +705,7 @@ class _Linker:
             entry=entry_path,
             entry_imports=imports,
             entry_test=entry is not None and _is_unit_test(entry),
+            entry_on_cuda=entry is not None and not imports & NPU_STACKS - {"torch_npu"} and _cuda_only(entry),
             multi=scale.multi or (scale.per_node is None and cmd.is_distributed),
             single=scale.single,
             scale=scale.evidence if scale.multi or scale.single else "assumed: the process count is not given",
@@ -729,7 +752,7 @@ class _Linker:
             on_npu = bool(imports & NPU_STACKS - {"torch_npu"}) or places_work_on_npu(model)
             verdict = standalone_entry_verdict(path, runnable, imports, training_loop(model), on_npu)
             self.reached.add(path)
-            versions, pin_files = self._versions([path], [])
+            versions, pin_files = self._versions([path], [], [model])
             context = JobContext(None, _framework(None, [], [model]), None, versions, settings=dict(self.settings))
             jobs.append(Job(f"{path} (standalone)", None, None, [], [model], context, pin_files, verdict))
         return jobs
@@ -840,7 +863,12 @@ class _Linker:
                 out.append(parsed.model)
         return out
 
-    def _versions(self, paths: list[str], launches: list[Launch]) -> tuple[Versions, list[PinFile]]:
+    def _versions(
+        self,
+        paths: list[str],
+        launches: list[Launch],
+        entries: list[PythonFile] = (),  # type: ignore[assignment]
+    ) -> tuple[Versions, list[PinFile]]:
         """The closest exact declaration of each component wins (a ``pip install`` in the job's
         own scripts, then pin files in the nearest folder); declarations that disagree at the same
         distance leave it unknown; configuration values fill what no file declares. Also the pin
@@ -850,6 +878,8 @@ class _Linker:
         candidates: list[tuple[int, VersionPin]] = []
         for rank, model in pin_files:
             candidates += [(rank, pin) for pin in model.pins]
+        for entry in entries:
+            candidates += _guarded_torch(entry, _depth(self.index.folder_of(entry.source.path)) * 2 + 1)
         top = 10_000
         for launch in launches:
             for script in launch.scripts:
@@ -860,13 +890,17 @@ class _Linker:
         for rank, pin in candidates:
             if pin.component not in COMPONENTS:
                 continue
-            key = (rank, 1 if pin.exact else 0)
+            # at one distance an exact pin wins over the versions a README lists, which win over bounds
+            key = (rank, 2 if pin.exact else 1 if pin.alternative else 0)
             held = best.get(pin.component)
             if held is None or key > held[0]:
                 best[pin.component] = (key, [(rank, pin)])
             elif key == held[0]:
                 held[1].append((rank, pin))
-        for component, (_, found) in best.items():
+        for component, (key, found) in best.items():
+            if key[1] == 1:
+                versions.choices[component] = tuple(pin for _, pin in found)
+                continue
             distinct = {pin.version for _, pin in found if pin.exact}
             if len(distinct) > 1:
                 where = ", ".join(sorted({f"{p.span.path}:{p.span.line}" for _, p in found}))
@@ -1014,7 +1048,7 @@ class _Run:
         offset = len(cmd.words) - len(words) if not changed else 0
         run_words = words[: span[1]] + split_arguments(words[span[1] :], values)
         entry = entry_word(run_words, span[1], values)
-        entry_file, note = self._entry(entry, run_words, values, near)
+        entry_file, note, entry_path = self._entry(entry, run_words, values, near)
         loops = cmd.loops
         scale = launch_scale(kind, run_words, span[1], values, loops, posixpath.basename(near))
         self.launch.commands.append(
@@ -1031,6 +1065,7 @@ class _Run:
                 words=run_words,
                 scale=scale,
                 entry_note=note,
+                entry_path=entry_path,
             )
         )
         if entry_file is not None:
@@ -1038,16 +1073,34 @@ class _Run:
 
     def _entry(
         self, entry: Word | None, words: list[Word], values: Mapping[str, str | None], near: str
-    ) -> tuple[PythonFile | None, str]:
+    ) -> tuple[PythonFile | None, str, str | None]:
         if entry is None:
-            return None, "no Python entry in the command"
+            return None, "no Python entry in the command", None
         text = module_path(entry, words, values) or word_value(entry, values) or _static_tail(entry.text)
         if not text or not text.endswith(".py"):
-            return None, f"the entry {entry.text} is built at run time"
+            return None, f"the entry {entry.text} is built at run time", None
         target = self.linker.index.resolve(text, near, "python", self._cwd_folder(near))
-        if target is None or not isinstance(target.model, PythonFile):
-            return None, f"{text} is not in the linted files"
-        return target.model, ""
+        if target is None:
+            return None, f"{text} is not in the linted files", None
+        if not isinstance(target.model, PythonFile):
+            return None, f"{target.path} could not be read", target.path
+        return target.model, "", target.path
+
+
+# torch before the first torch_npu package (1.8.1) ran on NPUs through a torch build of its own
+TORCH_WITH_BUILTIN_NPU = "1.5.0"
+
+
+def _guarded_torch(entry: PythonFile, rank: int) -> list[tuple[int, VersionPin]]:
+    """An entry that imports torch_npu only from some torch version on also runs on the torch before
+    it: both are versions the job may run."""
+    if entry.npu_since is None:
+        return []
+    since, span = entry.npu_since
+    return [
+        (rank, VersionPin("torch", version, "==", span, span, alternative=True))
+        for version in (TORCH_WITH_BUILTIN_NPU, since)
+    ]
 
 
 def _static_tail(text: str) -> str | None:
@@ -1104,7 +1157,7 @@ def places_work_on_npu(py: PythonFile) -> bool:
     ``.npu()``, an ``npu`` device among its literal arguments, or ``transfer_to_npu`` (which sends
     every CUDA call there). A torchvision reference script copied into a model folder imports
     torch_npu and still trains on ``cuda`` or the CPU."""
-    if py.imports_module("torch_npu.contrib.transfer_to_npu"):
+    if py.imports_module("torch_npu.contrib.transfer_to_npu") or py.chained_npu:
         return True
     for call in py.calls:
         name = call.qualname
@@ -1112,6 +1165,26 @@ def places_work_on_npu(py: PythonFile) -> bool:
             return True
         for arg in (*call.positional, *call.keywords.values()):
             if isinstance(arg.value, str) and "npu" in arg.value.lower():
+                return True
+    return False
+
+
+# torch.cuda calls an NPU entry also makes (transfer_to_npu sends them to the NPU): no sign of CUDA work
+_CUDA_NEUTRAL = frozenset({"torch.cuda.is_available", "torch.cuda.device_count"})
+
+
+def _cuda_only(py: PythonFile) -> bool:
+    """Whether a file puts its work on CUDA devices (a ``.cuda()``, a ``torch.cuda`` call, a ``cuda``
+    device among its literal arguments) and nothing on an NPU: an upstream script copied into an
+    Ascend repository (torchvision's references keep ``--device cuda``)."""
+    if places_work_on_npu(py):
+        return False
+    for call in py.calls:
+        name = call.qualname
+        if name.endswith(".cuda") or (name.startswith("torch.cuda.") and name not in _CUDA_NEUTRAL):
+            return True
+        for arg in (*call.positional, *call.keywords.values()):
+            if isinstance(arg.value, str) and arg.value.lower().startswith("cuda"):
                 return True
     return False
 

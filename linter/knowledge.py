@@ -318,6 +318,7 @@ class Release(Record, frozen=True):
     package: str
     watchdog_default: int | None
     watchdog_values: tuple[int, ...] | None
+    starts_watchdog_thread: bool
     reads_torch_hccl_async_error_handling: bool
     ships_torch_npu_run: bool
     reads_rank_table_file: bool
@@ -352,6 +353,7 @@ def _release_from_row(row: dict[str, Any]) -> Release:
         package=row["package"],
         watchdog_default=row["watchdog_default"],
         watchdog_values=None if values is None else tuple(values),
+        starts_watchdog_thread=row["starts_watchdog_thread"],
         reads_torch_hccl_async_error_handling=row["reads_torch_hccl_async_error_handling"],
         ships_torch_npu_run=row["ships_torch_npu_run"],
         reads_rank_table_file=row["reads_rank_table_file"],
@@ -441,13 +443,50 @@ class NpuFacts(Record, frozen=True):
     basis: str
     conflict: str | None = None
     no_npu: bool = False
+    # some of the versions the job may run have no torch_npu at all (torch 1.5, a CUDA build) while
+    # others have the releases above: each answer must hold for those too
+    mixed: bool = False
 
     def answer(self, field_name: str) -> Any:
         """The value of ``field_name`` shared by every candidate release; None when they differ or none."""
         values = [getattr(release, field_name) for release in self.releases]
+        if self.mixed:
+            values.append(_WITHOUT_TORCH_NPU.get(field_name))
         if values and all(value == values[0] for value in values):
             return values[0]
         return None
+
+
+# what a stack without torch_npu has of each release fact (torch 1.5's own NPU build, a CUDA build)
+_WITHOUT_TORCH_NPU: dict[str, Any] = {
+    "watchdog_default": None,
+    "watchdog_values": (),
+    "starts_watchdog_thread": False,
+    "reads_hccl_async_error_handling": False,
+    "reads_torch_hccl_async_error_handling": False,
+    "ships_torch_npu_run": False,
+    "reads_rank_table_file": False,
+    "reads_resume_mode_enable": False,
+}
+
+
+def npu_facts_any(torches: tuple[str, ...], torch_npus: tuple[str, ...], where: str = "") -> NpuFacts:
+    """The candidate releases when the job may run any of several versions (a README lists the
+    PyTorch versions a model supports): the releases of every one of them. ``where`` says where the
+    versions were listed."""
+    pairs = [(t, n) for t in (torches or (None,)) for n in (torch_npus or (None,))]
+    if len(pairs) == 1:
+        return npu_facts(*pairs[0])
+    every = [npu_facts(t, n) for t, n in pairs]
+    listed = " or ".join(f"torch {t}" if n is None else f"torch_npu {n}" for t, n in pairs if t or n)
+    releases = tuple(dict.fromkeys(r for facts in every for r in facts.releases))
+    without = [facts for facts in every if not facts.releases and facts.no_npu]
+    basis = f"{listed} may run{f' ({where})' if where else ''}"
+    if not releases:
+        return NpuFacts((), f"{basis}, and none of them has a torch_npu release with these features", no_npu=True)
+    if without:
+        basis += f"; {without[0].basis}"
+    return NpuFacts(releases, basis, mixed=bool(without))
 
 
 def _declared(text: str | None) -> str | None:
@@ -637,6 +676,9 @@ class WatchdogFacts(Record, frozen=True):
     checked: bool | None  # values outside ``values`` stop the process at start-up
     reads_torch_name: bool | None  # TORCH_HCCL_ASYNC_ERROR_HANDLING is read
     basis: str
+    thread: bool | None = (
+        None  # a watchdog thread starts at all (the 5.0.x torch 2.1.0 builds read the variable, start none)
+    )
     releases: tuple[Release, ...] = field(default=(), repr=False)
     no_npu: bool = False
 
@@ -666,16 +708,19 @@ def watchdog_facts(facts: NpuFacts) -> WatchdogFacts:
     """The watchdog behaviour shared by the candidate releases of ``facts``."""
     releases = facts.releases
     if not releases and facts.no_npu:
-        return WatchdogFacts(False, None, False, None, False, False, facts.basis, no_npu=True)
-    checked = _shared([_checks_values(release) for release in releases])
+        return WatchdogFacts(False, None, False, None, False, False, facts.basis, False, no_npu=True)
+    checked = _shared([_checks_values(release) for release in releases] + ([False] if facts.mixed else []))
     return WatchdogFacts(
         read=facts.answer("reads_hccl_async_error_handling"),
         default=facts.answer("watchdog_default"),
-        on_by_default=_shared([release.watchdog_default == 1 for release in releases]),
+        on_by_default=_shared(
+            [release.watchdog_default == 1 for release in releases] + ([False] if facts.mixed else [])
+        ),
         values=facts.answer("watchdog_values") if checked else None,
         checked=checked,
         reads_torch_name=facts.answer("reads_torch_hccl_async_error_handling"),
         basis=facts.basis,
+        thread=facts.answer("starts_watchdog_thread"),
         releases=releases,
         no_npu=facts.no_npu,
     )
@@ -741,6 +786,18 @@ def _documented(feature: _Feature, release: Release) -> bool:
     return False
 
 
+@functools.cache
+def mindcluster_releases() -> NpuFacts:
+    """The torch_npu releases the MindCluster docs support for a PyTorch job under resumable training:
+    those its fault detection (the HCCL watchdog, the baseline every resumable PyTorch job has) is
+    documented for, torch 1.11.0 or 2.1.0 and later with a release newer than 6.0.RC1. A job MindCluster
+    runs that declares no version runs one of them."""
+    spec = _FEATURES["watchdog"]
+    releases = tuple(release for release in release_table() if _documented(spec, release))
+    documented = _requirement(spec.requirement)["documented_range"]
+    return NpuFacts(releases, f"no version is declared; MindCluster runs the job, and its docs support {documented}")
+
+
 def feature_support(feature: str, facts: NpuFacts) -> Support:
     """Whether ``feature`` (``torch_npu_run``, ``rank_table``, ``watchdog``) is there for ``facts``."""
     spec = _FEATURES.get(feature)
@@ -760,10 +817,12 @@ def _support(spec: _Feature, facts: NpuFacts) -> tuple[str, str]:
             return "missing", f"{facts.basis}, so {spec.name} is not available."
         return "unknown", f"{facts.basis}, so it is unknown whether {spec.name} is available."
     having = [release for release in releases if getattr(release, spec.attribute)]
-    single = len(releases) == 1
+    single = len(releases) == 1 and not facts.mixed
     if not having:
         which = f", which {spec.lacks}" if single else f"; none of them {spec.has}"
         return "missing", f"{facts.basis}{which}, so {spec.name} cannot work{_first_with(spec, releases)}."
+    if facts.mixed:
+        return "unknown", f"{facts.basis}, so it is unknown whether the job has {spec.name}."
     if len(having) < len(releases):
         return "unknown", (
             f"{facts.basis}; {spec.name} is in only {len(having)} of these {len(releases)} release builds"

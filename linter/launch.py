@@ -468,3 +468,25 @@ def launch_scale(
     if spawns:
         return Scale(None, None, "--multiprocessing-distributed", spawns=True)
     return Scale(1, 1, "one process (no distributed launcher, device loop or device count)")
+
+
+def node_count(launcher: str, words: list[Word], after: int) -> tuple[int | None, str]:
+    """How many nodes a distributed launch spans, read from its own options, and the evidence; None
+    when an option gives it at run time. A launch without the option runs on one node (torchrun's
+    and torch.distributed.launch's ``--nnodes`` default to 1; deepspeed without a hostfile runs on
+    the local node)."""
+    if launcher == "deepspeed":
+        nodes, seen = option_value(words, ("--num_nodes", "--num-nodes"), {}, after)
+        if seen:
+            return _int(nodes), f"deepspeed --num_nodes {nodes or '(set at run time)'}"
+        _hosts, given = option_value(words, ("--hostfile", "-H", "--include", "-i"), {}, after)
+        if given:
+            return None, "deepspeed reads its nodes from a hostfile"
+        return 1, "deepspeed without --num_nodes or a hostfile (the local node)"
+    nodes, seen = option_value(words, ("--nnodes",), {}, after)
+    if not seen and any(w.value is None and PURE_VARIABLE.match(w.text) for w in words[after:]):
+        return None, f"{launcher} options held in a variable whose value is not known"
+    if not seen:
+        return 1, f"{launcher} without --nnodes (one node)"
+    count = _int(nodes)
+    return count, f"{launcher} --nnodes {nodes}" if count is not None else f"{launcher} --nnodes set at run time"

@@ -35,7 +35,7 @@ class ParsedFile(Record):
 
 
 SHELL_KINDS = ("shell", "maybe-shell")
-PIN_KINDS = frozenset({"requirements", "pyproject", "dockerfile"})  # files that declare versions
+PIN_KINDS = frozenset({"requirements", "pyproject", "dockerfile", "readme"})  # files that declare versions
 
 
 def decode(path: str, data: bytes, kind: str = "") -> tuple[SourceText | None, FileIssue | None]:
@@ -50,8 +50,40 @@ def decode(path: str, data: bytes, kind: str = "") -> tuple[SourceText | None, F
         kept = SourceText(path, data.decode("utf-8", "surrogateescape"))
         if kind in SHELL_KINDS:
             return kept, None
+        declared = declared_encoding(data) if kind == "python" else None
+        if declared is not None:
+            try:
+                return SourceText(path, data.decode(declared), declared), None
+            except UnicodeDecodeError as wrong:
+                at = len(data[: wrong.start].decode(declared, "replace"))
+                message = f"not valid {declared}, the encoding its coding line declares (byte {wrong.start})"
+                message += "; not linted"
+                return None, FileIssue(kept.span(at, at + 1), message)
         at = len(data[: exc.start].decode("utf-8"))  # the bytes before the first bad one are valid
         return None, FileIssue(kept.span(at, at + 1), f"not valid UTF-8 (byte {exc.start}); not linted")
+
+
+# PEP 263: a comment on the first or second line naming the source encoding (``# -*- coding: gbk -*-``)
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def declared_encoding(data: bytes) -> str | None:
+    """The codec a Python file declares on its first two lines (PEP 263), when Python knows it and it is
+    not UTF-8; None otherwise."""
+    import codecs
+
+    for line in data.split(b"\n", 2)[:2]:
+        match = _CODING.match(line)
+        if match is None:
+            if line.strip() and not line.lstrip().startswith(b"#"):
+                return None  # code before any declaration: the second line no longer counts
+            continue
+        try:
+            name = codecs.lookup(match.group(1).decode("ascii")).name
+        except (LookupError, UnicodeDecodeError):
+            return None
+        return None if name == "utf-8" else name
+    return None
 
 
 def read_and_parse(path: str, abs_path: str, kind: str, text: str | None = None) -> ParsedFile:
@@ -113,10 +145,11 @@ def parse_source(source: SourceText, kind: str) -> ParsedFile:
 
         py = parse_python(source)
         return ParsedFile(source.path, kind, source, py, [FileIssue(i.span, i.message) for i in py.issues])
-    if kind in ("requirements", "pyproject", "dockerfile"):
+    if kind in PIN_KINDS:
         from .sources.versions import parse_pins
 
-        return ParsedFile(source.path, kind, source, parse_pins(source, kind))
+        # a README is read for its version tables only: it is no file the run lints
+        return ParsedFile(source.path, kind, source, parse_pins(source, kind), relevant=kind != "readme")
     return ParsedFile(source.path, "other", source, None, [], relevant=False)
 
 

@@ -178,6 +178,7 @@ class LaunchFacts(Record, frozen=True):
     single: bool  # known to be one process on one device
     scale: str  # evidence for the process count
     in_manifest: bool
+    entry_on_cuda: bool = False  # the entry puts its work on CUDA devices and nothing on an NPU
 
 
 def launch_verdict(facts: LaunchFacts) -> Verdict:
@@ -205,6 +206,8 @@ def launch_verdict(facts: LaunchFacts) -> Verdict:
             return found
     if facts.entry_test:
         return Verdict("test", "the entry is a unit test")
+    if facts.entry_on_cuda:
+        return Verdict("cuda", "the entry puts its work on CUDA devices, nothing on an NPU (upstream code)")
     if ("--do_eval" in args or "--do_predict" in args) and "--do_train" not in args:
         return Verdict("evaluation", "--do_eval without --do_train")
     if any(a.startswith(("--task-data-path", "--task_data_path")) for a in facts.arguments):
@@ -266,6 +269,23 @@ def python_path_verdict(path: str) -> Verdict | None:
     if why:
         return Verdict("ci", why)
     return _negative_name(tokens(stem), f"the name {name}")
+
+
+def role_by_name(path: str) -> Verdict | None:
+    """What a file is for when its name or folders say it is not training (inference, evaluation,
+    conversion, data preparation, a benchmark), or None."""
+    name = posixpath.basename(path)
+    words = tokens(_stem(path))
+    found = _negative_name(words, f"the name {name}") or _benchmark_name(words, f"the name {name}")
+    if found is not None:
+        return found
+    folder_words: set[str] = set()
+    for part in path.split("/")[:-1]:
+        folder_words |= tokens(part)
+    hit = sorted(folder_words & INFERENCE - GENERIC_FOLDER_WORDS)
+    if hit and not folder_words & TRAIN_WORDS:
+        return Verdict("inference", f"its folder says {hit[0]!r}")
+    return None
 
 
 STANDALONE_NAMES = frozenset({"train", "pretrain", "posttrain", "finetune", "sft", "main"})

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 from .diagnostics import Diagnostic, Fix, Related, Severity
+from .premises import PREMISES, Withheld
 from .record import Record, field
 from .span import Span
 
@@ -79,6 +80,9 @@ class Rule:
     sources: ClassVar[tuple[str, ...]]
     fix_availability: ClassVar[str] = "none"  # always | sometimes | none
     cases: ClassVar[tuple[Case, ...]] = ()  # a rule gives them as ``examples(lambda: (Case(...), ...))``
+    # what the advice takes for granted (names in premises.PREMISES): the engine runs the rule for a
+    # job only where every one is held, and counts the jobs where one is unknown
+    premises: ClassVar[tuple[str, ...]] = ()
 
     # -- hooks: override one or more -----------------------------------------------------------
     def check_job(self, job: Job) -> Iterable[Diagnostic]:
@@ -109,6 +113,10 @@ class Rule:
             related=tuple(Related(s, m) for s, m in related if s is not None),
         )
 
+    def withhold(self, job: Job, premise: str, evidence: str) -> Withheld:
+        """Advice not given because ``premise`` is unknown for ``job`` (yielded like a finding)."""
+        return Withheld(self.code, job.id, premise, evidence)
+
     def run(self, project: Project) -> Iterator[Diagnostic]:
         for diagnostic in self.check_project(project):
             yield diagnostic
@@ -129,8 +137,20 @@ class Rule:
             f"Phase: {PHASE_TITLES[cls.phase]}. Default severity: {cls.severity.value}. "
             f"Fix: {cls.fix_availability}.\n\n"
             f"{h}# What it checks\n{cls.what.strip()}\n\n"
+            f"{cls.premise_text()}"
             f"{h}# Why it costs recovery time\n{cls.why.strip()}\n\n"
             f"{h}# Example\n{cls.example.strip()}\n\n"
             f"{h}# Fix and its safety\n{cls.fix.strip()}\n\n"
             f"{h}# Sources\n{sources}\n"
         )
+
+    @classmethod
+    def premise_text(cls) -> str:
+        """The premises, as the documentation lists them ('' for a rule that declares none)."""
+        if not cls.premises:
+            return ""
+        lines = [
+            f"- {PREMISES[name].question} (`{name}`; where unknown, declare `{PREMISES[name].key}`)"
+            for name in cls.premises
+        ]
+        return "Reported only where the evidence establishes that:\n" + "\n".join(lines) + "\n\n"

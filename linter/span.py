@@ -178,15 +178,18 @@ class SourceText:
         "_char_of_byte",
         "_line_starts",
         "_newline",
+        "encoding",
         "path",
         "text",
     )
 
-    def __init__(self, path: str, text: str) -> None:
+    def __init__(self, path: str, text: str, encoding: str = "utf-8") -> None:
         # display path, relative to the working directory, '/' separated; one object for the
         # file's models, parsed here or in a worker (whose model brings a copy of its own)
         self.path = intern(path) if path.__class__ is str else path
         self.text = text
+        # the codec the file was read with: UTF-8, or what a Python file declares (PEP 263, ``# coding: gbk``)
+        self.encoding = encoding
         self._line_starts: array | None = None
         self._byte_line_starts: list[int] | None = None
         self._char_of_byte: array | None = None
@@ -194,7 +197,10 @@ class SourceText:
         self._newline: str | None = None
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (SourceText, (self.path, self.text))  # the position tables are rebuilt where needed
+        # the position tables are rebuilt where needed
+        if self.encoding == "utf-8":
+            return (SourceText, (self.path, self.text))
+        return (SourceText, (self.path, self.text, self.encoding))
 
     def __repr__(self) -> str:
         return f"SourceText({self.path!r}, <{len(self.text)} characters>)"

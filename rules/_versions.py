@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from recovery_lint.jobs import Job, Project
 from recovery_lint.knowledge import NpuFacts, npu_facts
+from recovery_lint.premises import release_facts
 from recovery_lint.sources.versions import PinFile, VersionPin
 from recovery_lint.span import Span
 
@@ -70,9 +71,12 @@ CONFIG_NOTE = "from the recovery-lint configuration, versions.{component}"
 
 
 def facts_of(job: Job) -> NpuFacts:
-    """What the job's declared torch and torch_npu say about the torch_npu release it runs."""
-    versions = job.context.versions
-    return npu_facts(versions.get("torch"), versions.get("torch-npu"))
+    """What the job's declared torch and torch_npu say about the torch_npu release it runs (any of
+    the versions a README or version-named requirements list, when no single one is pinned; for a
+    job MindCluster runs that declares none, the releases the MindCluster docs support). Where
+    nothing is known, every release of the table: no answer is shared by all of them."""
+    facts, _ = release_facts(job)
+    return facts if facts is not None else npu_facts(None, None)
 
 
 def with_origin(reason: str, job: Job) -> str:
@@ -87,8 +91,11 @@ def declared(job: Job) -> str:
     parts = []
     for component, label in (("torch-npu", "torch_npu"), ("torch", "torch")):
         origin = versions.origin(component)
+        listed = versions.alternatives_origin(component)
         if origin is not None:
             parts.append(f"{label} from {origin}")
+        elif listed is not None:
+            parts.append(f"{label} {' or '.join(versions.alternatives(component))} listed in {listed}")
         elif component in versions.conflicts:
             parts.append(f"{label} {versions.conflicts[component]}")
     return f" ({'; '.join(parts)})" if parts else ""

@@ -250,6 +250,7 @@ def _tsv_row(row: dict) -> dict[str, str]:
         else "any integer (no check)"
         if values is None
         else ",".join(map(str, values)),
+        "starts_watchdog_thread": yes(row["starts_watchdog_thread"]),
         "reads_TORCH_HCCL_ASYNC_ERROR_HANDLING": yes(row["reads_torch_hccl_async_error_handling"]),
         "ships_torch_npu_run": yes(row["ships_torch_npu_run"]),
         "reads_RANK_TABLE_FILE": yes(row["reads_rank_table_file"]),

@@ -27,6 +27,7 @@ COLUMNS = (
     "package",
     "watchdog_default",
     "watchdog_values",
+    "starts_watchdog_thread",  # the thread is started as hcclCommWatchdog, or Watchdog::run from 26.0.0
     "reads_torch_hccl_async_error_handling",
     "ships_torch_npu_run",
     "reads_rank_table_file",
@@ -111,6 +112,9 @@ def derive(tag: str) -> dict[str, object]:
         "package": _package(tag),
         "watchdog_default": default,
         "watchdog_values": values,
+        "starts_watchdog_thread": bool(
+            _csrc_mentions(tag, r"std::thread\(&ProcessGroupHCCL::(hcclCommWatchdog|Watchdog::run)\b")
+        ),
         "reads_torch_hccl_async_error_handling": bool(_csrc_mentions(tag, r'"TORCH_HCCL_ASYNC_ERROR_HANDLING"')),
         "ships_torch_npu_run": TORCH_NPU_RUN.search(_show(tag, "setup.py") or "") is not None,
         "reads_rank_table_file": bool(_csrc_mentions(tag, r'(getenv|get_and_log_env)\("RANK_TABLE_FILE"\)')),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from ..jobs import Job, LaunchCommand, Project
+from ..premises import PREMISES, Answer, answer
 from ..sources.versions import COMPONENTS
 
 
@@ -31,6 +32,9 @@ def _job_lines(job: Job) -> list[str]:
         f"  platform: {ctx.platform or 'unknown'}; framework: {ctx.framework or 'unknown'}; "
         f"recovery: {ctx.recovery or 'unknown'}; versions: {_versions(job)}",
     ]
+    if job.judged:
+        for name, found in premise_answers(job):
+            lines.append(f"  premise {name}: {found.status} ({found.evidence})")
     for span, note in ctx.notes:
         lines.append(f"  note: {note} ({span.path}:{span.line})")
     for launch in job.launches:
@@ -54,6 +58,11 @@ def _job_lines(job: Job) -> list[str]:
         for entry in job.entries:
             lines.append(f"  python {entry.source.path}")
     return lines
+
+
+def premise_answers(job: Job) -> list[tuple[str, Answer]]:
+    """Every job-level premise, answered for ``job``."""
+    return [(name, answer(job, name)) for name in PREMISES if name != "training-file"]
 
 
 def render_jobs(project: Project) -> str:
@@ -86,6 +95,11 @@ def _job_json(job: Job) -> dict[str, object]:
             for c in COMPONENTS
             if ctx.versions.get(c) is not None
         },
+        "premises": (
+            {name: {"status": found.status, "evidence": found.evidence} for name, found in premise_answers(job)}
+            if job.judged
+            else {}
+        ),
         "files": job.files,
         "launches": [
             {

@@ -201,6 +201,9 @@ class PythonFile(Record, eq=False):
     str_names: frozenset[str] = frozenset()  # names every assignment of which builds a str (a path)
     buffer_names: frozenset[str] = frozenset()  # names assigned an in-memory buffer (io.BytesIO())
     main_guards: tuple[tuple[int, int], ...] = ()  # offsets of each `if __name__ == "__main__":` block
+    # ``if torch.__version__ >= "1.8": import torch_npu``: the version torch_npu is imported from, and the test
+    npu_since: tuple[str, Span] | None = None
+    chained_npu: bool = False  # moves a call's result to an NPU (``torch.ones(2).npu()``)
 
     def runs_on_import(self, call: PyCall) -> bool:
         """Whether a call runs when the file is imported, not only when it is run as a program."""

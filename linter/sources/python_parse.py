@@ -84,6 +84,10 @@ class _Collector:
                 self.result.has_main_guard = True
                 body = node.body  # type: ignore[attr-defined]  # its else branch runs on import
                 self.result.main_guards += ((self.span(body[0]).start, self.span(body[-1]).end),)
+            elif cls is ast.If and self.result.npu_since is None:
+                since = _npu_since(node)  # type: ignore[arg-type]
+                if since is not None:
+                    self.result.npu_since = (since, self.span(node.test))  # type: ignore[attr-defined]
         self.result.imports.sort(key=lambda i: i.span.start)
         strings: set[str] = set()
         others: set[str] = set()
@@ -132,6 +136,8 @@ class _Collector:
     def _call(self, node: ast.Call, guard: str | None = None, function: str | None = None) -> None:
         written = dotted(node.func)
         if not written:
+            if _npu_on_a_result(node):  # torch.ones(2).npu(), nn.Linear(2, 2).to("npu")
+                self.result.chained_npu = True
             return
         # the names are kept once per run: a repository calls the same few thousand names
         written = intern(written)
@@ -361,6 +367,41 @@ def dotted(node: ast.AST) -> str:
         parts.append(node.id)
         return ".".join(reversed(parts))
     return ""
+
+
+def _npu_on_a_result(node: ast.Call) -> bool:
+    """A call that moves what another call returns to an NPU: ``.npu()`` or ``.to("npu…")``."""
+    func = node.func
+    if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Call):
+        return False
+    if func.attr == "npu":
+        return True
+    if func.attr != "to":
+        return False
+    for arg in [*node.args, *(kw.value for kw in node.keywords)]:
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.lower().startswith("npu"):
+            return True
+    return False
+
+
+def _npu_since(node: ast.If) -> str | None:
+    """The torch version from which a file imports torch_npu, when it guards the import by torch's
+    version (``if torch.__version__ >= "1.8": import torch_npu``): it also runs on older torch, whose
+    NPU support was built in (torch 1.5)."""
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.GtE, ast.Gt))):
+        return None
+    if dotted(test.left) != "torch.__version__":
+        return None
+    bound = test.comparators[0]
+    if not (isinstance(bound, ast.Constant) and isinstance(bound.value, str)):
+        return None
+    for stmt in node.body:
+        if isinstance(stmt, ast.Import) and any(a.name.split(".")[0] == "torch_npu" for a in stmt.names):
+            return bound.value
+        if isinstance(stmt, ast.ImportFrom) and (stmt.module or "").split(".")[0] == "torch_npu":
+            return bound.value
+    return None
 
 
 def _is_main_guard(test: ast.AST) -> bool:

@@ -51,13 +51,16 @@ ENV_COMPONENTS = {
 
 
 class VersionPin(Record):
-    __slots__ = ("component", "line_span", "op", "span", "version")
+    __slots__ = ("alternative", "component", "line_span", "op", "span", "version")
 
     component: str  # torch | torch-npu | cann | mindcluster | mindio
     version: str  # as written
     op: str  # "==" for an exact pin; a lower bound otherwise is not a known version
     span: Span  # the version text
     line_span: Span  # the whole requirement
+    # one of several versions the repository supports (a README's version table, a 1.8_requirements.txt):
+    # the job runs on one of them, which one is not said
+    alternative: bool
 
     def __init__(
         self,
@@ -66,16 +69,18 @@ class VersionPin(Record):
         op: str,
         span: Span,
         line_span: Span,
+        alternative: bool = False,
     ) -> None:
         self.component = component
         self.version = version
         self.op = op
         self.span = span
         self.line_span = line_span
+        self.alternative = alternative
 
     @property
     def exact(self) -> bool:
-        return self.op in ("==", "===") and "*" not in self.version
+        return self.op in ("==", "===") and "*" not in self.version and not self.alternative
 
 
 class PinFile(Record, eq=False):
@@ -87,9 +92,20 @@ def normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+# ``1.8_requirements.txt``: the dependencies of one of the torch versions a model supports
+VERSIONED_REQUIREMENTS = LazyPattern(r"^(?:pytorch|torch)?[_-]?(\d+\.\d+(?:\.\d+)?)[_-]requirements", re.IGNORECASE)
+
+
 def parse_pins(src: SourceText, kind: str) -> PinFile:
-    """``kind`` is requirements, pyproject or dockerfile."""
+    """``kind`` is requirements, pyproject, dockerfile or readme."""
+    if kind == "readme":
+        return parse_readme(src)
     result = PinFile(src)
+    if kind == "requirements":
+        named = VERSIONED_REQUIREMENTS.match(src.path.rsplit("/", 1)[-1])
+        if named:  # the file's name is the torch version it serves, one of several
+            whole = src.span(0, len(src.line_text(0)) if src.line_starts else 0)
+            result.pins.append(VersionPin("torch", named.group(1), "==", whole, whole, alternative=True))
     for line0 in range(len(src.line_starts)):
         line = src.line_text(line0)
         base = src.line_start(line0)
@@ -224,3 +240,63 @@ def pins_in_words(words: list) -> list[VersionPin]:
         )
         out.append(VersionPin(component, m.group("version"), m.group("op"), version_span, span))
     return out
+
+
+# -- README version tables ---------------------------------------------------------------------------
+# a Markdown table row: `| PyTorch 1.8 | torchvision==0.9.1 |`, `| CANN | 5.1.RC2 | - |`, `| PyTorch | [1.11.0](…) |`
+_ROW = LazyPattern(r"^\s*\|(?P<first>[^|\n]*)\|(?P<second>[^|\n]*)\|")
+_NAMED_TORCH = LazyPattern(r"^\s*(?:pytorch|torch)[\s_-]*v?(?P<version>\d+\.\d+(?:\.\d+)?)\s*$", re.IGNORECASE)
+_README_COMPONENTS = {
+    "pytorch": "torch",
+    "torch": "torch",
+    "pytorch版本": "torch",
+    "torch_npu": "torch-npu",
+    "torch-npu": "torch-npu",
+    "frameworkptadapter": "torch-npu",
+    "cann": "cann",
+    "cann版本": "cann",
+}
+# a cell holding one version, bare or as a link's text: `1.11.0`, `[1.11.0](…)`, `PyTorch 1.11`, `8.0.RC2`
+_CELL_VERSION = LazyPattern(
+    r"^\s*\[?\s*(?:pytorch\s*|torch\s*|v)?(?P<version>\d+\.\d+(?:\.(?:RC\d+|\d+))*(?:\.post\d+)?)\s*\]?"
+    r"(?:\([^)]*\))?\s*$",
+    re.IGNORECASE,
+)
+
+
+def parse_readme(src: SourceText) -> PinFile:
+    """Versions a README declares in its version tables: the PyTorch versions a model supports
+    (``| PyTorch 1.8 | torchvision==0.9.1 |``, one row each) and the software a model was verified
+    with (``| CANN | 5.1.RC2 |``, ``| PyTorch | 1.11.0 |``). Each is one of the versions the
+    repository supports (an alternative); a range (``>1.5.0``, ``1.5.0+``) declares none."""
+    result = PinFile(src)
+    text = src.text
+    if "|" not in text:
+        return result
+    for line0 in range(len(src.line_starts)):
+        line = src.line_text(line0)
+        if not line.lstrip().startswith("|"):
+            continue
+        row = _ROW.match(line)
+        if row is None:
+            continue
+        base = src.line_start(line0)
+        first, second = row.group("first"), row.group("second")
+        named = _NAMED_TORCH.match(first)
+        if named is not None:
+            _readme_pin(result, src, "torch", named, base + row.start("first"), base, line)
+            continue
+        component = _README_COMPONENTS.get(first.strip().lower())
+        if component is None:
+            continue
+        value = _CELL_VERSION.match(second)
+        if value is not None:
+            _readme_pin(result, src, component, value, base + row.start("second"), base, line)
+    return result
+
+
+def _readme_pin(result: PinFile, src: SourceText, component: str, match, offset: int, base: int, line: str) -> None:
+    start = offset + match.start("version")
+    end = offset + match.end("version")
+    whole = src.span(base, base + len(line.rstrip()))
+    result.pins.append(VersionPin(component, match.group("version"), "==", src.span(start, end), whole, True))

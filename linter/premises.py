@@ -1,0 +1,307 @@
+"""What a rule's advice takes for granted, asked of each job in one place.
+
+A finding is a claim about someone's cluster, true only under premises: the scale the optimization
+pays off at (the Parallel Store: more than one node), the platform whose default it changes (online
+operator compilation is the default on the Atlas training series only), the stack it is documented
+for (MindIO ACP: DeepSpeed, X1 and MindSpeed-LLM), that a MindCluster scheduler runs the job. Each
+premise is a named question with three answers, each with the evidence behind it:
+
+- ``held``: the repository (or the configuration) establishes it;
+- ``failed``: it establishes the opposite; the advice does not apply and nothing is said;
+- ``unknown``: nothing establishes either; the advice is withheld, counted, and the run ends with the
+  configuration key that would settle it.
+
+Rules declare the premises they need (``Rule.premises``); the engine runs a rule for a job only where
+every one of them is held. A rule whose claim depends on finer facts (what the torch_npu release in
+use does) answers them itself and yields a :class:`Withheld` where they are unknown. The
+configuration (``[tool.recovery-lint.target]``) is evidence like any other: it fills what the
+repository does not say, and a job's own manifest wins over it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from .lazyre import LazyPattern
+from .record import Record
+
+TYPE_CHECKING = False  # typing is not imported at run time (see record.py)
+if TYPE_CHECKING:
+    from .jobs import Job, Project
+    from .knowledge import NpuFacts
+    from .parse import ParsedFile
+
+HELD = "held"
+FAILED = "failed"
+UNKNOWN = "unknown"
+
+
+class Answer(Record, frozen=True):
+    """One premise answered for one job."""
+
+    status: str  # held | failed | unknown
+    evidence: str  # what the answer was read from (or why nothing was found)
+
+    @property
+    def held(self) -> bool:
+        return self.status == HELD
+
+    @property
+    def unknown(self) -> bool:
+        return self.status == UNKNOWN
+
+
+class Premise(Record, frozen=True):
+    name: str  # how rules name it: "multi-node"
+    question: str  # what it asks, as --show-jobs and the documentation say it
+    key: str  # the configuration key that declares it where the repository does not
+    decide: Callable[[Job], Answer]
+
+
+class Withheld(Record, frozen=True):
+    """Advice a rule did not give because a premise of it is unknown for a job."""
+
+    code: str  # the rule
+    job: str  # the job's id
+    premise: str  # the premise's name
+    evidence: str  # why it is unknown
+
+
+PREMISES: dict[str, Premise] = {}
+
+
+def premise(name: str, question: str, key: str) -> Callable[[Callable[[Job], Answer]], Callable[[Job], Answer]]:
+    """Register a premise's decision function under ``name``."""
+
+    def register(decide: Callable[[Job], Answer]) -> Callable[[Job], Answer]:
+        PREMISES[name] = Premise(name, question, key, decide)
+        return decide
+
+    return register
+
+
+def answer(job: Job, name: str) -> Answer:
+    """The premise ``name`` for ``job``, decided once per job."""
+    answers = job.premise_answers
+    found = answers.get(name)
+    if found is None:
+        found = answers[name] = PREMISES[name].decide(job)
+    return found
+
+
+def unmet(job: Job, names: Iterable[str]) -> tuple[str, Answer] | None:
+    """The first premise among ``names`` that does not hold for ``job`` (a failed one before an
+    unknown one: a job that the evidence rules out is not counted as unknown), or None."""
+    unknown: tuple[str, Answer] | None = None
+    for name in names:
+        found = answer(job, name)
+        if found.status == FAILED:
+            return name, found
+        if found.status == UNKNOWN and unknown is None:
+            unknown = (name, found)
+    return unknown
+
+
+def config_key(name: str) -> str:
+    return PREMISES[name].key
+
+
+# -- the premises ----------------------------------------------------------------------------------
+def _configured(job: Job, key: str) -> str | None:
+    return job.context.settings.get(f"target.{key}")
+
+
+@premise(
+    "cluster",
+    "a MindCluster scheduler (Volcano with the Ascend plugins, or Ascend Operator) runs the job",
+    "target.mindcluster",
+)
+def cluster(job: Job) -> Answer:
+    doc = job.manifest
+    if doc is not None and doc.is_ascendjob:
+        return Answer(HELD, f"an AscendJob ({doc.path}), which Ascend Operator runs")
+    if doc is not None and doc.is_vcjob:
+        return Answer(HELD, f"a Volcano Job ({doc.path})")
+    said = _configured(job, "mindcluster")
+    if said is not None:
+        return Answer(HELD if said == "true" else FAILED, f"the configuration (target.mindcluster = {said})")
+    if doc is not None:
+        return Answer(UNKNOWN, f"a {doc.kind}, which MindCluster's scheduler may or may not run")
+    return Answer(UNKNOWN, "no manifest runs it")
+
+
+@premise("multi-node", "the job spans more than one node (where the Parallel Store pays off)", "target.nodes")
+def multi_node(job: Job) -> Answer:
+    doc = job.manifest
+    if doc is not None and doc.pods:
+        pods = sum(pod.replicas if pod.replicas is not None else 1 for pod in doc.pods if pod.containers)
+        where = f"{doc.path} runs {pods} Pod{'s' if pods != 1 else ''}"
+        return Answer(HELD if pods > 1 else FAILED, where + ("" if pods > 1 else " (one node)"))
+    found = _launch_nodes(job)
+    if found is not None:
+        return found
+    said = _configured(job, "nodes")
+    if said is not None:
+        return Answer(HELD if int(said) > 1 else FAILED, f"the configuration (target.nodes = {said})")
+    return Answer(UNKNOWN, "no launch gives the node count")
+
+
+def _launch_nodes(job: Job) -> Answer | None:
+    """The node count of the job's distributed launches: held where one spans several nodes,
+    failed where every one is known to run on one, None where one of them is not known."""
+    from .launch import node_count
+
+    single: list[str] = []
+    for launch in job.launches:
+        for cmd in launch.commands:
+            if not cmd.is_distributed or not cmd.judged:
+                continue
+            nodes, evidence = node_count(cmd.launcher, cmd.words, cmd.launcher_words[1] - cmd.launcher_words[0])
+            where = f"{cmd.command.span.path}:{cmd.command.span.line}"
+            if nodes is None:
+                return None
+            if nodes > 1:
+                return Answer(HELD, f"{evidence} at {where}")
+            single.append(f"{evidence} at {where}")
+    if single:
+        return Answer(FAILED, single[0])
+    return None
+
+
+@premise(
+    "online-compile-default",
+    "the platform compiles operators online unless told otherwise (jit_compile defaults to True: the Atlas "
+    "training series, ring-controller.atlas ascend-910)",
+    "target.platform",
+)
+def online_compile_default(job: Job) -> Answer:
+    from .knowledge import jit_compile_default
+
+    platform = job.context.platform
+    where = f"ring-controller.atlas: {platform}" if platform else None
+    if platform is None:
+        platform = _configured(job, "platform")
+        where = f"the configuration (target.platform = {platform})" if platform else None
+    if platform is None or where is None:
+        return Answer(UNKNOWN, "no ring-controller.atlas label and no target.platform")
+    default = jit_compile_default(platform)
+    if default is None:
+        return Answer(UNKNOWN, f"{where} is not a platform this tool knows")
+    if default:
+        return Answer(HELD, f"{where}: jit_compile defaults to True (Atlas training series)")
+    return Answer(FAILED, f"{where}: binary operators are the default (jit_compile=False)")
+
+
+# -- the file a finding is about ---------------------------------------------------------------------
+@premise(
+    "training-file",
+    "the file belongs to a training job (its manifest, a launch script it runs, a Python entry it launches) "
+    "or is named on the command line",
+    "jobs",
+)
+def training_job_file(job: Job) -> Answer:
+    return Answer(HELD, "a file of a training job")  # a job's own files are, by definition
+
+
+_TRAINING_KIND = LazyPattern(r"(?m)^[ \t-]*[\"']?kind[\"']?[ \t]*:[ \t]*[\"']?(AscendJob|Job|PyTorchJob|VolcanoJob)\b")
+_LAUNCHER = LazyPattern(
+    r"(?m)(?:^|[\s;&|(`])(?:torchrun|torch_npu_run|deepspeed|python[0-9.]*\s+(?:-\S+\s+)*-m\s+torch(?:_npu)?\.distributed\.(?:launch|run))\b"
+)
+
+
+def training_file(parsed: ParsedFile, project: Project, job_files: set[str]) -> bool:
+    """Whether a file-level finding (a parse error, a skipped template or shell) may be reported on
+    ``parsed``: it is a file of a training job, or named on the command line. A file that could not be
+    read at all (a templated manifest, a zsh script) cannot be linked; it counts when its text says
+    what a training job's file says: a training workload's ``kind``, or a distributed launcher, and
+    neither its folder nor its name says it is something else (inference, CI, vendored code)."""
+    path = parsed.path
+    if path in job_files or path in project.named or path in _unreadable_entries(project):
+        return True
+    if parsed.model is not None or parsed.source is None:
+        return False
+    from .roles import ci_path, role_by_name, vendored
+
+    if vendored(path) or ci_path(path) or role_by_name(path) is not None:
+        return False
+    text = parsed.source.text
+    if parsed.kind == "manifest":
+        match = _TRAINING_KIND.search(text)
+        return match is not None and (match.group(1) != "Job" or "batch.volcano.sh" in text)
+    if parsed.kind in ("shell", "maybe-shell"):
+        return _LAUNCHER.search(text) is not None
+    return False
+
+
+def _unreadable_entries(project: Project) -> set[str]:
+    """Python entries a training launch names that could not be read (invalid text, binary)."""
+    return {
+        cmd.entry_path
+        for job in project.jobs
+        for launch in job.launches
+        for cmd in launch.commands
+        if cmd.entry_path is not None and cmd.entry_file is None and cmd.judged
+    }
+
+
+def withheld_line(withheld: Iterable[Withheld]) -> str:
+    """One line naming each premise that kept advice back, the jobs and rules it concerned and the
+    configuration key that declares it; '' when nothing was withheld."""
+    jobs: dict[str, set[str]] = {}
+    codes: dict[str, set[str]] = {}
+    for w in withheld:
+        jobs.setdefault(w.premise, set()).add(w.job)
+        codes.setdefault(w.premise, set()).add(w.code)
+    if not jobs:
+        return ""
+    parts = []
+    for name in sorted(jobs, key=lambda n: (-len(jobs[n]), n)):
+        count = len(jobs[name])
+        rules = ", ".join(sorted(codes[name]))
+        key = PREMISES[name].key if name in PREMISES else name
+        parts.append(f"{name} unknown for {count} job{'s' if count != 1 else ''} ({rules}; declare {key})")
+    return "Advice withheld: " + "; ".join(parts) + ". recovery-lint --show-jobs shows the evidence."
+
+
+# -- the torch_npu release ---------------------------------------------------------------------------
+@premise(
+    "release",
+    "the torch_npu release the job runs is known: pinned, listed in a README's version table, configured, "
+    "or, for a job MindCluster runs, any release its documentation supports",
+    "versions.torch-npu",
+)
+def release(job: Job) -> Answer:
+    facts, evidence = release_facts(job)
+    return Answer(HELD if facts is not None else UNKNOWN, evidence)
+
+
+def release_facts(job: Job) -> tuple[NpuFacts | None, str]:
+    """The torch_npu releases the job may run, and where that was read; None when nothing says.
+
+    A job MindCluster runs that declares no version runs one of the releases the MindCluster docs
+    support: advice that holds for each of them holds for it."""
+    from .knowledge import mindcluster_releases, npu_facts, npu_facts_any
+
+    versions = job.context.versions
+    torches, npus = versions.alternatives("torch"), versions.alternatives("torch-npu")
+    if torches or npus:
+        if len(torches) <= 1 and len(npus) <= 1:
+            facts = npu_facts(torches[0] if torches else None, npus[0] if npus else None)
+        else:
+            where = "; ".join(
+                filter(None, (versions.alternatives_origin("torch"), versions.alternatives_origin("torch-npu")))
+            )
+            facts = npu_facts_any(torches, npus, where)
+        return facts, _described(job)
+    conflicts = [f"{c}: {why}" for c, why in versions.conflicts.items() if c in ("torch", "torch-npu")]
+    if conflicts:
+        return None, f"declared differently ({'; '.join(conflicts)})"
+    if cluster(job).held:
+        facts = mindcluster_releases()
+        return facts, facts.basis
+    return None, "neither torch nor torch_npu is declared for it"
+
+
+def _described(job: Job) -> str:
+    versions = job.context.versions
+    return "; ".join(versions.describe(c) for c in ("torch-npu", "torch") if versions.alternatives(c))
