@@ -20,7 +20,7 @@ from .fixpolicy import enforce
 from .jobs import Job, JobSpec, Project, build_project, folder_and_ancestors
 from .lazyre import LazyPattern
 from .parse import PIN_KINDS, SHELL_KINDS, ParsedFile, read_and_parse
-from .premises import Withheld, training_file, unmet
+from .premises import Withheld, training_file, withheld_for
 from .record import Record, field, replace
 from .roles import ci_path, vendored
 from .rule import Rule
@@ -1102,10 +1102,9 @@ class _Hooks:
     def run(self, rule: Rule, target: object) -> list[Diagnostic | Withheld]:
         paths = self.paths
         if isinstance(target, Job):
-            gate = unmet(target, rule.premises) if rule.premises else None
+            gate = withheld_for(rule, target) if rule.premises else None
             if gate is not None:
-                name, found = gate
-                return [rule.withhold(target, name, found.evidence)] if found.unknown else []
+                return list(gate)
             ident = target.id if target.manifest else None
             return _job_findings(rule, target, ident, paths.linked, paths.of_job[id(target)])
         if isinstance(target, Project):
@@ -1121,14 +1120,16 @@ def _premised(rule: Rule, project: Project) -> tuple[Project, list[Diagnostic | 
     if not rule.premises:
         return project, []
     jobs: list[Job] = []
+    others: list[Job] = []
     withheld: list[Diagnostic | Withheld] = []
     for job in project.jobs:
-        gate = unmet(job, rule.premises)
+        gate = withheld_for(rule, job)
         if gate is None:
             jobs.append(job)
-        elif gate[1].unknown:
-            withheld.append(rule.withhold(job, gate[0], gate[1].evidence))
-    return replace(project, jobs=jobs), withheld
+            continue
+        others.append(job)
+        withheld.extend(gate)
+    return replace(project, jobs=jobs, premise_skipped=others), withheld
 
 
 def _label(target: object) -> str:
@@ -1159,6 +1160,8 @@ def linked_files(project: Project) -> set[str]:
 def judged_in(job: Job, diagnostic: Diagnostic, linked: set[str]) -> bool:
     """A file linked into a manifest's job is judged in that job's context only: a standalone job
     that shares it (a local script sourcing the same env file) does not report on it."""
+    if isinstance(diagnostic, Withheld):
+        return True
     return job.manifest is not None or diagnostic.span.path not in linked
 
 

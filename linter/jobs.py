@@ -276,6 +276,9 @@ class Project(Record):
     skipped: list[Job] = field(default_factory=list)  # jobs that are not training, with their verdict
     judgements: Mapping[str, Verdict] = field(default_factory=dict)  # every candidate file: judged or not, and why
     named: frozenset[str] = frozenset()  # display paths named on the command line: checked whatever their role
+    # in the view a rule with premises sees (engine): the training jobs where one of them does not hold
+    premise_skipped: list[Job] = field(default_factory=list)
+    sharing: object = None  # Sharing: the other scripts that name a file (asked before a fix imports into it)
 
 
 class JobSpec(Record):
@@ -495,7 +498,65 @@ def build_project(
         index.by_path,
         [j for j in jobs if not j.judged],
         _Judgements(lambda: linker.judgements(files + index.loaded, jobs)),
+        sharing=Sharing(index),
     )
+
+
+class Sharing:
+    """Which shell scripts, other than a job's own, name a file: those in the file's folder and below it
+    and in the folder above (where a test or CI script that runs an entry lives), found by a byte scan
+    of the scripts not read (CI and test folders are not read for recovery advice). Asked only by a fix
+    that would add an unconditional import to the file; pickled with the answers given so far, and a
+    question it cannot answer any more counts as shared."""
+
+    def __init__(self, index: FileIndex | None = None) -> None:
+        self.index = index
+        self.answers: dict[tuple[str, frozenset[str]], list[str]] = {}
+        self._folders: dict[str, list[str]] | None = None
+
+    def others(self, path: str, own: frozenset[str]) -> list[str] | None:
+        """Scripts naming ``path`` that are not in ``own``; None when this cannot be told."""
+        key = (path, own)
+        if key in self.answers:
+            return self.answers[key]
+        if self.index is None:
+            return None
+        index = self.index
+        name = posixpath.basename(path)
+        needle = (name.encode("utf-8", "surrogateescape"),)
+        folder = index.folder_of(path)
+        found = []
+        for script in self._near(folder):
+            if script in own or script == path:
+                continue
+            parsed = index.by_path.get(script)
+            text_has = name in parsed.text if parsed is not None else index.holds(script, needle)
+            if text_has:
+                found.append(script)
+        self.answers[key] = found
+        return found
+
+    def _near(self, folder: str) -> list[str]:
+        if self._folders is None:
+            assert self.index is not None
+            self._folders = {}
+            for display, kind in self.index.kinds().items():
+                if kind in SHELL_KINDS:
+                    self._folders.setdefault(self.index.folder_of(display), []).append(display)
+        out: list[str] = list(self._folders.get(posixpath.dirname(folder), ()))
+        for where, scripts in self._folders.items():
+            if where == folder or where.startswith(folder + "/"):
+                out.extend(scripts)
+        return out
+
+    def __reduce__(self):
+        return (_restore_sharing, (self.answers,))
+
+
+def _restore_sharing(answers: dict) -> Sharing:
+    found = Sharing()
+    found.answers = answers
+    return found
 
 
 class _Judgements(Mapping):

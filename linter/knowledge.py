@@ -280,7 +280,22 @@ def _base(version: Version) -> str:
 
 def _torch_base(text: str | None) -> str | None:
     version = None if text is None else _pep440(text)
-    return None if version is None else _base(version)
+    if version is None:
+        return None
+    if len(version.release) == 2:  # "PyTorch 1.8" in a README: the 1.8 torch_npu was built for (1.8.1)
+        return _series_torch(version.release[0], version.release[1]) or _base(version)
+    return _base(version)
+
+
+@functools.lru_cache(maxsize=64)
+def _series_torch(major: int, minor: int) -> str | None:
+    """The newest torch of a ``major.minor`` series that a torch_npu build (or a compatibility row) is for."""
+    from packaging.version import Version
+
+    rows = _release_data()["compatibility_table"]["rows"]
+    torches = {r.torch for r in release_table()} | {row["torch"] for row in rows}
+    series = [Version(t) for t in torches if Version(t).release[:2] == (major, minor)]
+    return _base(max(series)) if series else None
 
 
 def _strip_build_tag(text: str) -> str:
@@ -788,14 +803,25 @@ def _documented(feature: _Feature, release: Release) -> bool:
 
 @functools.cache
 def mindcluster_releases() -> NpuFacts:
-    """The torch_npu releases the MindCluster docs support for a PyTorch job under resumable training:
-    those its fault detection (the HCCL watchdog, the baseline every resumable PyTorch job has) is
-    documented for, torch 1.11.0 or 2.1.0 and later with a release newer than 6.0.RC1. A job MindCluster
-    runs that declares no version runs one of them."""
-    spec = _FEATURES["watchdog"]
-    releases = tuple(release for release in release_table() if _documented(spec, release))
-    documented = _requirement(spec.requirement)["documented_range"]
-    return NpuFacts(releases, f"no version is declared; MindCluster runs the job, and its docs support {documented}")
+    """The torch_npu releases the current MindCluster release is documented to work with (its release
+    notes' compatibility table): a job MindCluster runs that declares no version runs one of them, so
+    advice that holds for each of them holds for it."""
+    entry = _data()["mindcluster_torch_npu"]
+    lines = [_ascend(f"{line}.0") for line in entry["release_lines"]]
+    releases = tuple(
+        release
+        for release in release_table()
+        if any(
+            release.release_version.major == line.major and release.release_version.minor == line.minor
+            for line in lines
+        )
+    )
+    names = ", ".join(f"{line}.x" for line in entry["release_lines"])
+    basis = (
+        f"no torch_npu version is declared and MindCluster runs the job: every torch_npu release MindCluster "
+        f"{entry['mindcluster']} supports ({names})"
+    )
+    return NpuFacts(releases, basis)
 
 
 def feature_support(feature: str, facts: NpuFacts) -> Support:
@@ -976,6 +1002,24 @@ def compile_mode_support(cann: str | None) -> tuple[bool | None, str]:
     return verdict, f"The operator binary and the operator compile cache need CANN {floor} or later; {clause}."
 
 
+def cann_of_releases(facts: NpuFacts) -> tuple[str, ...]:
+    """The CANN versions the candidate torch_npu releases are built for (the compatibility table of
+    Ascend/pytorch), and for a stack without torch_npu (torch 1.5) the newest CANN its torch served;
+    empty when one of them is not known."""
+    found: list[str] = []
+    for release in facts.releases:
+        if release.cann is None:
+            return ()
+        found.append(release.cann)
+    if facts.mixed or (facts.no_npu and not facts.releases):
+        rows = _release_data()["compatibility_table"]["rows"]
+        builtin = [row["cann"] for row in rows if row["torch"] == "1.5.0"]
+        if not builtin:
+            return ()
+        found.append(max(builtin, key=_ascend))
+    return tuple(dict.fromkeys(found))
+
+
 def mindio_support(mindio: str | None, mindcluster: str | None) -> tuple[bool | None, str]:
     """Whether MindIO ACP async save / in-memory restore is available with these versions."""
     req = _requirement("mindio_acp")
@@ -1008,6 +1052,7 @@ _EXPECTED = {
     "cann": "expected a CANN release such as 8.0.RC2 or 8.0.0",
     "mindcluster": "expected a MindCluster release such as 6.0.RC2 or 7.0.0",
     "mindio": "expected a MindIO release such as 6.0.RC2 or 7.0.0",
+    "mindspeed-llm": "expected a MindSpeed-LLM release such as 2.3.0 or 26.1.0",
 }
 
 
@@ -1015,12 +1060,12 @@ def version_problem(component: str, text: str) -> str | None:
     """None when ``text`` reads as a version of ``component``, else what form was expected.
 
     ``component`` is one of ``torch``, ``torch-npu`` (``torch_npu`` accepted), ``cann``,
-    ``mindcluster``, ``mindio``; any other name raises ValueError.
+    ``mindcluster``, ``mindio``, ``mindspeed-llm``; any other name raises ValueError.
     """
     key = component.strip().lower().replace("_", "-")
     if key not in _EXPECTED:
         raise ValueError(f"unknown component {component!r}; expected one of {', '.join(_EXPECTED)}")
-    if key == "torch":
+    if key in ("torch", "mindspeed-llm"):
         readable = _pep440(text) is not None
     elif key == "torch-npu":
         readable = parse_torch_npu_version(text) is not None

@@ -89,17 +89,35 @@ def answer(job: Job, name: str) -> Answer:
     return found
 
 
-def unmet(job: Job, names: Iterable[str]) -> tuple[str, Answer] | None:
-    """The first premise among ``names`` that does not hold for ``job`` (a failed one before an
-    unknown one: a job that the evidence rules out is not counted as unknown), or None."""
-    unknown: tuple[str, Answer] | None = None
+def unmet(job: Job, names: Iterable[str]) -> list[tuple[str, Answer]]:
+    """The premises among ``names`` that do not hold for ``job``: the first failed one alone (a job
+    the evidence rules out is not counted as unknown), else every unknown one; empty when all hold."""
+    unknown: list[tuple[str, Answer]] = []
     for name in names:
         found = answer(job, name)
         if found.status == FAILED:
-            return name, found
-        if found.status == UNKNOWN and unknown is None:
-            unknown = (name, found)
+            return [(name, found)]
+        if found.status == UNKNOWN:
+            unknown.append((name, found))
     return unknown
+
+
+def withheld_for(rule, job: Job) -> list[Withheld] | None:
+    """What ``rule`` withholds for ``job`` because a premise it declares is unknown (with the unknown
+    ones among the premises some of its findings also ask, so that one run names every key to
+    declare); an empty list when one fails; None when every declared premise holds."""
+    gaps = unmet(job, rule.premises)
+    if not gaps:
+        return None
+    if gaps[0][1].status == FAILED:
+        return []
+    for name in rule.also_asks:
+        found = answer(job, name)
+        if found.status == FAILED:
+            return []
+        if found.status == UNKNOWN:
+            gaps.append((name, found))
+    return [Withheld(rule.code, job.id, name, found.evidence) for name, found in gaps]
 
 
 def config_key(name: str) -> str:
@@ -218,8 +236,8 @@ def training_file(parsed: ParsedFile, project: Project, job_files: set[str]) -> 
     path = parsed.path
     if path in job_files or path in project.named or path in _unreadable_entries(project):
         return True
-    if parsed.model is not None or parsed.source is None:
-        return False
+    if not _unread(parsed) or parsed.source is None:
+        return False  # read and linked: the linker has said what it is
     from .roles import ci_path, role_by_name, vendored
 
     if vendored(path) or ci_path(path) or role_by_name(path) is not None:
@@ -231,6 +249,17 @@ def training_file(parsed: ParsedFile, project: Project, job_files: set[str]) -> 
     if parsed.kind in ("shell", "maybe-shell"):
         return _LAUNCHER.search(text) is not None
     return False
+
+
+def _unread(parsed: ParsedFile) -> bool:
+    """Whether the linker could not see into a file: no model, a manifest whose documents could not be
+    read (a syntax error, template markers), a script for another shell."""
+    model = parsed.model
+    if model is None:
+        return True
+    if parsed.kind == "manifest":
+        return not getattr(model, "docs", None)
+    return any(issue.code == "RL904" for issue in parsed.issues)
 
 
 def _unreadable_entries(project: Project) -> set[str]:
@@ -305,3 +334,102 @@ def release_facts(job: Job) -> tuple[NpuFacts | None, str]:
 def _described(job: Job) -> str:
     versions = job.context.versions
     return "; ".join(versions.describe(c) for c in ("torch-npu", "torch") if versions.alternatives(c))
+
+
+@premise(
+    "binary-operators",
+    "CANN is 8.0.RC2 or later, which the operator binaries and the operator compile cache need",
+    "versions.cann",
+)
+def binary_operators(job: Job) -> Answer:
+    from .knowledge import cann_of_releases, compile_mode_support
+
+    versions = job.context.versions
+    declared = versions.alternatives("cann")
+    if declared:
+        verdicts = {compile_mode_support(v)[0] for v in declared}
+        where = versions.describe("cann")
+    else:
+        facts, _ = release_facts(job)
+        built = cann_of_releases(facts) if facts is not None else ()
+        if not built:
+            return Answer(UNKNOWN, "the CANN version is not declared, nor a torch_npu release it would follow from")
+        verdicts = {compile_mode_support(v)[0] for v in built}
+        where = f"CANN {' or '.join(built)}, which the torch_npu releases the job may run are built for"
+    if verdicts == {True}:
+        return Answer(HELD, where)
+    if verdicts == {False}:
+        return Answer(FAILED, f"{where}: older than 8.0.RC2")
+    return Answer(UNKNOWN, f"{where}: not all of them 8.0.RC2 or later")
+
+
+# -- MindIO ACP ---------------------------------------------------------------------------------------
+ACP_TORCH = "2.7.1"  # the torch MindIO ACP's installation table names
+ACP_MINDSPEED_LLM = "2.3"  # the MindSpeed-LLM branch its guide is written for (with Megatron core_v0.12.1)
+
+
+@premise(
+    "mindio-acp-stack",
+    f"the job trains on a stack MindIO ACP supports at the versions its guide names: MindSpeed-LLM "
+    f"{ACP_MINDSPEED_LLM}.x on Megatron, or DeepSpeed, with torch {ACP_TORCH} (X1 cannot be told from its code)",
+    "versions.mindspeed-llm, versions.torch",
+)
+def acp_stack(job: Job) -> Answer:
+    if not job.entries:
+        return Answer(UNKNOWN, "the job's Python entry is not known")
+    stack = _acp_stack(job)
+    if stack is None:
+        return Answer(
+            FAILED, "its entry imports neither mindspeed_llm nor deepspeed: MindIO ACP supports no other stack"
+        )
+    versions = job.context.versions
+    if stack == "MindSpeed-LLM":
+        found = versions.alternatives("mindspeed-llm")
+        if not found:
+            return Answer(UNKNOWN, "MindSpeed-LLM, whose version is not declared")
+        if not all(_series(v) == ACP_MINDSPEED_LLM for v in found):
+            return Answer(FAILED, f"MindSpeed-LLM {' or '.join(found)}; the ACP guide is for {ACP_MINDSPEED_LLM}.x")
+    torches = versions.alternatives("torch")
+    if not torches:
+        return Answer(UNKNOWN, f"{stack}, with the torch version not declared")
+    if all(_series(t, 3) == ACP_TORCH for t in torches):
+        return Answer(HELD, f"{stack} with torch {ACP_TORCH} ({versions.describe('torch')})")
+    if any(_series(t, 3) == ACP_TORCH for t in torches):
+        return Answer(UNKNOWN, f"{stack}; {versions.describe('torch')}: not only {ACP_TORCH}")
+    return Answer(FAILED, f"{stack} with {versions.describe('torch')}; MindIO ACP is for torch {ACP_TORCH}")
+
+
+def _acp_stack(job: Job) -> str | None:
+    for entry in job.entries:
+        if entry.imports_module("mindspeed_llm"):
+            return "MindSpeed-LLM"
+    for entry in job.entries:
+        if entry.imports_module("deepspeed"):
+            return "DeepSpeed"
+    if any(cmd.launcher == "deepspeed" for launch in job.launches for cmd in launch.commands):
+        return "DeepSpeed"
+    return None
+
+
+def _series(version: str, parts: int = 2) -> str:
+    return ".".join(version.split(".")[:parts])
+
+
+@premise(
+    "mindio",
+    "MindIO is deployed at 6.0.RC2 or later (MindCluster too, where declared), which ACP's asynchronous save and "
+    "in-memory load need",
+    "versions.mindio",
+)
+def mindio(job: Job) -> Answer:
+    from .knowledge import mindio_support
+
+    versions = job.context.versions
+    mindio, cluster = versions.get("mindio"), versions.get("mindcluster")
+    # MindCluster's components are released together ("请勿跨版本混用各组件"): a declared MindIO stands for both
+    verdict, reason = mindio_support(mindio, cluster or mindio)
+    if verdict is True:
+        return Answer(HELD, f"MindIO {mindio} ({versions.origin('mindio')})")
+    if verdict is False:
+        return Answer(FAILED, reason)
+    return Answer(UNKNOWN, "the MindIO version is not declared" if mindio is None else reason)

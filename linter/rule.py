@@ -83,6 +83,9 @@ class Rule:
     # what the advice takes for granted (names in premises.PREMISES): the engine runs the rule for a
     # job only where every one is held, and counts the jobs where one is unknown
     premises: ClassVar[tuple[str, ...]] = ()
+    # premises only some of its findings need (the rule asks them itself): named with the declared ones
+    # when those are unknown, so that one run lists every key that would turn the advice on
+    also_asks: ClassVar[tuple[str, ...]] = ()
 
     # -- hooks: override one or more -----------------------------------------------------------
     def check_job(self, job: Job) -> Iterable[Diagnostic]:
@@ -153,4 +156,8 @@ class Rule:
             f"- {PREMISES[name].question} (`{name}`; where unknown, declare `{PREMISES[name].key}`)"
             for name in cls.premises
         ]
-        return "Reported only where the evidence establishes that:\n" + "\n".join(lines) + "\n\n"
+        text = "Reported only where the evidence establishes that:\n" + "\n".join(lines) + "\n\n"
+        if cls.also_asks:
+            more = [f"- {PREMISES[name].question} (`{name}`; `{PREMISES[name].key}`)" for name in cls.also_asks]
+            text += "Some of its findings also need that:\n" + "\n".join(more) + "\n\n"
+        return text

@@ -14,10 +14,11 @@ path string and ``map_location`` of ``None`` or ``'cpu'`` only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from recovery_lint.diagnostics import Edit, Fix, unsafe_fix
 from recovery_lint.edits import edit, insert_line_after
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand, Project
-from recovery_lint.knowledge import mindio_support
 from recovery_lint.record import Record, field
 from recovery_lint.sources.python import DYNAMIC, PyArg, PyCall, PyImport, PythonFile
 from recovery_lint.span import Span
@@ -35,7 +36,25 @@ LOAD_MAP_LOCATIONS = (None, "cpu")  # mindio_acp.load accepts nothing else
 # what a saved object that is not training state looks like (arguments, features, caches, results)
 NOT_STATE_WORDS = ("args", "feature", "cache", "result", "metric", "vocab", "token", "embedding", "config", "log")
 CHECKPOINT_WORDS = ("resume", "ckpt", "checkpoint", "latest", "last", "load_dir", "load_model", "snapshot", "state")
-NOT_CHECKPOINT_WORDS = ("pretrain", "init", "backbone", "imagenet", "cache", "vocab", "embedding", "dataset", "feature")
+NOT_CHECKPOINT_WORDS = (
+    "pretrain",
+    "init",
+    "backbone",
+    "imagenet",
+    "cache",
+    "vocab",
+    "embedding",
+    "dataset",
+    "feature",
+    "finetune",
+    "fine_tune",
+    "teacher",
+    "stage",
+    "previous",
+    "best",
+)
+# a save that keeps a best model or an export, not the state a fault rolls back to
+NOT_ROLLBACK_WORDS = ("best", "final", "export", "onnx", "deploy", "release", "publish")
 PATH_NAME_ENDINGS = ("path", "filename", "fname", "_name", "_dir")
 STATE_WORDS = ("state", "ckpt", "checkpoint", "model", "optim", "epoch", "step", "iteration", "weights", "net")
 
@@ -83,19 +102,11 @@ def acp_state(job: Job) -> AcpState:
 
 
 def skip_reason(job: Job) -> bool:
-    """True when the advice does not apply: not PyTorch, MindIO TFT in use, or versions too old."""
+    """True when the advice does not apply: not PyTorch, or MindIO TFT in use (process-level
+    recovery, an entry importing mindio_ttp), with which ACP cannot be installed."""
     if not job.context.pytorch or job.context.recovery == "process":
         return True
-    if any(imports_of(entry, TTP) for entry in job.entries):
-        return True
-    verdict, _ = mindio_support(job.context.versions.get("mindio"), job.context.versions.get("mindcluster"))
-    return verdict is False
-
-
-def version_note(job: Job) -> str:
-    """A sentence saying what was assumed about the versions, or '' when they are known to be fine."""
-    verdict, reason = mindio_support(job.context.versions.get("mindio"), job.context.versions.get("mindcluster"))
-    return "" if verdict else f" Assumed available: {reason}"
+    return any(imports_of(entry, TTP) for entry in job.entries)
 
 
 def training_files(job: Job) -> list[PythonFile]:
@@ -282,11 +293,6 @@ def mindspeed_related(group: MindSpeedGroup) -> list[tuple[Span, str]]:
     return out
 
 
-def mindspeed_note(group: MindSpeedGroup) -> str:
-    notes = {version_note(job) for job, _ in group.jobs}
-    return sorted(notes)[-1] if notes else ""
-
-
 def mindspeed_fix(group: MindSpeedGroup) -> Fix | None:
     """``import mindio_acp`` after the MindSpeed-LLM import, and ``MINDIO_AUTO_PATCH_MEGATRON=true``
     before every launch of the entry: one fix, so the fix loop applies it whole."""
@@ -318,15 +324,143 @@ def findings(rule, project: Project, function: str, cost: str, mindspeed_cost: s
     for group in mindspeed_groups(judged):
         yield rule.report(
             group.anchor,
-            f"{mindspeed_message(group)}: {mindspeed_cost}.{mindspeed_note(group)}",
+            f"{mindspeed_message(group)}: {mindspeed_cost}.",
             mindspeed_fix(group),
             related=mindspeed_related(group),
         )
+    shared = shared_entries(project)
     for job, state in judged:
-        if state.in_use or state.mindspeed is not None:
+        if state.mindspeed is not None:
             continue
-        note = version_note(job)
-        for file, call in checkpoint_calls(job, function):
-            fix, why = call_fix(file, call, function)
+        pair = rollback(job)
+        if pair.saves and pair.loads:  # a checkpoint the loop repeats and the resume path reads back
+            fix, why = joint_fix(pair, lambda f, job=job: shared_with(f, job, project, shared))
             tail = f" No fix: {why}." if why else ""
-            yield rule.report(call.span, f"{call.written}(...) {cost}.{note}{tail}", fix)
+            for _, call in pair.saves if function == "save" else pair.loads:
+                yield rule.report(call.span, f"{call.written}(...) {cost}.{tail}", fix)
+        if function == "load":
+            for file, call, save in pair.stale:
+                where = f"{save.span.path}:{save.span.line}"
+                yield rule.report(
+                    call.span,
+                    f"{call.written}(...) reads a checkpoint that mindio_acp.save writes at {where}, in MindIO ACP's "
+                    f"own format, which torch.load cannot read: the job cannot resume. Use mindio_acp.load.",
+                    _load_fix(file, call, shared_with(file, job, project, shared)),
+                )
+
+
+# -- the rollback checkpoint: saved in the loop, read back on resume -------------------------------------
+class Rollback(Record):
+    saves: list[tuple[PythonFile, PyCall]] = field(default_factory=list)  # torch.save of the rollback state
+    loads: list[tuple[PythonFile, PyCall]] = field(default_factory=list)  # torch.load on the resume path
+    # torch.load calls reading a path that mindio_acp.save writes (a save converted without its load)
+    stale: list[tuple[PythonFile, PyCall, PyCall]] = field(default_factory=list)
+
+
+def rollback(job: Job) -> Rollback:
+    """The job's rollback checkpoint: the saves of training state its training loop repeats (in a
+    loop, or in a function a loop calls), and the loads on its resume path; a best model, a final
+    export, a weights file written after training, a pretrained or previous-stage load are not it."""
+    found = Rollback()
+    acp_saves: list[PyCall] = []
+    for file, call in checkpoint_calls(job, "save"):
+        if repeated(file, call) and not _names_any(call, NOT_ROLLBACK_WORDS):
+            found.saves.append((file, call))
+    for file in training_files(job):
+        acp_saves += [c for c in file.calls if c.qualname == f"{ACP}.save" and len(c.positional) > 1]
+    for file, call in checkpoint_calls(job, "load"):
+        converted = next((s for s in acp_saves if same_path(s.positional[1], call.positional[0])), None)
+        if converted is not None:
+            found.stale.append((file, call, converted))
+        else:
+            found.loads.append((file, call))
+    if acp_saves and not found.saves:  # the rollback save is MindIO's already: its loads are advice no more
+        found.loads = []
+    return found
+
+
+def repeated(file: PythonFile, call: PyCall) -> bool:
+    """Whether a call runs again and again in training: in a loop, or in a function the file calls in one."""
+    return call.in_loop or (call.function is not None and call.function in file.looped_calls)
+
+
+def _names_any(call: PyCall, words: tuple[str, ...]) -> bool:
+    text = " ".join(a.source for a in call.positional).lower() + f" {call.guard} {call.function or ''}".lower()
+    return any(word in text for word in words)
+
+
+def same_path(a: PyArg, b: PyArg) -> bool:
+    """Whether two path arguments are written the same way (the only sameness a reader of the code can prove)."""
+    return "".join(a.source.split()) == "".join(b.source.split())
+
+
+def shared_entries(project: Project) -> set[str]:
+    """Python files that a launch this advice does not apply to also runs (a test, CI, a job whose
+    premises do not hold): an unconditional ``import mindio_acp`` there would reach that launch too."""
+    out: set[str] = set()
+    for job in [*project.skipped, *project.premise_skipped]:
+        for launch in job.launches:
+            out.update(c.entry_file.source.path for c in launch.commands if c.entry_file is not None)
+        out.update(e.source.path for e in job.entries)
+    return out
+
+
+def shared_with(file: PythonFile, job: Job, project: Project, shared: set[str]) -> str:
+    """Why an unconditional import in ``file`` would reach a launch the advice is not for ('' when
+    nothing else is known to run it)."""
+    path = file.source.path
+    if path in shared:
+        return f"{path} is also run by a launch this advice does not apply to"
+    sharing = project.sharing
+    others = sharing.others(path, frozenset(job.files)) if sharing is not None else None
+    if others is None:
+        return f"whether other launches run {path} is not known"
+    if others:
+        return f"{others[0]} names {path} too, and the mindio_acp import would reach that launch"
+    return ""
+
+
+def joint_fix(pair: Rollback, shared: Callable[[PythonFile], str]) -> tuple[Fix | None, str]:
+    """One fix converting the rollback saves and every resume load together (MindIO ACP writes its own
+    format, which torch.load cannot read); (None, why) when that cannot be done without assuming."""
+    path = pair.saves[0][1].positional[1] if len(pair.saves[0][1].positional) > 1 else None
+    for _, call in pair.saves + pair.loads:
+        arg = call.positional[1] if call.qualname.endswith(".save") else call.positional[0]
+        if path is None or not same_path(arg, path):
+            where = f"{call.span.path}:{call.span.line}"
+            return None, (
+                f"the checkpoint paths of its saves and resume loads are not written alike ({arg.source} at {where}), "
+                "so no load can be shown to read what a converted save writes"
+            )
+    edits: list[Edit] = []
+    files: dict[int, PythonFile] = {}
+    for file, call in pair.saves + pair.loads:
+        why = shared(file)
+        if why:
+            return None, why
+        function = "save" if call.qualname.endswith(".save") else "load"
+        why = _api_mismatch(file, call, function)
+        if why:
+            return None, why
+        edits.append(edit(file.source, call.func_span.start, call.func_span.end, f"{ACP}.{function}"))
+        files[id(file)] = file
+    for file in files.values():
+        added = import_edit(file)
+        if added is None:
+            return None, f"no place for the import was found in {file.source.path}"
+        if isinstance(added, Edit):
+            edits.append(added)
+    return unsafe_fix(f"Save and load the checkpoint with {ACP} (MindIO ACP)", *edits), ""
+
+
+def _load_fix(file: PythonFile, call: PyCall, shared: str) -> Fix | None:
+    """``torch.load`` -> ``mindio_acp.load`` for a load left reading a converted save."""
+    if shared or _api_mismatch(file, call, "load"):
+        return None
+    edits = [edit(file.source, call.func_span.start, call.func_span.end, f"{ACP}.load")]
+    added = import_edit(file)
+    if added is None:
+        return None
+    if isinstance(added, Edit):
+        edits.append(added)
+    return unsafe_fix(f"Load the checkpoint with {ACP}.load", *edits)

@@ -15,6 +15,7 @@ LABELS = {
     "cann": "CANN",
     "mindcluster": "MindCluster",
     "mindio": "MindIO",
+    "mindspeed-llm": "MindSpeed-LLM",
 }
 
 

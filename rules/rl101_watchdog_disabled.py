@@ -5,11 +5,13 @@ from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand, asks_proces
 from recovery_lint.knowledge import WATCHDOG_NEW_VAR as NEW_NAME
 from recovery_lint.knowledge import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge import documented_default, newest_release, watchdog_facts, watchdog_value
+from recovery_lint.premises import answer, release_facts
 from recovery_lint.record import replace
 from recovery_lint.rule import Case, Rule, examples
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
-from ._versions import declared, facts_of
+from ._versions import declared
+from ._watchdog import watchdog_forbidden
 
 _MANIFEST = """\
 apiVersion: batch.volcano.sh/v1alpha1
@@ -38,6 +40,7 @@ _ACJOB = (
 _PROCESS_LABELS = '    fault-scheduling: grace\n    process-recover-enable: "on"\n'
 _LAUNCH = "torchrun --nnodes 2 --nproc_per_node 8 train.py\n"
 _CURRENT = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"  # release 6.0.0: default 1, accepts 0 and 1
+_OLD_DEFAULT = "torch==1.11.0\ntorch-npu==1.11.0.post14\n"  # release 6.0.rc2 for torch 1.11: default 0, a thread
 
 
 def _dormant_process_recovery(job: Job) -> str | None:
@@ -134,10 +137,10 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
                 fixed={"train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH},
             ),
             Case(
-                title="torch 2.1.0 with torch_npu 2.1.0 (release 5.0.0) defaults the watchdog off: safe insertion",
+                title="torch 1.11 with torch_npu 1.11.0.post14 (release 6.0.rc2) defaults the watchdog off: safe insertion",
                 files={
                     "train.sh": "#!/bin/bash\nif true; then\n    " + _LAUNCH + "fi\n",
-                    "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0\n",
+                    "requirements.txt": _OLD_DEFAULT,
                 },
                 expect=("train.sh:3",),
                 fixed={
@@ -147,11 +150,72 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
                 },
             ),
             Case(
-                title="release unknown, a manifest's job: a note and an unsafe insertion",
-                files={"job.yaml": _MANIFEST, "train.sh": "#!/bin/bash\n" + _LAUNCH},
+                title="torch_npu 2.1.0 (release 5.0.0) reads the variable but starts no watchdog: a newer release, no fix",
+                files={"train.sh": "#!/bin/bash\n" + _LAUNCH, "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0\n"},
                 expect=("train.sh:2",),
                 unsafe=True,
-                fixed={"train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1\n" + _LAUNCH},
+                fixed={"train.sh": "#!/bin/bash\n" + _LAUNCH},
+            ),
+            Case(
+                title="release unknown in a manifest's job: torch 1.11 and 2.x builds differ on the default, withheld",
+                files={"job.yaml": _MANIFEST, "train.sh": "#!/bin/bash\n" + _LAUNCH},
+            ),
+            Case(
+                title="an explicit 0 in a manifest's job, no version declared: off on every release MindCluster supports",
+                files={"job.yaml": _MANIFEST, "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH},
+                expect=("train.sh:1",),
+                unsafe=True,
+                fixed={"train.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\n" + _LAUNCH},
+            ),
+            Case(
+                title="a model-zoo README declaring torch 1.11, a multi-node launch script: reported",
+                files={
+                    "test/train_full_16p.sh": "python3 -m torch.distributed.launch --nnodes 2 --nproc_per_node 8 "
+                    "--node_rank $NODE_RANK --master_addr $MASTER ../train.py\n",
+                    "train.py": "import torch\nimport torch_npu\n",
+                    "README.md": "| Torch_Version | deps |\n| :-: | :-: |\n| PyTorch 1.11 | - |\n",
+                },
+                expect=("test/train_full_16p.sh:1",),
+                unsafe=True,
+                fixed={
+                    "test/train_full_16p.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\npython3 -m torch.distributed.launch "
+                    "--nnodes 2 --nproc_per_node 8 --node_rank $NODE_RANK --master_addr $MASTER ../train.py\n"
+                },
+            ),
+            Case(
+                title="the same model on one node: no cluster restarts it, so no finding",
+                files={
+                    "test/train_full_8p.sh": "python3 -m torch.distributed.launch --nproc_per_node 8 ../train.py\n",
+                    "train.py": "import torch\nimport torch_npu\n",
+                    "README.md": "| Torch_Version | deps |\n| :-: | :-: |\n| PyTorch 1.11 | - |\n",
+                },
+            ),
+            Case(
+                title="a torch 1.5/1.8 model: no torch_npu watchdog at all",
+                files={
+                    "test/train_full_16p.sh": "python3 -m torch.distributed.launch --nnodes 2 --nproc_per_node 8 "
+                    "../train.py\n",
+                    "train.py": 'import torch\nif torch.__version__ >= "1.8":\n    import torch_npu\n',
+                    "README.md": "| Torch_Version | deps |\n| :-: | :-: |\n| PyTorch 1.5 | - |\n| PyTorch 1.8 | - |\n",
+                },
+            ),
+            Case(
+                title="hot switch does not support the watchdog: the job keeps it off",
+                files={
+                    "job.yaml": _ACJOB.replace(
+                        "    framework: pytorch\n", "    framework: pytorch\n    subHealthyStrategy: hotSwitch\n"
+                    ),
+                    "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\n" + _LAUNCH,
+                    "requirements.txt": _CURRENT,
+                },
+            ),
+            Case(
+                title="operator-level retry does not support the watchdog either",
+                files={
+                    "train.sh": 'export HCCL_OP_RETRY_ENABLE="L0:0, L1:1, L2:1"\nexport HCCL_ASYNC_ERROR_HANDLING=0\n'
+                    + _LAUNCH,
+                    "requirements.txt": _CURRENT,
+                },
             ),
             Case(
                 title="release unknown, a script no manifest runs: no claim",
@@ -189,6 +253,7 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
                         '    framework: pytorch\n    fault-scheduling: "off"\n    process-recover-enable: "on"\n',
                     ),
                     "train.sh": "#!/bin/bash\n" + _LAUNCH,
+                    "requirements.txt": _OLD_DEFAULT,
                 },
                 expect=("train.sh:2",),
                 unsafe=True,
@@ -242,7 +307,20 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
     def _findings(self, job: Job):
         if not job.context.pytorch or job.context.recovery == "process":
             return
-        watchdog = watchdog_facts(facts_of(job))
+        if watchdog_forbidden(job):
+            return  # RL105's subject: the watchdog must stay off there
+        if job.manifest is None:
+            # no cluster restarts a job of its own: detection matters where it spans nodes
+            scale = answer(job, "multi-node")
+            if scale.unknown:
+                yield self.withhold(job, "multi-node", scale.evidence)
+            if not scale.held:
+                return
+        facts, evidence = release_facts(job)
+        if facts is None:
+            yield self.withhold(job, "release", evidence)
+            return
+        watchdog = watchdog_facts(facts)
         if watchdog.no_npu or watchdog.read is False:
             return
         for launch, cmd in pytorch_launches(job):
@@ -250,15 +328,16 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
             newer = cmd.env.get(NEW_NAME)
             if value is not None and value.known is not None:
                 if watchdog_value(value.known) == 0 and value.span is not None:
-                    yield self._explicit_off(job, cmd, value, newer, watchdog.basis)
+                    yield self._explicit_off(job, cmd, value, newer, watchdog)
                 continue
             if value is not None:
                 continue  # set from elsewhere at run time: cannot be judged
-            if watchdog.default == 1:
+            if watchdog.on_by_default is True:
                 continue
-            if watchdog.default is None and job.manifest is None:
-                continue  # the release is unknown and no cluster job runs this: no claim to make
-            yield self._unset(job, launch, cmd, newer, watchdog.default, watchdog.basis)
+            if watchdog.on_by_default is None:
+                yield self.withhold(job, "release", f"{watchdog.basis}: they differ on the watchdog's default")
+                continue
+            yield self._unset(job, launch, cmd, newer, watchdog)
 
     def _wait(self, cmd: LaunchCommand) -> str:
         wait = cmd.env.get("HCCL_EXEC_TIMEOUT")
@@ -266,35 +345,40 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
             return f"HCCL_EXEC_TIMEOUT={wait.value} s"
         return f"HCCL_EXEC_TIMEOUT (default {documented_default('HCCL_EXEC_TIMEOUT') or 1836} s)"
 
-    def _explicit_off(self, job: Job, cmd: LaunchCommand, value: EnvValue, newer: EnvValue | None, basis: str):
+    def _explicit_off(self, job: Job, cmd: LaunchCommand, value: EnvValue, newer: EnvValue | None, watchdog):
         assert value.span is not None
         message = f"{NAME}={value.known} turns the HCCL watchdog off: a network fault is only detected after {self._wait(cmd)}"
         if newer is not None and newer.known is not None and watchdog_value(newer.known) != 0:
             message += (
-                f"; {NEW_NAME}={newer.known} does not help: {basis}, and no release up to {newest_release()} reads it"
+                f"; {NEW_NAME}={newer.known} does not help: {watchdog.basis}, and no release up to "
+                f"{newest_release()} reads it"
             )
-        edits = None if value.conditional else set_env_value(job, value, "1")
+        if watchdog.thread is False:
+            message += f". {_no_thread(watchdog)}"
+            return self.report(
+                value.span, message, related=[(cmd.command.span, "the training launch that inherits it")]
+            )
+        if watchdog.thread is None:
+            message += f" ({watchdog.basis})"
+        edits = None if value.conditional or watchdog.thread is not True else set_env_value(job, value, "1")
         fix = safe_fix(f"Set {NAME}=1", *edits, overrides=f"{NAME}={value.known}") if edits else None
         return self.report(
             value.span, message, fix, related=[(cmd.command.span, "the training launch that inherits it")]
         )
 
-    def _unset(
-        self, job: Job, launch: Launch, cmd: LaunchCommand, newer: EnvValue | None, default: int | None, basis: str
-    ):
+    def _unset(self, job: Job, launch: Launch, cmd: LaunchCommand, newer: EnvValue | None, watchdog):
         where = declared(job)
-        edits = insert_env_before(job, launch, cmd, NAME, "1")
-        if default == 0:
-            said = f"{NAME} is not set, which leaves the HCCL watchdog off. Here {basis}{where}, which defaults it to 0"
+        said = f"{NAME} is not set, which leaves the HCCL watchdog off. Here {watchdog.basis}{where}, which "
+        said += "defaults it to 0" if watchdog.default == 0 else "does not turn it on by default"
+        fix = None
+        if watchdog.thread is False:
+            said += f". {_no_thread(watchdog)}"
+        elif watchdog.read is True and watchdog.thread is True:
+            edits = insert_env_before(job, launch, cmd, NAME, "1")
             fix = safe_fix(f"Export {NAME}=1 before the launch", *edits) if edits else None
-            severity = None
-        else:
-            said = (
-                f"{NAME} is not set, so whether the HCCL watchdog is on depends on the torch_npu release. "
-                f"Here {basis}{where}; releases before 6.0.RC1 and every torch 1.11 build default it off"
-            )
+        else:  # some of the possible releases have no watchdog at all: setting it helps only on the others
+            edits = insert_env_before(job, launch, cmd, NAME, "1")
             fix = unsafe_fix(f"Export {NAME}=1 before the launch", *edits) if edits else None
-            severity = Severity.INFO
         if newer is not None:
             said += f"; {NEW_NAME} is set, but no release up to {newest_release()} reads it"
         return self.report(
@@ -302,5 +386,12 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
             f"{said}: a network fault is only detected after {self._wait(cmd)}",
             fix,
             related=[(newer.span, f"{NEW_NAME} is ignored")] if newer is not None and newer.span else [],
-            severity=severity,
         )
+
+
+def _no_thread(watchdog) -> str:
+    """Why no value of the variable helps on the releases that read it but start no watchdog thread."""
+    return (
+        f"{watchdog.basis}: that release reads {NAME} but starts no watchdog thread (its abort API is not "
+        "implemented), so no value turns fault detection on; a torch_npu release from 6.0.RC1 on has the watchdog"
+    )

@@ -5,9 +5,10 @@ from recovery_lint.edits import edit, replace_words
 from recovery_lint.jobs import Job, LaunchCommand
 from recovery_lint.knowledge import feature_support
 from recovery_lint.launch import PURE_VARIABLE, option_value, word_value
+from recovery_lint.premises import answer, release_facts
 from recovery_lint.rule import Case, Rule, examples
 
-from ._versions import facts_of, with_origin
+from ._versions import with_origin
 
 SAFE_LAUNCHERS = ("torchrun", "torch.distributed.run")
 # what the MindIO TFT guide patches into the torchrun script (skipped when MindCluster is installed)
@@ -26,6 +27,8 @@ class TorchrunWithoutParallelStore(Rule):
     severity = Severity.WARNING
     fix_availability = "sometimes"
     summary = "PyTorch is launched with torchrun instead of torch_npu_run (Parallel Store)"
+    premises = ("multi-node",)
+    also_asks = ("release",)
     what = """
 A PyTorch training launch through `torchrun`, `python -m torch.distributed.run` or
 `python -m torch.distributed.launch` (whatever the interpreter word is, for example
@@ -110,22 +113,61 @@ argument that torchrun-style launchers pass as the `LOCAL_RANK` variable instead
             Case(
                 title="release 6.0.RC3 ships torch_npu_run, the docs support it from a later release: a note, no fix",
                 files={
-                    "train.sh": "torchrun --nproc_per_node=8 train.py\n",
+                    "train.sh": "torchrun --nnodes=2 --nproc_per_node=8 train.py\n",
                     "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post8\n",
                 },
                 expect=("train.sh:1:1",),
                 unsafe=True,
-                fixed={"train.sh": "torchrun --nproc_per_node=8 train.py\n"},
+                fixed={"train.sh": "torchrun --nnodes=2 --nproc_per_node=8 train.py\n"},
             ),
             Case(
                 title="a torchrun patched for MindIO TFT: no fix",
                 files={
-                    "train.sh": "torchrun --nproc_per_node=8 pretrain_gpt.py --enable-high-availability\n",
+                    "train.sh": "torchrun --nnodes=2 --nproc_per_node=8 pretrain_gpt.py --enable-high-availability\n",
                     "requirements.txt": _PINS,
                 },
                 expect=("train.sh:1:1",),
                 unsafe=True,
-                fixed={"train.sh": "torchrun --nproc_per_node=8 pretrain_gpt.py --enable-high-availability\n"},
+                fixed={
+                    "train.sh": "torchrun --nnodes=2 --nproc_per_node=8 pretrain_gpt.py --enable-high-availability\n"
+                },
+            ),
+            Case(
+                title="one node (NNODES=1): the Parallel Store pays off across nodes, so no finding",
+                files={
+                    "train.sh": "NNODES=1\ntorchrun --nnodes $NNODES --nproc_per_node 8 --master_addr localhost train.py\n",
+                    "requirements.txt": _PINS,
+                },
+            ),
+            Case(
+                title="one node: no --nnodes",
+                files={"train.sh": "torchrun --nproc_per_node=8 train.py\n", "requirements.txt": _PINS},
+            ),
+            Case(
+                title="a manifest that runs one Pod is one node, whatever the script says",
+                files={
+                    "job.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: g\nspec:\n  tasks:\n"
+                    "  - name: t\n    replicas: 1\n    template:\n      spec:\n        containers:\n        - name: c\n"
+                    '          command: ["bash", "train.sh"]\n',
+                    "train.sh": "torchrun --nnodes $NNODES --nproc_per_node 8 train.py\n",
+                    "requirements.txt": _PINS,
+                },
+            ),
+            Case(
+                title="the node count is set at run time: withheld (declare target.nodes)",
+                files={
+                    "train.sh": "torchrun --nnodes $NNODES --nproc_per_node 8 train.py\n",
+                    "requirements.txt": _PINS,
+                },
+            ),
+            Case(
+                title="the node count is set at run time, and the configuration declares the nodes",
+                files={
+                    "train.sh": "torchrun --nnodes $NNODES --nproc_per_node 8 train.py\n",
+                    "requirements.txt": _PINS,
+                },
+                config={"target": {"nodes": 4}},
+                expect=("train.sh:1:1",),
             ),
             Case(
                 title="torch_npu 2.2.0.post2 (no 2.2.0 build ships torch_npu_run)",
@@ -141,15 +183,23 @@ argument that torchrun-style launchers pass as the `LOCAL_RANK` variable instead
     def check_job(self, job: Job):
         if not job.context.pytorch:
             return
-        support = feature_support("torch_npu_run", facts_of(job))
-        if support.status == "missing" or (support.status == "unknown" and job.manifest is None):
+        facts, evidence = release_facts(job)
+        if facts is None:
+            yield self.withhold(job, "release", evidence)
             return
+        support = feature_support("torch_npu_run", facts)
+        if support.status == "missing":
+            return
+        if support.status == "unknown":
+            yield self.withhold(job, "release", support.reason)
+            return
+        scale = answer(job, "multi-node").evidence
         for launch in job.launches:
             for cmd in launch.torch_commands:
                 if cmd.launcher != "torch_npu_run":
-                    yield self._finding(job, cmd, support.status, support.reason)
+                    yield self._finding(job, cmd, support.status, support.reason, scale)
 
-    def _finding(self, job: Job, cmd: LaunchCommand, status: str, reason: str):
+    def _finding(self, job: Job, cmd: LaunchCommand, status: str, reason: str, scale: str):
         start, end = cmd.launcher_words
         words = cmd.command.words[start:end]
         written = " ".join(w.text for w in words)
@@ -171,7 +221,8 @@ argument that torchrun-style launchers pass as the `LOCAL_RANK` variable instead
             span = cmd.script.source.span(words[0].span.start, words[-1].span.end)
         message = (
             f"'{written}' rendezvous through the single-threaded TCPStore; launch with torch_npu_run to use the "
-            f"Parallel Store.{note}{tail}"
+            f"Parallel Store. Every rank of the job ({scale}) connects to that store again after each fault."
+            f"{note}{tail}"
         )
         return self.report(span, message, fix, severity=severity)
 

@@ -10,24 +10,42 @@ from ._mindio import findings
 _TRAIN = """\
 import os
 
+import deepspeed
 import torch
 import torch_npu  # registers the NPU device
 
+CKPT = "/ckpt/latest.pt"
 
-def save_checkpoint(model, step, root):
-    path = os.path.join(root, f"iter_{step:07d}.pt")
-    torch.save({"model": model.state_dict(), "step": step}, path)
+
+def save_checkpoint(engine, optimizer, epoch):
+    torch.save({"model": engine.module.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}, CKPT)
+
+
+def main():
+    engine, optimizer, _, _ = deepspeed.initialize(model=torch.nn.Linear(4, 4).npu())
+    start = 0
+    if os.path.exists(CKPT):
+        state = torch.load(CKPT, map_location="cpu")
+        engine.module.load_state_dict(state["model"])
+        start = state["epoch"] + 1
+    for epoch in range(start, 10):
+        engine.step()
+        save_checkpoint(engine, optimizer, epoch)
+    torch.save(engine.module.state_dict(), "/out/final.pt")
 
 
 if __name__ == "__main__":
-    save_checkpoint(torch.nn.Linear(4, 4).npu(), 0, "/ckpt")
+    main()
 """
 
-_TRAIN_FIXED = _TRAIN.replace("import torch\n", "import mindio_acp\nimport torch\n", 1).replace(
-    "    torch.save(", "    mindio_acp.save("
+_TRAIN_FIXED = (
+    _TRAIN.replace("import deepspeed\n", "import deepspeed\nimport mindio_acp\n", 1)
+    .replace("    torch.save({", "    mindio_acp.save({")
+    .replace("torch.load(CKPT", "mindio_acp.load(CKPT")
 )
 
-_LAUNCH = "torchrun --nproc_per_node 8 train.py\n"
+_LAUNCH = "deepspeed --num_nodes 2 --num_gpus 8 train.py\n"
+_PINS = "torch==2.7.1\ntorch-npu==2.7.1.post2\nmindio-acp==7.3.0\ndeepspeed==0.16.4\n"
 _PROCESS_ACJOB = (
     _VCJOB.replace("batch.volcano.sh/v1alpha1", "mindxdl.gitee.com/v1")
     .replace("kind: Job", "kind: AscendJob")
@@ -42,6 +60,7 @@ from megatron.training import pretrain
 if __name__ == "__main__":
     pretrain()
 """
+_MINDSPEED_PINS = "torch==2.7.1\nmindspeed-llm==2.3.0\nmindio-acp==7.3.0\n"
 
 
 class BlockingCheckpointSave(Rule):
@@ -49,23 +68,30 @@ class BlockingCheckpointSave(Rule):
     name = "blocking-checkpoint-save"
     phase = "checkpoint"
     severity = Severity.WARNING
+    premises = ("mindio-acp-stack", "mindio")
     fix_availability = "sometimes"
     summary = "Checkpoints are saved with torch.save, which blocks training; MindIO ACP saves asynchronously"
     what = """
-A `torch.save(...)` call (through any import alias) in PyTorch training code (a Python file of the
-job that imports `torch` or `torch_npu`) of a job that does not use MindIO ACP: none of the job's
-Python files imports `mindio_acp`. For a standalone Python file, the file itself decides.
+The rollback checkpoint of a training job saved with `torch.save(...)` (through any import alias),
+on a stack MindIO ACP supports. The rollback checkpoint is the training state (a model or
+optimizer state dict, a checkpoint dict) that the training loop saves again and again (the call is
+in a loop, or in a function a loop of the same file calls) and that the job's resume path reads back
+(a `torch.load` on the resume path of the same job). A best model, a final export, a weights file
+written after training, small auxiliary state and a job with no resume path are not reported.
 
-A MindSpeed-LLM job on Megatron (an entry imports `mindspeed_llm` with its Megatron adaptor or
-Megatron itself) saves through Megatron's checkpoint code; it
-uses MindIO ACP when it imports `mindio_acp` and its launch environment sets
-`MINDIO_AUTO_PATCH_MEGATRON=true` (or `1`). Otherwise one finding points at the `mindspeed_llm`
-import (or at the `mindio_acp` import when only the variable is missing).
+MindIO ACP's guide supports fixed versions of DeepSpeed, X1 and MindSpeed-LLM only, with torch
+2.7.1: the finding needs the job's entry to import `deepspeed` (or its launcher to be `deepspeed`)
+or `mindspeed_llm`, the versions to be declared (a pin, a README version table, or
+`versions.torch` / `versions.mindspeed-llm` / `versions.mindio` in the configuration) and MindIO to
+be 6.0.RC2 or later. A job whose versions are not declared is not guessed about: the run ends with
+the keys that would settle it.
 
-Not reported when MindIO ACP cannot help: a job with process-level recovery or one that imports
-`mindio_ttp` (MindIO TFT, with which ACP's periodic-checkpoint acceleration is documented as
-incompatible in MindSpeed-LLM), MindIO or MindCluster known to be older than 6.0.RC2, and
-MindSpore or TensorFlow jobs. Unknown versions get the advice, and the message says so.
+A MindSpeed-LLM 2.3 job on Megatron saves through Megatron's checkpoint code; it uses MindIO ACP
+when it imports `mindio_acp` and its launch environment sets `MINDIO_AUTO_PATCH_MEGATRON=true` (or
+`1`). Otherwise one finding points at the `mindspeed_llm` import (or at the `mindio_acp` import
+when only the variable is missing). Not reported with process-level recovery or an entry that
+imports `mindio_ttp` (MindIO TFT, which cannot be installed beside ACP), nor for MindSpore or
+TensorFlow jobs.
 """
     why = """
 `torch.save` serializes the whole state and writes it to shared storage while training waits.
@@ -76,32 +102,44 @@ taken often and a fault loses far fewer steps.
 """
     example = """
 ```python
-import torch
-torch.save(state, f"/ckpt/iter_{step}.pt")    # RL401
+for epoch in range(start, epochs):
+    train_one_epoch(engine)
+    torch.save({"model": engine.module.state_dict(), "epoch": epoch}, CKPT)    # RL401
 ```
 Use instead:
 ```python
-import torch
 import mindio_acp
-mindio_acp.save(state, f"/ckpt/iter_{step}.pt")
+...
+    mindio_acp.save({"model": engine.module.state_dict(), "epoch": epoch}, CKPT)
 ```
-For MindSpeed-LLM, add `import mindio_acp` after `from mindspeed_llm import megatron_adaptor`
-and `export MINDIO_AUTO_PATCH_MEGATRON=true` to the launch script.
+and read it back with `mindio_acp.load(CKPT, map_location="cpu")`. For MindSpeed-LLM, add
+`import mindio_acp` after `from mindspeed_llm import megatron_adaptor` and
+`export MINDIO_AUTO_PATCH_MEGATRON=true` to the launch script.
 """
     fix = """
-Unsafe (the MindIO ACP wheel and its server must be installed on the nodes, and
-`mindio_acp.initialize()` may need to be called): `torch.save(` becomes `mindio_acp.save(` with
-the arguments kept, and `import mindio_acp` is inserted after the module-level torch import when
-the file lacks it, both in one fix. Offered only for `torch.save(obj, path)` with two positional
-arguments, the form `mindio_acp.save(obj, path)` accepts. For MindSpeed-LLM the fix inserts
-`import mindio_acp` after the `mindspeed_llm` import and `export MINDIO_AUTO_PATCH_MEGATRON=true`
-before every launch command (a container `env` entry when there is no script).
+Unsafe (the MindIO ACP wheel and its server must be installed on the nodes). `mindio_acp.save`
+writes MindIO ACP's own format, which `torch.load` cannot read, so a save is converted only
+together with every load of the job's resume path: each `torch.save(` becomes `mindio_acp.save(`
+and each `torch.load(` becomes `mindio_acp.load(`, arguments kept, with `import mindio_acp` added
+where an import sorter keeps it, in one fix. Offered only when the saves and loads write their
+checkpoint path the same way (the only way to show that the loads read what the saves write), the
+calls fit the API (`mindio_acp.save(obj, path)` with a path string; `mindio_acp.load(path,
+map_location=None or 'cpu')`), and no other launch (a test, a CI script, a job these premises do
+not hold for) runs the edited file, which the unconditional import would reach. Otherwise the
+finding says why there is no fix. For MindSpeed-LLM the fix inserts `import mindio_acp` after the
+`mindspeed_llm` import and `export MINDIO_AUTO_PATCH_MEGATRON=true` before every launch command
+(a container `env` entry when there is no script).
 """
     sources = (
         "MindCluster docs: references/optimizing_saving_and_loading_checkpoints/03_usage_guidance "
-        "(replace torch.save/torch.load; MindSpeed-LLM: import mindio_acp, MINDIO_AUTO_PATCH_MEGATRON=true)",
+        "(只支持DeepSpeed框架、X1框架、MindSpeed-LLM、K8s的固定版本; replace torch.save/torch.load; MindSpeed-LLM "
+        "2.3.0 branch: import mindio_acp, MINDIO_AUTO_PATCH_MEGATRON=true)",
+        "MindCluster docs: references/optimizing_saving_and_loading_checkpoints/02_installation_and_deployment "
+        "(Torch 2.7.1)",
         "MindCluster docs: references/optimizing_saving_and_loading_checkpoints/05_api_reference "
-        "(mindio_acp.save(obj, path, open_way='memfs'))",
+        "(mindio_acp.save(obj, path, open_way='memfs'); mindio_acp.load map_location None or 'cpu')",
+        "Ascend/mind-cluster component/mindio/acp: serialization.py (MindIO ACP's own file format, ending "
+        "b'mindio\\x00')",
         "MindCluster docs: 05_configuring_training_recovery Tables 5/6 (MindIO and MindCluster 6.0.RC2 or later)",
         "MindCluster docs: fault_recovery_acceleration/03_usage_guidance (ACP incompatible with MindIO TFT in "
         "MindSpeed-LLM)",
@@ -109,79 +147,103 @@ before every launch command (a container `env` entry when there is no script).
     cases = examples(
         lambda: (
             Case(
-                title="a training entry a launch script runs, versions unknown: import placed where a sorter keeps it",
+                title="a DeepSpeed job's rollback checkpoint, saved in the loop and read back on resume: one joint fix",
+                files={"train.sh": _LAUNCH, "train.py": _TRAIN, "requirements.txt": _PINS},
+                expect=("train.py:11:5",),
+                unsafe=True,
+                fixed={"train.py": _TRAIN_FIXED},
+            ),
+            Case(
+                title="a best model and a final export are no rollback checkpoint",
+                files={
+                    "train.sh": _LAUNCH,
+                    "requirements.txt": _PINS,
+                    "train.py": "import deepspeed\nimport torch\n\nfor epoch in range(10):\n    acc = step()\n"
+                    "    if acc > best:\n        torch.save(model.state_dict(), 'model_best.pth')\n"
+                    "torch.save(model.state_dict(), 'final.pth')\nif args.resume:\n"
+                    "    model.load_state_dict(torch.load(args.resume))\n",
+                },
+            ),
+            Case(
+                title="a fine-tune script: a pretrained load and per-epoch saves, but no resume path",
+                files={
+                    "train.sh": _LAUNCH,
+                    "requirements.txt": _PINS,
+                    "train.py": "import deepspeed\nimport torch\n\nif args.pretrained:\n"
+                    "    model.load_state_dict(torch.load(args.pretrained))\nfor epoch in range(3):\n"
+                    "    step()\n    torch.save(model.state_dict(), f'ckpt_{epoch}.pt')\n",
+                },
+            ),
+            Case(
+                title="the resume load reads a path written otherwise: reported, no fix (no load is shown to match)",
+                files={
+                    "train.sh": _LAUNCH,
+                    "requirements.txt": _PINS,
+                    "train.py": _TRAIN.replace("torch.load(CKPT", "torch.load(args.resume"),
+                },
+                expect=("train.py:11:5",),
+                unsafe=True,
+                fixed={"train.py": _TRAIN.replace("torch.load(CKPT", "torch.load(args.resume")},
+            ),
+            Case(
+                title="a test script also runs the entry: the import would reach it, so no fix",
+                files={
+                    "train.sh": _LAUNCH,
+                    "tests/run_ckpt.sh": "python3 ../train.py --epochs 1\n",
+                    "train.py": _TRAIN,
+                    "requirements.txt": _PINS,
+                },
+                expect=("train.py:11:5",),
+                unsafe=True,
+                fixed={"train.py": _TRAIN},
+            ),
+            Case(
+                title="plain PyTorch: MindIO ACP documents DeepSpeed, X1 and MindSpeed-LLM only",
+                files={
+                    "train.sh": "torchrun --nnodes 2 --nproc_per_node 8 train.py\n",
+                    "train.py": _TRAIN.replace("import deepspeed\n", "").replace(
+                        "engine, optimizer, _, _ = deepspeed.initialize(model=torch.nn.Linear(4, 4).npu())",
+                        "engine, optimizer = build()",
+                    ),
+                    "requirements.txt": _PINS,
+                },
+            ),
+            Case(
+                title="versions not declared: withheld (declare versions.torch and versions.mindio)",
                 files={"train.sh": _LAUNCH, "train.py": _TRAIN},
-                expect=("train.py:9:5",),
+            ),
+            Case(
+                title="the versions in the configuration",
+                files={"train.sh": _LAUNCH, "train.py": _TRAIN},
+                config={"versions": {"torch": "2.7.1", "mindio": "7.3.0"}},
+                expect=("train.py:11:5",),
                 unsafe=True,
                 fixed={"train.py": _TRAIN_FIXED},
             ),
             Case(
-                title="two saves through an alias, CRLF: one import for both fixes",
-                files={
-                    "train.sh": "torchrun --nproc_per_node 8 train.py\n",
-                    "train.py": "import torch as th\r\nimport torch_npu\r\n\r\n\r\ndef save(m, opt):\r\n"
-                    '    th.save(m.state_dict(), "/ckpt/model.pt")\r\n    th.save(opt.state_dict(), "/ckpt/optim.pt")\r\n',
-                },
-                expect=("train.py:6", "train.py:7"),
-                unsafe=True,
-                fixed={
-                    "train.py": "import mindio_acp\r\nimport torch as th\r\nimport torch_npu\r\n\r\n\r\ndef save(m, opt):\r\n"
-                    '    mindio_acp.save(m.state_dict(), "/ckpt/model.pt")\r\n'
-                    '    mindio_acp.save(opt.state_dict(), "/ckpt/optim.pt")\r\n'
-                },
+                title="torch 2.1.0: MindIO ACP's installation table names torch 2.7.1",
+                files={"train.sh": _LAUNCH, "train.py": _TRAIN, "requirements.txt": _PINS.replace("2.7.1", "2.1.0")},
             ),
             Case(
-                title="the entry of an A2 (ascend-910b) job, launched through a script",
-                files={"job.yaml": _VCJOB, "train.sh": "torchrun train.py\n", "train.py": _TRAIN},
-                expect=("train.py:9",),
-                unsafe=True,
-                fixed={"train.py": _TRAIN_FIXED},
-            ),
-            Case(
-                title="arguments mindio_acp.save does not take: reported without a fix",
-                files={
-                    "train.sh": _LAUNCH,
-                    "train.py": "import torch\n\ntorch.save(model.state_dict(), path, _use_new_zipfile_serialization=False)\n",
-                },
-                expect=("train.py:3",),
-                unsafe=True,
-                fixed={
-                    "train.py": "import torch\n\ntorch.save(model.state_dict(), path, _use_new_zipfile_serialization=False)\n"
-                },
-            ),
-            Case(
-                title="a file object is not the path string mindio_acp.save takes: reported without a fix",
-                files={
-                    "train.sh": _LAUNCH,
-                    "train.py": "import torch\n\nwith open(name, 'wb') as f:\n    torch.save(model.state_dict(), f)\n",
-                },
-                expect=("train.py:4",),
-                unsafe=True,
-                fixed={
-                    "train.py": "import torch\n\nwith open(name, 'wb') as f:\n    torch.save(model.state_dict(), f)\n"
-                },
-            ),
-            Case(
-                title="arguments, features and in-memory buffers are not checkpoints",
-                files={
-                    "train.sh": _LAUNCH,
-                    "train.py": "import io\nimport torch\n\ntorch.save(args, 'args.bin')\ntorch.save(features, cached_features_file)\n"
-                    "buf = io.BytesIO()\ntorch.save(model.state_dict(), buf)\n",
-                },
+                title="MindIO known to be older than 6.0.RC2",
+                files={"train.sh": _LAUNCH, "train.py": _TRAIN, "requirements.txt": _PINS.replace("7.3.0", "6.0.RC1")},
             ),
             Case(
                 title="a unit test is not training",
                 files={
-                    "tests/test_ckpt.py": "import unittest\nimport torch\nimport torch_npu\n\n\nclass T(unittest.TestCase):\n"
-                    "    def test_save(self):\n        torch.save(model.state_dict(), '/tmp/x.pt')\n"
+                    "requirements.txt": _PINS,
+                    "tests/test_ckpt.py": "import unittest\nimport deepspeed\nimport torch\n\n\n"
+                    "class T(unittest.TestCase):\n    def test_save(self):\n"
+                    "        for i in range(2):\n            torch.save(model.state_dict(), '/tmp/ckpt.pt')\n",
                 },
             ),
             Case(
-                title="MindSpeed-LLM without MindIO ACP: import it and turn on the Megatron patch",
+                title="MindSpeed-LLM 2.3 without MindIO ACP: import it and turn on the Megatron patch",
                 files={
                     "job.yaml": _VCJOB,
                     "train.sh": "#!/bin/bash\ntorchrun pretrain_gpt.py\n",
                     "pretrain_gpt.py": _MINDSPEED,
+                    "requirements.txt": _MINDSPEED_PINS,
                 },
                 expect=("pretrain_gpt.py:2",),
                 unsafe=True,
@@ -197,6 +259,7 @@ before every launch command (a container `env` entry when there is no script).
                 title="one MindSpeed-LLM entry, three launch scripts: one finding, one fix for all of them",
                 files={
                     "pretrain_gpt.py": _MINDSPEED,
+                    "requirements.txt": _MINDSPEED_PINS,
                     **{
                         f"examples/run{k}.sh": "torchrun --nnodes 2 --nproc_per_node 8 pretrain_gpt.py\n"
                         for k in (1, 2, 3)
@@ -221,6 +284,7 @@ before every launch command (a container `env` entry when there is no script).
                 files={
                     "job.yaml": _VCJOB,
                     "train.sh": "export MINDIO_AUTO_PATCH_MEGATRON=false\ntorchrun pretrain_gpt.py\n",
+                    "requirements.txt": _MINDSPEED_PINS,
                     "pretrain_gpt.py": _MINDSPEED.replace(
                         "megatron_adaptor\n", "megatron_adaptor\nimport mindio_acp  # checkpoint acceleration\n"
                     ),
@@ -230,9 +294,19 @@ before every launch command (a container `env` entry when there is no script).
                 fixed={"train.sh": "export MINDIO_AUTO_PATCH_MEGATRON=true\ntorchrun pretrain_gpt.py\n"},
             ),
             Case(
+                title="MindSpeed-LLM 26.1: the ACP guide is written for the 2.3 branch",
+                files={
+                    "job.yaml": _VCJOB,
+                    "train.sh": "#!/bin/bash\ntorchrun pretrain_gpt.py\n",
+                    "pretrain_gpt.py": _MINDSPEED,
+                    "requirements.txt": _MINDSPEED_PINS.replace("2.3.0", "26.1.0"),
+                },
+            ),
+            Case(
                 title="MindSpeed-LLM's FSDP2 path saves through its own checkpoint manager: no Megatron to patch",
                 files={
                     "train.sh": "#!/bin/bash\ntorchrun --nnodes 2 --nproc_per_node 8 train_fsdp2.py\n",
+                    "requirements.txt": _MINDSPEED_PINS,
                     "train_fsdp2.py": "import torch\nfrom mindspeed_llm.fsdp2.train.trainer import Trainer\n\n"
                     "if __name__ == '__main__':\n    Trainer().train()\n",
                 },
@@ -242,38 +316,35 @@ before every launch command (a container `env` entry when there is no script).
                 files={
                     "job.yaml": _VCJOB,
                     "train.sh": "export MINDIO_AUTO_PATCH_MEGATRON=true\ntorchrun pretrain_gpt.py\n",
-                    "pretrain_gpt.py": _MINDSPEED.replace("megatron_adaptor\n", "megatron_adaptor\nimport mindio_acp\n")
-                    + "torch.save({}, '/tmp/x.pt')\n",
+                    "requirements.txt": _MINDSPEED_PINS,
+                    "pretrain_gpt.py": _MINDSPEED.replace(
+                        "megatron_adaptor\n", "megatron_adaptor\nimport mindio_acp\n"
+                    ),
                 },
             ),
             Case(
-                title="an entry that imports mindio_acp uses MindIO ACP",
+                title="saves already through MindIO ACP",
                 files={
                     "train.sh": _LAUNCH,
-                    "train.py": _TRAIN.replace("import torch\n", "import torch\nimport mindio_acp\n", 1),
+                    "requirements.txt": _PINS,
+                    "train.py": _TRAIN_FIXED,
                 },
             ),
             Case(
                 title="process-level recovery (an AscendJob) uses MindIO TFT, which ACP does not combine with",
-                files={"job.yaml": _PROCESS_ACJOB, "train.sh": "torchrun train.py\n", "train.py": _TRAIN},
-            ),
-            Case(
-                title="MindIO known to be older than 6.0.RC2",
                 files={
-                    "train.sh": _LAUNCH,
+                    "job.yaml": _PROCESS_ACJOB,
+                    "train.sh": "deepspeed train.py\n",
                     "train.py": _TRAIN,
-                    "requirements.txt": "torch==2.1.0\nmindio-acp==6.0.RC1\n",
+                    "requirements.txt": _PINS,
                 },
-            ),
-            Case(
-                title="not PyTorch code: numpy.save is not a torch checkpoint",
-                files={"train.sh": _LAUNCH, "train.py": "import numpy as np\n\nnp.save('/data/x.npy', [1, 2])\n"},
             ),
             Case(
                 title="a MindSpore job gets no PyTorch advice",
                 files={
                     "job.yaml": _VCJOB.replace("bash /job/code/train.sh", "msrun --worker_num=8 /job/code/train.py"),
                     "train.py": "import mindspore\nimport torch\n\ntorch.save({}, '/tmp/x.pt')\n",
+                    "requirements.txt": _PINS,
                 },
             ),
         )

@@ -4,52 +4,13 @@ from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Project
 from recovery_lint.rule import Case, Rule, examples
 
+from ._examples import PYTORCH_VCJOB as _VCJOB
 from ._mindio import findings
+from .rl401_blocking_checkpoint_save import _LAUNCH, _MINDSPEED, _MINDSPEED_PINS, _PINS, _TRAIN, _TRAIN_FIXED
 
-_RESUME = """\
-import torch
-import torch_npu
-
-
-def resume(model, path):
-    state = torch.load(path, map_location="cpu")
-    model.load_state_dict(state["model"])
-    return state["step"]
-"""
-
-_RESUME_FIXED = _RESUME.replace("import torch\n", "import mindio_acp\nimport torch\n", 1).replace(
-    "torch.load(", "mindio_acp.load("
+_TRAIN_FIXED_SAVE_ONLY = _TRAIN.replace("import deepspeed\n", "import deepspeed\nimport mindio_acp\n", 1).replace(
+    "    torch.save({", "    mindio_acp.save({"
 )
-
-_ACJOB = """\
-apiVersion: mindxdl.gitee.com/v1
-kind: AscendJob
-metadata:
-  name: resnet
-  labels:
-    framework: pytorch
-    ring-controller.atlas: ascend-910
-    fault-scheduling: "force"
-    pod-rescheduling: "on"
-spec:
-  replicaSpecs:
-    Master:
-      replicas: 1
-      template:
-        spec:
-          containers:
-          - name: ascend
-            image: pytorch-npu:1.11.0
-            command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
-"""
-
-_MINDSPEED = """\
-import torch
-from mindspeed_llm import megatron_adaptor
-from megatron.training import pretrain
-
-pretrain()
-"""
 
 
 class CheckpointLoadFromStorage(Rule):
@@ -57,25 +18,26 @@ class CheckpointLoadFromStorage(Rule):
     name = "checkpoint-load-from-storage"
     phase = "checkpoint"
     severity = Severity.WARNING
+    premises = ("mindio-acp-stack", "mindio")
     fix_availability = "sometimes"
     summary = "Checkpoints are loaded with torch.load from storage; MindIO ACP restores them from memory"
     what = """
-A `torch.load(...)` call (through any import alias) that reads back a checkpoint the job saved (its
-path, or the function it is in, says resume, checkpoint, latest…; not pretrained weights, a dataset
-cache or a vocabulary) in a training entry (a Python file a training launch runs that imports
-`torch` or `torch_npu`) of a job that does not use MindIO ACP: none of the job's entries imports
-`mindio_acp`.
+The resume path of a training job reading its rollback checkpoint with `torch.load(...)` (through
+any import alias), on a stack MindIO ACP supports: a load whose path, function or condition says
+resume, checkpoint, latest… (not pretrained weights, a fine-tune or previous-stage starting point,
+a teacher, a best model, a dataset cache or a vocabulary) in a job whose training loop saves that
+checkpoint again and again (RL401). The stack and version premises are RL401's: DeepSpeed or
+MindSpeed-LLM 2.3 with torch 2.7.1 and MindIO 6.0.RC2 or later, declared in the repository or the
+configuration; where they are unknown the advice is withheld.
 
-A MindSpeed-LLM job on Megatron (an entry imports `mindspeed_llm` with its Megatron adaptor or
-Megatron itself) loads through Megatron's checkpoint code; it
-uses MindIO ACP when it imports `mindio_acp` and its launch environment sets
-`MINDIO_AUTO_PATCH_MEGATRON=true` (or `1`). Otherwise one finding points at the `mindspeed_llm`
-import (or at the `mindio_acp` import when only the variable is missing).
+Also reported, whatever else holds: a `torch.load` that reads a path the job's `mindio_acp.save`
+writes (written the same way): MindIO ACP saves in a format of its own, which `torch.load` cannot
+read, so the job could not resume.
 
-Not reported for jobs with process-level recovery or importing `mindio_ttp` (MindIO TFT, which
-ACP does not combine with in MindSpeed-LLM), with MindIO or MindCluster known to be older than
-6.0.RC2, or for MindSpore and TensorFlow jobs. Unknown versions get the advice, and the message
-says so.
+A MindSpeed-LLM 2.3 job on Megatron loads through Megatron's checkpoint code; it uses MindIO ACP
+when it imports `mindio_acp` and its launch environment sets `MINDIO_AUTO_PATCH_MEGATRON=true` (or
+`1`); otherwise one finding points at the `mindspeed_llm` import. Not reported with process-level
+recovery or an entry importing `mindio_ttp` (MindIO TFT), nor for MindSpore or TensorFlow jobs.
 """
     why = """
 After a fault every rank of the rescheduled job reads its checkpoint back from shared storage
@@ -85,126 +47,110 @@ system, so `mindio_acp.load` restores them from memory instead of storage.
 """
     example = """
 ```python
-state = torch.load(path, map_location="cpu")    # RL402
+if os.path.exists(CKPT):
+    state = torch.load(CKPT, map_location="cpu")    # RL402
 ```
-Use instead:
+Use instead (together with `mindio_acp.save` for the checkpoint, RL401):
 ```python
 import mindio_acp
-state = mindio_acp.load(path, map_location="cpu")
+state = mindio_acp.load(CKPT, map_location="cpu")
 ```
 """
     fix = """
-Unsafe (MindIO ACP must be installed and running on the nodes): `torch.load(` becomes
-`mindio_acp.load(` with the arguments kept, and `import mindio_acp` is inserted after the
-module-level torch import when the file lacks it, in one fix. Offered only when the call passes
-the path as its one positional argument and no keyword other than `map_location`, which is what
-`mindio_acp.load(path, open_way, map_location)` accepts. MindSpeed-LLM jobs get the same fix as
-RL401: `import mindio_acp` after the `mindspeed_llm` import and
-`export MINDIO_AUTO_PATCH_MEGATRON=true` before the launch.
+Unsafe, and the same fix as RL401: the job's rollback saves and resume loads are converted together
+(`torch.save(` to `mindio_acp.save(`, `torch.load(` to `mindio_acp.load(`, `import mindio_acp`
+added), only when they write the checkpoint path the same way, the calls fit the API
+(`map_location` None or `'cpu'`) and no other launch runs the edited file. A load left reading a
+path that `mindio_acp.save` writes gets `torch.load(` to `mindio_acp.load(` alone (unsafe too).
+`mindio_acp.load` reads `torch.save` files as well, through `torch.load` with `weights_only=True`,
+which refuses pickled objects other than tensors and plain containers: checkpoints written before
+the change may need `mindio_acp.convert` or a new save.
 """
     sources = (
         "MindCluster docs: references/optimizing_saving_and_loading_checkpoints/03_usage_guidance "
         "(replace torch.load with mindio_acp.load; MindSpeed-LLM: MINDIO_AUTO_PATCH_MEGATRON=true)",
         "MindCluster docs: references/optimizing_saving_and_loading_checkpoints/05_api_reference "
         "(mindio_acp.load(path, open_way='memfs', map_location=None))",
+        "Ascend/mind-cluster component/mindio/acp: acc_io.py (map_location 'cpu' only), read_handler.py "
+        "(torch.load fallback with weights_only), serialization.py (MindIO ACP's own format)",
         "MindCluster docs: 05_configuring_training_recovery Tables 5/6 (MindIO and MindCluster 6.0.RC2 or later)",
     )
     cases = examples(
         lambda: (
             Case(
-                title="a resume helper loading from storage (Atlas training series job)",
-                files={"job.yaml": _ACJOB, "train.sh": "torchrun train.py\n", "train.py": _RESUME},
-                expect=("train.py:6:13",),
+                title="the resume load of a DeepSpeed job's rollback checkpoint: one joint fix with the save",
+                files={"train.sh": _LAUNCH, "train.py": _TRAIN, "requirements.txt": _PINS},
+                expect=("train.py:18:17",),
                 unsafe=True,
-                fixed={"train.py": _RESUME_FIXED},
+                fixed={"train.py": _TRAIN_FIXED},
             ),
             Case(
-                title="from-import of load, in the entry a launch script runs",
-                files={
-                    "run.sh": "torchrun --nproc_per_node 8 resume.py\n",
-                    "resume.py": "from torch import load\nimport torch_npu\n\nstate = load('/ckpt/last.pt')\n",
-                },
-                expect=("resume.py:4:9",),
+                title="a save converted without its load: torch.load cannot read MindIO ACP's format",
+                files={"train.sh": _LAUNCH, "train.py": _TRAIN_FIXED_SAVE_ONLY, "requirements.txt": _PINS},
+                expect=("train.py:19:17",),
                 unsafe=True,
                 fixed={
-                    "resume.py": "from torch import load\nimport mindio_acp\nimport torch_npu\n\n"
-                    "state = mindio_acp.load('/ckpt/last.pt')\n"
+                    "train.py": _TRAIN_FIXED.replace(
+                        "import deepspeed\nimport mindio_acp\n", "import deepspeed\nimport mindio_acp\n"
+                    )
                 },
             ),
             Case(
-                title="weights_only has no MindIO ACP equivalent: reported without a fix",
+                title="map_location=torch.device('cpu') is not what mindio_acp.load takes: reported, no fix",
                 files={
-                    "run.sh": "torchrun --nproc_per_node 8 resume.py\n",
-                    "resume.py": "import torch\n\nstate = torch.load('/ckpt/last.pt', weights_only=True)\n",
+                    "train.sh": _LAUNCH,
+                    "requirements.txt": _PINS,
+                    "train.py": _TRAIN.replace('map_location="cpu"', "map_location=torch.device('cpu')"),
                 },
-                expect=("resume.py:3",),
+                expect=("train.py:18:17",),
                 unsafe=True,
-                fixed={"resume.py": "import torch\n\nstate = torch.load('/ckpt/last.pt', weights_only=True)\n"},
+                fixed={"train.py": _TRAIN.replace('map_location="cpu"', "map_location=torch.device('cpu')")},
             ),
             Case(
-                title="a map_location mindio_acp.load does not accept: reported without a fix",
+                title="pretrained weights loaded for a fine-tune are no resume",
                 files={
-                    "run.sh": "torchrun --nproc_per_node 8 resume.py\n",
-                    "resume.py": "import torch\n\nstate = torch.load(ckpt_path, map_location=torch.device('npu'))\n",
-                },
-                expect=("resume.py:3",),
-                unsafe=True,
-                fixed={
-                    "resume.py": "import torch\n\nstate = torch.load(ckpt_path, map_location=torch.device('npu'))\n"
+                    "train.sh": _LAUNCH,
+                    "requirements.txt": _PINS,
+                    "train.py": _TRAIN.replace(
+                        "    start = 0\n",
+                        "    start = 0\n    if args.pretrained:\n        engine.module.load_state_dict(torch.load(args.pretrained))\n",
+                    )
+                    .replace(
+                        'state = torch.load(CKPT, map_location="cpu")',
+                        'state = mindio_acp.load(CKPT, map_location="cpu")',
+                    )
+                    .replace("    torch.save({", "    mindio_acp.save({")
+                    .replace("import deepspeed\n", "import deepspeed\nimport mindio_acp\n"),
                 },
             ),
             Case(
-                title="pretrained weights and a dataset cache are not checkpoints the job saved",
+                title="no rollback save in the job: its loads are no resume of a checkpoint it writes",
                 files={
-                    "run.sh": "torchrun --nproc_per_node 8 train.py\n",
-                    "train.py": "import torch\n\nstate = torch.load(args.pretrained_weight_path, map_location='cpu')\n"
-                    "dataset, _ = torch.load(cache_path)\nweights = torch.load(path)\n"
-                    "if args.pretrained:\n    best = torch.load('/home/checkpoint_model_best.pth.tar')\n",
+                    "train.sh": _LAUNCH,
+                    "requirements.txt": _PINS,
+                    "train.py": "import deepspeed\nimport torch\n\nstate = torch.load(args.resume_ckpt)\n",
                 },
             ),
             Case(
-                title="MindSpeed-LLM without MindIO ACP, no launch script: no fix",
-                files={"pretrain_gpt.py": _MINDSPEED},
+                title="versions not declared: withheld",
+                files={"train.sh": _LAUNCH, "train.py": _TRAIN},
+            ),
+            Case(
+                title="MindSpeed-LLM 2.3 without MindIO ACP: the same finding and fix as RL401",
+                files={
+                    "job.yaml": _VCJOB,
+                    "train.sh": "#!/bin/bash\ntorchrun pretrain_gpt.py\n",
+                    "pretrain_gpt.py": _MINDSPEED,
+                    "requirements.txt": _MINDSPEED_PINS,
+                },
                 expect=("pretrain_gpt.py:2",),
                 unsafe=True,
-                fixed={"pretrain_gpt.py": _MINDSPEED},
-            ),
-            Case(
-                title="MindSpeed-LLM with mindio_acp and MINDIO_AUTO_PATCH_MEGATRON=1",
-                files={
-                    "job.yaml": _ACJOB,
-                    "train.sh": "export MINDIO_AUTO_PATCH_MEGATRON=1\ntorchrun pretrain_gpt.py\n",
+                fixed={
                     "pretrain_gpt.py": _MINDSPEED.replace(
-                        "megatron_adaptor\n", "megatron_adaptor\nimport mindio_acp\n"
+                        "from mindspeed_llm import megatron_adaptor\n",
+                        "from mindspeed_llm import megatron_adaptor\nimport mindio_acp\n",
                     ),
-                },
-            ),
-            Case(
-                title="the job imports mindio_acp",
-                files={"train.py": _RESUME.replace("import torch_npu\n", "import torch_npu\nimport mindio_acp\n")},
-            ),
-            Case(
-                title="process-level recovery (MindIO TFT)",
-                files={
-                    "job.yaml": _ACJOB.replace(
-                        "spec:\n  replicaSpecs",
-                        '  annotations:\n    recover-strategy: "recover"\nspec:\n  replicaSpecs',
-                    ),
-                    "train.sh": "torchrun train.py\n",
-                    "train.py": _RESUME,
-                },
-            ),
-            Case(
-                title="MindCluster known to be older than 6.0.RC2",
-                files={"train.py": _RESUME},
-                config={"versions": {"mindcluster": "6.0.RC1"}},
-            ),
-            Case(
-                title="a MindSpore job gets no PyTorch advice",
-                files={
-                    "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore"),
-                    "train.sh": "msrun train.py\n",
-                    "train.py": "import mindspore\nimport torch\n\nstate = torch.load('/ckpt/x.pt')\n",
+                    "train.sh": "#!/bin/bash\nexport MINDIO_AUTO_PATCH_MEGATRON=true\ntorchrun pretrain_gpt.py\n",
                 },
             ),
         )

@@ -4,7 +4,7 @@ from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import edit, insert_line_after
 from recovery_lint.engine import judged_in, linked_files
 from recovery_lint.jobs import Job, Project
-from recovery_lint.knowledge import compile_mode_support, jit_compile_default
+from recovery_lint.premises import Withheld, answer
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.python import PyImport, PythonFile
 
@@ -65,6 +65,8 @@ class OperatorJitCompile(Rule):
     severity = Severity.WARNING
     fix_availability = "sometimes"
     summary = "Operators are compiled online at every start; use binary operators (jit_compile=False)"
+    premises = ("binary-operators",)
+    also_asks = ("online-compile-default",)
     what = """
 A PyTorch training entry (a Python file a training launch runs, that imports `torch_npu`) that
 either
@@ -124,17 +126,19 @@ would conflict with that job's compile cache, RL502).
     cases = examples(
         lambda: (
             Case(
-                title="an entry a launch script runs, platform unknown: info, Atlas training series assumed",
-                files={"train.sh": _LAUNCH, "train.py": _TRAIN},
+                title="an entry a launch script runs, platform unknown: withheld (declare target.platform)",
+                files={"train.sh": _LAUNCH, "train.py": _TRAIN, "Dockerfile": _CANN_8},
+            ),
+            Case(
+                title="the platform declared in the configuration: Atlas training series, CANN 8.0.0",
+                files={"train.sh": _LAUNCH, "train.py": _TRAIN, "Dockerfile": _CANN_8},
+                config={"target": {"platform": "ascend-910"}},
                 expect=("train.py:4:1",),
-                unsafe=True,
                 fixed={"train.py": _TRAIN_FIXED},
             ),
             Case(
-                title="the assumed fix is not applied without --unsafe-fixes",
-                files={"train.sh": _LAUNCH, "train.py": _TRAIN},
-                expect=("train.py:4:1",),
-                fixed={"train.py": _TRAIN},
+                title="ascend-910 with CANN unknown: withheld (declare versions.cann)",
+                files={"job.yaml": _ACJOB, "train.sh": "torchrun train.py\n", "train.py": _TRAIN},
             ),
             Case(
                 title="ascend-910 job with CANN 8.0.0: safe; torch imported after torch_npu, CRLF",
@@ -156,6 +160,7 @@ would conflict with that job's compile cache, RL502).
                     "job.yaml": _A2JOB,
                     "train.sh": "export ASCEND_MAX_OP_CACHE_SIZE=-1\ntorchrun train.py\n",
                     "train.py": "import torch\nimport torch_npu\n\ntorch.npu.set_compile_mode(jit_compile=True)  # keep\n",
+                    "Dockerfile": _CANN_8,
                 },
                 expect=("train.py:4:1",),
                 unsafe=True,
@@ -200,6 +205,7 @@ would conflict with that job's compile cache, RL502).
                     "debug/job.yaml": _ACJOB.replace("name: resnet", "name: resnet-debug"),
                     "train.sh": "torchrun train.py\n",
                     "train.py": _TRAIN,
+                    "Dockerfile": _CANN_8,
                 },
                 expect=("train.py:4",),
                 unsafe=True,
@@ -250,14 +256,35 @@ would conflict with that job's compile cache, RL502).
                 },
             ),
             Case(
-                title="a module whose call runs only as a program (under its main guard) sets nothing when imported",
+                title="an imported module that sets the mode under a condition: the entry may set it through it",
                 files={
-                    "train.sh": _LAUNCH,
-                    "train.py": _TRAIN.replace("import argparse\n", "import argparse\nimport evaluate  # noqa: F401\n"),
-                    "evaluate.py": "import torch\n\nif __name__ == '__main__':\n"
-                    "    torch.npu.set_compile_mode(jit_compile=False)\n",
+                    "job.yaml": _ACJOB,
+                    "train.sh": "torchrun train.py\n",
+                    "Dockerfile": _CANN_8,
+                    "train.py": _TRAIN.replace(
+                        "import argparse\n", "import argparse\nimport npu_setup  # noqa: F401\n"
+                    ),
+                    "npu_setup.py": "import torch\n\n\ndef configure(args):\n    if args.bin:\n"
+                    "        torch.npu.set_compile_mode(jit_compile=False)\n",
                 },
-                expect=("train.py:5:1",),
+            ),
+            Case(
+                title="the launch script edits the call into the entry before running it",
+                files={
+                    "job.yaml": _ACJOB,
+                    "Dockerfile": _CANN_8,
+                    "train.sh": 'sed -i "3itorch.npu.set_compile_mode(jit_compile=False)" train.py\ntorchrun train.py\n',
+                    "train.py": _TRAIN,
+                },
+            ),
+            Case(
+                title="a torch 1.5/1.8 model (README version table): CANN older than 8.0.RC2, no advice",
+                files={
+                    "test/train_full_8p.sh": "python3 -m torch.distributed.launch --nproc_per_node 8 ../train.py\n",
+                    "train.py": _TRAIN,
+                    "README.md": "| Torch_Version | deps |\n| :-: | :-: |\n| PyTorch 1.5 | - |\n| PyTorch 1.8 | - |\n",
+                },
+                config={"target": {"platform": "ascend-910"}},
             ),
             Case(
                 title="a mode from a variable cannot be judged",
@@ -307,16 +334,15 @@ would conflict with that job's compile cache, RL502).
         for job in project.jobs:
             ident = job.id if job.manifest else None
             for diagnostic in self._check(job, cached):
-                if judged_in(job, diagnostic, linked):
+                if isinstance(diagnostic, Withheld):
+                    yield diagnostic
+                elif judged_in(job, diagnostic, linked):
                     yield diagnostic.with_job(ident)
 
     def _check(self, job: Job, cached: set[int]):
         if not job.context.pytorch:
             return
-        cann, cann_reason = compile_mode_support(job.context.versions.get("cann"))
-        if cann is False:
-            return
-        cann_note = "" if cann else f" Assumed available: {cann_reason}"
+        platform = answer(job, "online-compile-default")
         for file in job.entries:
             if not file.imports_module("torch_npu"):
                 continue
@@ -342,36 +368,24 @@ would conflict with that job's compile cache, RL502).
                 yield self.report(
                     call.span,
                     f"jit_compile=True compiles every operator online when the process starts, and again after every "
-                    f"fault; {where}.{cann_note}",
+                    f"fault; {where}.",
                     fix,
                 )
-            if calls or cache.everywhere or _imported_setting(job, file):
+            if calls or cache.everywhere or _imported_setting(job, file) or _edited_at_launch(job, file):
                 continue
-            default = jit_compile_default(job.context.platform)
-            if default is False:
+            if platform.unknown:
+                yield self.withhold(job, "online-compile-default", platform.evidence)
+                continue
+            if not platform.held:
                 continue
             anchor = file.top_import("torch_npu") or file.first_top_import("torch_npu")
             span = anchor.span if anchor is not None else file.imports[0].span
-            known = default is True and cann is True
             yield self.report(
                 span,
-                f"this training entry never calls {CALL}: {_platform_note(job, default)}, so every operator is "
-                f"compiled online when the process starts, again after every fault.{cann_note}",
-                _insert_fix(file, anchor, safe=known) if id(file) not in cached else None,
-                severity=None if default else Severity.INFO,
+                f"this training entry never calls {CALL}: {platform.evidence}, so every operator is "
+                f"compiled online when the process starts, again after every fault.",
+                _insert_fix(file, anchor, safe=True) if id(file) not in cached else None,
             )
-
-
-def _platform_note(job: Job, default: bool | None) -> str:
-    platform = job.context.platform
-    if default:
-        return f"on {platform} (Atlas training series) jit_compile defaults to True"
-    assumed = "assumed Atlas training series (ascend-910), where jit_compile defaults to True"
-    if platform:
-        return f"platform {platform!r} is not one this tool knows; {assumed}"
-    if job.manifest is None:
-        return f"platform unknown (no manifest runs this file); {assumed}"
-    return f"the job has no ring-controller.atlas label; {assumed}"
 
 
 def _insert_fix(file: PythonFile, anchor: PyImport | None, safe: bool):
@@ -389,9 +403,18 @@ def _insert_fix(file: PythonFile, anchor: PyImport | None, safe: bool):
 
 
 def _imported_setting(job: Job, file: PythonFile) -> bool:
-    """Whether a repository module the entry imports sets the compile mode (a setup helper it calls)."""
-    return any(
-        module.runs_on_import(call)
-        for module in job.entry_modules.get(file.source.path, ())
-        for call, _ in compile_mode_calls(module)
-    )
+    """Whether a repository module the entry imports calls set_compile_mode, under any condition (a
+    setup helper it calls, an option it reads): the entry may well set the mode through it."""
+    return any(compile_mode_calls(module) for module in job.entry_modules.get(file.source.path, ()))
+
+
+def _edited_at_launch(job: Job, file: PythonFile) -> bool:
+    """Whether a launch script of the job edits the compile mode into the entry before running it
+    (``sed -i "...itorch.npu.set_compile_mode(jit_compile=False)" main.py``)."""
+    for script in job.scripts:
+        for cmd in script.commands:
+            words = [w.value or w.text for w in cmd.words]
+            in_place = words and words[0] == "sed" and any(w.startswith("-i") for w in words[1:])
+            if in_place and any("set_compile_mode" in w or "jit_compile" in w for w in words[1:]):
+                return True
+    return False

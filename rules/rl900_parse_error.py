@@ -10,11 +10,19 @@ class ParseError(Rule):
     name = "parse-error"
     phase = "meta"
     severity = Severity.ERROR
+    premises = ("training-file",)
     summary = "A manifest, launch script or Python file could not be parsed"
     what = """
-A file that could not be read or parsed: YAML syntax errors and duplicate keys, shell syntax
-errors, CRLF line endings in a shell script, Python syntax errors, invalid UTF-8 in a manifest or
-Python file, binary content, and files over the size limit.
+A file of a training job that could not be read or parsed: YAML syntax errors and duplicate keys,
+shell syntax errors, CRLF line endings in a shell script, Python syntax errors, invalid UTF-8 in a
+manifest or in a Python file without a coding line that declares another encoding (PEP 263:
+`# coding: gbk` is read as GBK), binary content, and files over the size limit.
+
+Only the files of a training job are judged (its manifest, the scripts its containers run, the
+Python entries it launches) and the files named on the command line: a broken helper script, a
+model config or an infrastructure chart is not this tool's to report. A file that could not be
+read at all counts when its text says what a training job's file says (a Volcano Job, an AscendJob
+or a PyTorchJob; a distributed launcher) and neither its folder nor its name says otherwise.
 
 A shell script is a syntax error exactly when bash rejects it (`bash -n`): one finding, where bash
 stops, naming the problem (an unclosed quote, an `if` without `fi`, a `done` without a loop, ...);
@@ -43,24 +51,42 @@ metadata:
     cases = examples(
         lambda: (
             Case(
-                title="a YAML syntax error",
-                files={"job.yaml": "apiVersion: v1\nkind: Job\nmetadata: {name: [x\n"},
+                title="a YAML syntax error in a training manifest",
+                files={"job.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: [x\n"},
                 expect=("job.yaml:4",),
             ),
             Case(
-                title="a shell script with a syntax error still gives the rest",
-                files={"train.sh": "export A=1\nif then fi (\n"},
+                title="a launch script with a syntax error still gives the rest",
+                files={"train.sh": "torchrun --nnodes 2 --nproc_per_node 8 train.py\nif then fi (\n"},
                 expect=("train.sh:2",),
             ),
             Case(
                 title="one finding, where bash stops: a 'done' without a loop",
-                files={"train.sh": "for i in 1 2; do\n  echo $i\ndone\ndone\n"},
+                files={"train.sh": "for i in 1 2; do\n  torchrun --nnodes 2 train.py\ndone\ndone\n"},
                 expect=("train.sh:4:1",),
+            ),
+            Case(
+                title="CRLF line endings in a training launch script",
+                files={
+                    "test/train_full_8p.sh": "#!/bin/bash\r\npython3 -m torch.distributed.launch --nproc_per_node 8 "
+                    "../train.py --epochs 90\r\n",
+                    "train.py": "import torch\n",
+                },
+                expect=("test/train_full_8p.sh:1",),
+            ),
+            Case(
+                title="a script no training job runs is not this tool's to judge: a CRLF docker helper, a broken "
+                "YAML that is no training manifest",
+                files={
+                    "docker_start.sh": "#!/bin/bash\r\ndocker run -it image bash\r\n",
+                    "config.yaml": "model: {layers: [1, 2\n",
+                    "chart/webhook.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: [x\n",
+                },
             ),
             Case(
                 title="what bash accepts is no parse error",
                 files={
-                    "a.sh": 'for i do echo $i; done\necho $((16#ff))\n[ "$a" \\< "$b" ] && echo lt\n',
+                    "a.sh": 'for i do torchrun --nnodes 2 t.py; done\necho $((16#ff))\n[ "$a" \\< "$b" ] && echo lt\n',
                     "b.sh": "torchrun --nnodes 2 train.py \\",
                 },
             ),

@@ -10,11 +10,15 @@ class TemplatedManifest(Rule):
     name = "templated-manifest"
     phase = "meta"
     severity = Severity.INFO
+    premises = ("training-file",)
     summary = "A Helm/Jinja/Go-templated manifest was skipped"
     what = """
-A Kubernetes manifest that contains template markers (`{{ ... }}`, `{% ... %}`) and is therefore
-not valid YAML as written. It is skipped so that the run neither reports template syntax as an
-error nor guesses at the rendered values.
+A training manifest that contains template markers (`{{ ... }}`, `{% ... %}`) and is therefore
+not valid YAML as written: its text declares a Volcano Job, an AscendJob or a PyTorchJob, and
+neither its folder nor its name says inference, serving, CI or vendored code (or it is named on
+the command line). It is skipped so that the run neither reports template syntax as an error nor
+guesses at the rendered values. A Helm chart of infrastructure (an admission webhook, a
+Deployment, the scheduler's own installer) is not a training manifest and gets no notice.
 """
     why = """
 A manifest that is rendered at deploy time can miss every recovery-time optimization without the
@@ -32,9 +36,16 @@ spec:
     cases = examples(
         lambda: (
             Case(
-                title="a Jinja template",
+                title="a Jinja template of a training job",
                 files={"job.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nspec:\n  maxRetry: {{ n }}\n"},
                 expect=("job.yaml:4",),
+            ),
+            Case(
+                title="a Helm chart of infrastructure (an admission webhook's Deployment) is no training manifest",
+                files={
+                    "charts/webhook/templates/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\n"
+                    "metadata:\n  name: {{ .Release.Name }}-webhook\n",
+                },
             ),
             Case(
                 title="braces inside a plain manifest string",

@@ -10,10 +10,12 @@ class NonBashScript(Rule):
     name = "non-bash-script"
     phase = "meta"
     severity = Severity.INFO
+    premises = ("training-file",)
     summary = "A script written for another shell (zsh, fish, csh, tcsh) was skipped"
     what = """
-A shell script whose `#!` line names zsh, fish, csh or tcsh (`#!/usr/bin/env zsh`, `#!/bin/zsh`,
-`#!/usr/bin/fish`, `#!/bin/csh`). Its syntax is not bash's, so it is neither parsed as bash nor
+A launch script whose `#!` line names zsh, fish, csh or tcsh (`#!/usr/bin/env zsh`, `#!/bin/zsh`,
+`#!/usr/bin/fish`, `#!/bin/csh`): one its text shows starting a distributed launcher (`torchrun`,
+`python -m torch.distributed.launch`, `deepspeed`, …), or one named on the command line. Its syntax is not bash's, so it is neither parsed as bash nor
 reported as a bash syntax error; nothing in it (launches, exported variables) is checked.
 `#!/bin/sh`, `dash` and `ksh` scripts are read as bash.
 """
@@ -34,18 +36,24 @@ torchrun --nnodes 2 --nproc_per_node 8 pretrain.py
     cases = examples(
         lambda: (
             Case(
-                title="a zsh script",
-                files={"run.sh": "#!/usr/bin/env zsh\nsetopt extendedglob\necho ${(%):-%N}\n"},
+                title="a zsh launch script",
+                files={
+                    "run.sh": "#!/usr/bin/env zsh\nsetopt extendedglob\ntorchrun --nnodes 2 --nproc_per_node 8 pretrain.py\n"
+                },
                 expect=("run.sh:1:1",),
             ),
             Case(
                 title="zsh, fish and csh by path",
                 files={
-                    "a.sh": "#!/bin/zsh\necho a\n",
-                    "b.sh": "#!/usr/bin/fish\nset -x A 1\n",
-                    "c.sh": "#!/bin/csh -f\nsetenv A 1\n",
+                    "a.sh": "#!/bin/zsh\ntorchrun --nnodes 2 a.py\n",
+                    "b.sh": "#!/usr/bin/fish\nset -x A 1\ndeepspeed b.py\n",
+                    "c.sh": "#!/bin/csh -f\nsetenv A 1\npython -m torch.distributed.launch c.py\n",
                 },
                 expect=("a.sh:1:1", "b.sh:1:1", "c.sh:1:1"),
+            ),
+            Case(
+                title="a zsh helper that launches no training is none of this tool's business",
+                files={"tools/prompt.sh": "#!/usr/bin/env zsh\necho ${(%):-%N}\n"},
             ),
             Case(
                 title="sh, dash and bash scripts are checked",

@@ -47,7 +47,7 @@ directive is removed.
             Case(
                 title="a used directive",
                 files={
-                    "train.sh": "torchrun train.py  # recovery-lint: ignore[RL301] -- legacy\n",
+                    "train.sh": "torchrun --nnodes 2 train.py  # recovery-lint: ignore[RL301] -- legacy\n",
                     "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
                 },
                 with_rules=("RL301", "RL101"),

@@ -62,7 +62,7 @@ def test_baseline_hides_recorded_findings_and_survives_line_shifts(repo):
 
     # a new mistake is the one finding reported: a second training launch of the same entry
     script = repo / "fixtures" / "vcjob-gpt3" / "scripts" / "pretrain_long.sh"
-    script.write_text("#!/bin/bash\ntorchrun --nproc_per_node 8 pretrain_gpt.py --save /job/output/long\n")
+    script.write_text("#!/bin/bash\ntorchrun --nnodes 2 --nproc_per_node 8 pretrain_gpt.py --save /job/output/long\n")
     new = concise("--baseline", "baseline.json", "fixtures", cwd=repo)
     assert finding_lines(new.stdout) == [
         line for line in finding_lines(concise("fixtures", cwd=repo).stdout) if "pretrain_long.sh" in line
@@ -77,7 +77,7 @@ def test_baseline_paths_do_not_depend_on_the_working_directory(repo):
 
 
 def test_baseline_counts_duplicate_findings(tmp_path):
-    line = "torchrun --nproc_per_node 8 train.py\n"
+    line = "torchrun --nnodes 2 --nproc_per_node 8 train.py\n"
     pins = {"requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n"}
     write(tmp_path, {"run.sh": "#!/bin/bash\n" + line * 2, **pins})
     assert [f.split(" ")[:2] for f in finding_lines(concise(".", cwd=tmp_path).stdout)] == [

@@ -97,6 +97,7 @@ class PyCall(Located):
         "conditional",
         "function",
         "guard",
+        "in_loop",
         "positional",
         "qualname",
         "written",
@@ -113,6 +114,7 @@ class PyCall(Located):
         conditional: bool = False,
         function: str | None = None,
         guard: str = "",
+        in_loop: bool = False,
     ) -> None:
         self.qualname = qualname
         self.written = written
@@ -125,6 +127,7 @@ class PyCall(Located):
         self.conditional = conditional  # inside an if/else branch (a main guard aside) or a try/except handler
         self.function = function  # the innermost function (or method) the call is written in
         self.guard = guard  # the names the innermost condition around the call tests ("args.pretrained")
+        self.in_loop = in_loop  # written in the body of a loop of its own function (repeated)
 
     @property
     def keywords(self) -> Mapping[str, PyArg]:
@@ -146,7 +149,7 @@ class PyCall(Located):
         # the fields as they are kept: making the two spans and the keywords' dict to pickle a call, and
         # running __init__ to load it, was half the cost of sending a Python file's model from the pool
         fields = (self._source, self._high, self._low, self._size, self._func_start, self._func_size, self._keywords)
-        context = (self.conditional, self.function, self.guard)
+        context = (self.conditional, self.function, self.guard, self.in_loop)
         return (_restore_call, (*fields, self.qualname, self.written, self.positional, *context))
 
 
@@ -164,6 +167,7 @@ def _restore_call(
     conditional: bool,
     function: str | None,
     guard: str,
+    in_loop: bool = False,
 ) -> PyCall:
     call = object.__new__(PyCall)
     call._source, call._high, call._low, call._size = source, high, low, size
@@ -176,6 +180,7 @@ def _restore_call(
     call.positional, call.conditional = positional, conditional
     call.guard = intern(guard) if guard else guard
     call.function = intern(function) if function else function
+    call.in_loop = in_loop
     return call
 
 
@@ -204,6 +209,7 @@ class PythonFile(Record, eq=False):
     # ``if torch.__version__ >= "1.8": import torch_npu``: the version torch_npu is imported from, and the test
     npu_since: tuple[str, Span] | None = None
     chained_npu: bool = False  # moves a call's result to an NPU (``torch.ones(2).npu()``)
+    looped_calls: frozenset[str] = frozenset()  # last names of the calls written in a loop body
 
     def runs_on_import(self, call: PyCall) -> bool:
         """Whether a call runs when the file is imported, not only when it is run as a program."""

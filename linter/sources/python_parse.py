@@ -53,6 +53,7 @@ class _Collector:
         self.result = result
         self.bom_bytes = bom_bytes
         self.aliases: dict[str, str] = {}
+        self.looped_names: set[str] = set()  # the last name of every call written in a loop
 
     def offset(self, line: int, col: int) -> int:
         return self.lines.offset_of_line_byte_col(line, col + (self.bom_bytes if line == 1 else 0))
@@ -74,7 +75,7 @@ class _Collector:
         self.result.top_level_call = any(
             isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) for stmt in tree.body
         )
-        nodes, guarded, functions = _walk_in_context(tree)
+        nodes, guarded, functions, looped = _walk_in_context(tree)
         # imports first (in any scope) so that calls resolve through every alias
         for node in nodes:
             cls = node.__class__
@@ -95,7 +96,8 @@ class _Collector:
         for node in nodes:
             cls = node.__class__
             if cls is ast.Call:
-                self._call(node, guarded.get(id(node)), functions.get(id(node)))  # type: ignore[arg-type]
+                in_loop = id(node) in looped
+                self._call(node, guarded.get(id(node)), functions.get(id(node)), in_loop)  # type: ignore[arg-type]
             elif cls is ast.Assign:
                 self._environ_assign(node)  # type: ignore[arg-type]
                 for target in node.targets:  # type: ignore[attr-defined]
@@ -113,6 +115,7 @@ class _Collector:
                         others.add(n.id)
             elif cls in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
                 others.update(a.arg for a in _walk(node.args) if isinstance(a, ast.arg))  # type: ignore[attr-defined]
+        self.result.looped_calls = frozenset(self.looped_names)
         self.result.str_names = frozenset(strings - others)
         self.result.buffer_names = frozenset(buffers)
         self.result.calls.sort(key=lambda c: c.start)
@@ -133,7 +136,7 @@ class _Collector:
             self.aliases[bound] = full
             self.result.imports.append(PyImport(full, bound, span, top_level))
 
-    def _call(self, node: ast.Call, guard: str | None = None, function: str | None = None) -> None:
+    def _call(self, node: ast.Call, guard: str | None = None, function: str | None = None, loop: bool = False) -> None:
         written = dotted(node.func)
         if not written:
             if _npu_on_a_result(node):  # torch.ones(2).npu(), nn.Linear(2, 2).to("npu")
@@ -153,8 +156,11 @@ class _Collector:
             conditional=guard is not None,
             function=intern(function) if function else function,
             guard=intern(guard) if guard else "",
+            in_loop=loop,
         )
         self.result.calls.append(call)
+        if loop:  # what a loop calls runs again at every iteration, a function of the file included
+            self.looped_names.add(written.rsplit(".", 1)[-1])
 
     def _arg(self, node: ast.AST) -> PyArg:
         cls = node.__class__
@@ -288,27 +294,32 @@ def builds_str(node: ast.AST, aliases: dict[str, str]) -> bool:
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_CONTEXT_GIVERS = frozenset({*_FUNCTIONS, ast.If, ast.IfExp, ast.ExceptHandler})
+_LOOPS = frozenset({ast.For, ast.AsyncFor, ast.While})
+_CONTEXT_GIVERS = frozenset({*_FUNCTIONS, *_LOOPS, ast.If, ast.IfExp, ast.ExceptHandler})
 
 
-def _walk_in_context(tree: ast.AST) -> tuple[list[ast.AST], dict[int, str], dict[int, str]]:
+def _walk_in_context(tree: ast.AST) -> tuple[list[ast.AST], dict[int, str], dict[int, str], set[int]]:
     """Every node in ``ast.walk`` order, and for each call the names its innermost condition tests
     and the innermost function it is written in, in one pass that hands each node's context down
     (walking each function's and each branch's subtree again was quadratic in nesting).
 
     A call's condition is that of the innermost ``if``/``else`` branch (the ``__main__`` guard aside),
     conditional expression branch or ``except`` handler around it, named by what its test reads
-    (``args.pretrained``; ``except`` for a handler); the test itself runs under the outer condition."""
+    (``args.pretrained``; ``except`` for a handler); the test itself runs under the outer condition.
+    Also the calls written in the body of a loop of their own function (what a training loop repeats)."""
     nodes: list[ast.AST] = [tree]
-    contexts: list[tuple[str | None, str | None]] = [(None, None)]  # (function, condition) per node
+    # (function, condition, in a loop of that function) per node
+    contexts: list[tuple[str | None, str | None, bool]] = [(None, None, False)]
     guarded: dict[int, str] = {}
     functions: dict[int, str] = {}
+    looped: set[int] = set()
     fields_of = _CHILD_FIELDS
     node_type = ast.AST
     i = 0
     while i < len(nodes):
         node = nodes[i]
-        function, condition = contexts[i]
+        here = contexts[i]
+        function, condition, loop = here
         i += 1
         cls = node.__class__
         if cls is ast.Call:
@@ -316,13 +327,15 @@ def _walk_in_context(tree: ast.AST) -> tuple[list[ast.AST], dict[int, str], dict
                 guarded[id(node)] = condition
             if function is not None:
                 functions[id(node)] = function
+            if loop:
+                looped.add(id(node))
         fields = fields_of.get(cls)
         if fields is None:  # () for a leaf class: remembered too
             fields = _child_fields(cls)
-        inner = _inner_context(node, cls, function, condition) if cls in _CONTEXT_GIVERS else None
+        inner = _inner_context(node, cls, function, condition, loop) if cls in _CONTEXT_GIVERS else None
         for name in fields:
             value = getattr(node, name, None)
-            context = inner.get(name, (function, condition)) if inner else (function, condition)
+            context = inner.get(name, here) if inner else here
             if value.__class__ is list:
                 for item in value:
                     if isinstance(item, node_type):
@@ -331,21 +344,23 @@ def _walk_in_context(tree: ast.AST) -> tuple[list[ast.AST], dict[int, str], dict
             elif isinstance(value, node_type):
                 nodes.append(value)
                 contexts.append(context)
-    return nodes, guarded, functions
+    return nodes, guarded, functions, looped
 
 
 def _inner_context(
-    node: ast.AST, cls: type, function: str | None, condition: str | None
-) -> dict[str, tuple[str | None, str | None]] | None:
+    node: ast.AST, cls: type, function: str | None, condition: str | None, loop: bool
+) -> dict[str, tuple[str | None, str | None, bool]] | None:
     """The context a node gives the children in some of its fields, or None when they keep its own."""
     if cls in _FUNCTIONS:
-        inside = (node.name, condition)  # type: ignore[attr-defined]  # decorators and defaults included
+        inside = (node.name, condition, False)  # type: ignore[attr-defined]  # decorators and defaults included
         return dict.fromkeys(cls._fields, inside)
     if (cls is ast.If and not _is_main_guard(node.test)) or cls is ast.IfExp:  # type: ignore[attr-defined]
         names = " ".join(d for d in (dotted(n) for n in _walk(node.test)) if d)  # type: ignore[attr-defined]
-        return {"body": (function, names), "orelse": (function, names)}
+        return {"body": (function, names, loop), "orelse": (function, names, loop)}
     if cls is ast.ExceptHandler:
-        return {"body": (function, "except")}
+        return {"body": (function, "except", loop)}
+    if cls in _LOOPS:
+        return {"body": (function, condition, True)}
     return None
 
 

@@ -22,8 +22,9 @@ PACKAGES = {
     "taskd": "mindcluster",
     "mindcluster": "mindcluster",
     "mindx-elastic": "mindcluster",
+    "mindspeed-llm": "mindspeed-llm",
 }
-COMPONENTS = ("torch", "torch-npu", "cann", "mindcluster", "mindio")
+COMPONENTS = ("torch", "torch-npu", "cann", "mindcluster", "mindio", "mindspeed-llm")
 MAX_VERSION_LENGTH = 100
 
 REQUIREMENT = LazyPattern(  # a name starts at a token boundary: no quadratic retries inside a long word
