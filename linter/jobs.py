@@ -24,6 +24,7 @@ from sys import intern
 from .knowledge import WATCHDOG_VAR
 from .launch import (
     DISTRIBUTED_LAUNCHERS,
+    PYTHON,
     TORCH_LAUNCHERS,
     Scale,
     classify_launcher,
@@ -1097,7 +1098,7 @@ class _Run:
                 inner_cmd = Command(split, cmd.span, cmd.statement, [], cmd.function, cmd.conditional, cmd.loops)
                 self.command(inner_cmd, script, env, depth, in_manifest)
             return
-        launcher = classify_launcher(words, values)
+        launcher = classify_launcher(words, values) or self._module_launch(words, values, near)
         if launcher is None:
             return
         kind, span = launcher
@@ -1131,6 +1132,27 @@ class _Run:
         )
         if entry_file is not None:
             self.linker.entry_folders.add(posixpath.dirname(entry_file.source.path))
+
+    def _module_launch(
+        self, words: list[Word], values: Mapping[str, str | None], near: str
+    ) -> tuple[str, tuple[int, int]] | None:
+        """``python3 -m pkg.train`` where ``pkg/train.py`` is a file of the repository: a launch of it
+        (``python -m pip`` or another installed module is not)."""
+        first = word_value(words[0], values) or ""
+        if not PYTHON.match(posixpath.basename(first)):
+            return None
+        for i, word in enumerate(words[1:], start=1):
+            value = word_value(word, values) or ""
+            if value != "-m":
+                if value.startswith("-"):
+                    continue
+                return None
+            if i + 1 >= len(words):
+                return None
+            path = module_path(words[i + 1], words, values)
+            found = self.linker.index.resolve(path, near, "python", self._cwd_folder(near)) if path else None
+            return ("python", (0, 1)) if found is not None else None
+        return None
 
     def _entry(
         self, entry: Word | None, words: list[Word], values: Mapping[str, str | None], near: str
@@ -1173,12 +1195,16 @@ def _static_tail(text: str) -> str | None:
 
 
 def _change_dir(current: str | None, target: str | None) -> str | None:
+    """The working directory after ``cd target``. A relative ``cd src`` from an unknown directory is kept
+    relative: the folder is then looked up below the script's folder and its ancestors (a launch script
+    is usually started from its own folder or from the repository root)."""
     if target is None:
         return None
     if target.startswith("/"):
         return posixpath.normpath(target)
     if current is None:
-        return None
+        relative = posixpath.normpath(target)
+        return None if relative.startswith("..") or relative == "." else relative
     return posixpath.normpath(posixpath.join(current, target))
 
 

@@ -425,6 +425,7 @@ def _loop_count(header: str, values: Lookup) -> int | None:
 
 _DEVICE_OPTIONS = ("--gpus", "--ngpu", "--ngpus", "--npus", "--device_num", "--device-num", "--num_gpus", "--n_gpus")
 _WORLD_OPTIONS = ("--world_size", "--world-size")
+_NODE_OPTIONS = ("--nnodes", "--num_nodes", "--num-nodes")
 _NP_NAME = LazyPattern(r"(?:^|[_-])(\d{1,3})p(?:[_.-]|$)")
 
 
@@ -459,6 +460,9 @@ def launch_scale(
         count = _int(values.get(name))
         if count is not None and (spawns or name != "RANK_SIZE" or loops):
             return Scale(count, None, f"{name}={count}", spawns=spawns)
+    nodes, _ = option_value(words, _NODE_OPTIONS, values, after)
+    if _int(nodes) is not None and _int(nodes) > 1:  # type: ignore[operator]
+        return Scale(None, _int(nodes), f"a node-count option ({nodes} nodes)")
     world, _ = option_value(words, _WORLD_OPTIONS, values, after)
     if _int(world) is not None and _int(world) > 1:  # type: ignore[operator]
         return Scale(None, _int(world), "a world-size option")

@@ -41,6 +41,7 @@ class Answer(Record, frozen=True):
 
     status: str  # held | failed | unknown
     evidence: str  # what the answer was read from (or why nothing was found)
+    key: str = ""  # the configuration key that would settle an unknown answer, when not the premise's own
 
     @property
     def held(self) -> bool:
@@ -65,6 +66,7 @@ class Withheld(Record, frozen=True):
     job: str  # the job's id
     premise: str  # the premise's name
     evidence: str  # why it is unknown
+    key: str = ""  # the configuration key that declares it ('' for the premise's own)
 
 
 PREMISES: dict[str, Premise] = {}
@@ -117,7 +119,7 @@ def withheld_for(rule, job: Job) -> list[Withheld] | None:
             return []
         if found.status == UNKNOWN:
             gaps.append((name, found))
-    return [Withheld(rule.code, job.id, name, found.evidence) for name, found in gaps]
+    return [Withheld(rule.code, job.id, name, found.evidence, found.key) for name, found in gaps]
 
 
 def config_key(name: str) -> str:
@@ -172,10 +174,15 @@ def _launch_nodes(job: Job) -> Answer | None:
     single: list[str] = []
     for launch in job.launches:
         for cmd in launch.commands:
-            if not cmd.is_distributed or not cmd.judged:
+            if not cmd.judged:
+                continue
+            where = f"{cmd.command.span.path}:{cmd.command.span.line}"
+            if not cmd.is_distributed:
+                # a program that starts its own processes across nodes (``python3 -m pkg.train --nnodes 2``)
+                if cmd.scale is not None and (cmd.scale.nodes or 1) > 1 and cmd.launcher == "python":
+                    return Answer(HELD, f"{cmd.scale.evidence} at {where}")
                 continue
             nodes, evidence = node_count(cmd.launcher, cmd.words, cmd.launcher_words[1] - cmd.launcher_words[0])
-            where = f"{cmd.command.span.path}:{cmd.command.span.line}"
             if nodes is None:
                 return None
             if nodes > 1:
@@ -238,16 +245,17 @@ def training_file(parsed: ParsedFile, project: Project, job_files: set[str]) -> 
         return True
     if not _unread(parsed) or parsed.source is None:
         return False  # read and linked: the linker has said what it is
-    from .roles import ci_path, role_by_name, vendored
+    from .roles import ci_path, role_by_folder, role_by_name, vendored
 
-    if vendored(path) or ci_path(path) or role_by_name(path) is not None:
+    if vendored(path) or ci_path(path):
         return False
     text = parsed.source.text
-    if parsed.kind == "manifest":
+    if parsed.kind == "manifest":  # a manifest's file name says little ("deploy.yaml" trains as often as not)
         match = _TRAINING_KIND.search(text)
-        return match is not None and (match.group(1) != "Job" or "batch.volcano.sh" in text)
+        kind = match is not None and (match.group(1) != "Job" or "batch.volcano.sh" in text)
+        return kind and role_by_folder(path) is None
     if parsed.kind in ("shell", "maybe-shell"):
-        return _LAUNCHER.search(text) is not None
+        return _LAUNCHER.search(text) is not None and role_by_name(path) is None
     return False
 
 
@@ -276,18 +284,18 @@ def _unreadable_entries(project: Project) -> set[str]:
 def withheld_line(withheld: Iterable[Withheld]) -> str:
     """One line naming each premise that kept advice back, the jobs and rules it concerned and the
     configuration key that declares it; '' when nothing was withheld."""
-    jobs: dict[str, set[str]] = {}
-    codes: dict[str, set[str]] = {}
+    jobs: dict[tuple[str, str], set[str]] = {}
+    codes: dict[tuple[str, str], set[str]] = {}
     for w in withheld:
-        jobs.setdefault(w.premise, set()).add(w.job)
-        codes.setdefault(w.premise, set()).add(w.code)
+        key = (w.premise, w.key or (PREMISES[w.premise].key if w.premise in PREMISES else w.premise))
+        jobs.setdefault(key, set()).add(w.job)
+        codes.setdefault(key, set()).add(w.code)
     if not jobs:
         return ""
     parts = []
-    for name in sorted(jobs, key=lambda n: (-len(jobs[n]), n)):
-        count = len(jobs[name])
-        rules = ", ".join(sorted(codes[name]))
-        key = PREMISES[name].key if name in PREMISES else name
+    for name, key in sorted(jobs, key=lambda k: (-len(jobs[k]), k)):
+        count = len(jobs[name, key])
+        rules = ", ".join(sorted(codes[name, key]))
         parts.append(f"{name} unknown for {count} job{'s' if count != 1 else ''} ({rules}; declare {key})")
     return "Advice withheld: " + "; ".join(parts) + ". recovery-lint --show-jobs shows the evidence."
 
@@ -372,11 +380,11 @@ ACP_MINDSPEED_LLM = "2.3"  # the MindSpeed-LLM branch its guide is written for (
     "mindio-acp-stack",
     f"the job trains on a stack MindIO ACP supports at the versions its guide names: MindSpeed-LLM "
     f"{ACP_MINDSPEED_LLM}.x on Megatron, or DeepSpeed, with torch {ACP_TORCH} (X1 cannot be told from its code)",
-    "versions.mindspeed-llm, versions.torch",
+    "versions.torch",
 )
 def acp_stack(job: Job) -> Answer:
     if not job.entries:
-        return Answer(UNKNOWN, "the job's Python entry is not known")
+        return Answer(FAILED, "no Python entry of the job is known: no training code to judge")
     stack = _acp_stack(job)
     if stack is None:
         return Answer(
@@ -386,16 +394,16 @@ def acp_stack(job: Job) -> Answer:
     if stack == "MindSpeed-LLM":
         found = versions.alternatives("mindspeed-llm")
         if not found:
-            return Answer(UNKNOWN, "MindSpeed-LLM, whose version is not declared")
+            return Answer(UNKNOWN, "MindSpeed-LLM, whose version is not declared", "versions.mindspeed-llm")
         if not all(_series(v) == ACP_MINDSPEED_LLM for v in found):
             return Answer(FAILED, f"MindSpeed-LLM {' or '.join(found)}; the ACP guide is for {ACP_MINDSPEED_LLM}.x")
     torches = versions.alternatives("torch")
     if not torches:
-        return Answer(UNKNOWN, f"{stack}, with the torch version not declared")
+        return Answer(UNKNOWN, f"{stack}, with the torch version not declared", "versions.torch")
     if all(_series(t, 3) == ACP_TORCH for t in torches):
         return Answer(HELD, f"{stack} with torch {ACP_TORCH} ({versions.describe('torch')})")
     if any(_series(t, 3) == ACP_TORCH for t in torches):
-        return Answer(UNKNOWN, f"{stack}; {versions.describe('torch')}: not only {ACP_TORCH}")
+        return Answer(UNKNOWN, f"{stack}; {versions.describe('torch')}: not only {ACP_TORCH}", "versions.torch")
     return Answer(FAILED, f"{stack} with {versions.describe('torch')}; MindIO ACP is for torch {ACP_TORCH}")
 
 
@@ -433,3 +441,47 @@ def mindio(job: Job) -> Answer:
     if verdict is False:
         return Answer(FAILED, reason)
     return Answer(UNKNOWN, "the MindIO version is not declared" if mindio is None else reason)
+
+
+@premise("pytorch", "the job runs PyTorch (not MindSpore or TensorFlow)", "jobs")
+def pytorch(job: Job) -> Answer:
+    framework = job.context.framework
+    if framework not in (None, "pytorch"):
+        return Answer(FAILED, f"a {framework} job")
+    return Answer(HELD, "a PyTorch job" if framework else "no other framework is seen")
+
+
+@premise(
+    "without-mindio-tft",
+    "MindIO TFT is not in use (process-level recovery, an entry importing mindio_ttp): MindIO ACP cannot be "
+    "installed beside it",
+    "jobs",
+)
+def without_mindio_tft(job: Job) -> Answer:
+    if job.context.recovery == "process":
+        return Answer(FAILED, "process-level recovery, which runs MindIO TFT")
+    for entry in job.entries:
+        if entry.imports_module("mindio_ttp"):
+            return Answer(FAILED, f"{entry.source.path} imports mindio_ttp (MindIO TFT)")
+    return Answer(HELD, "no process-level recovery and no mindio_ttp import")
+
+
+@premise("npu-entry", "a training entry of the job imports torch_npu (the code the advice is about)", "[[jobs]] entry")
+def npu_entry(job: Job) -> Answer:
+    for entry in job.entries:
+        if entry.imports_module("torch_npu"):
+            return Answer(HELD, f"{entry.source.path} imports torch_npu")
+    return Answer(FAILED, "no entry of the job imports torch_npu")
+
+
+@premise(
+    "torchrun-launch",
+    "the job launches PyTorch through torchrun, python -m torch.distributed.run or python -m torch.distributed.launch",
+    "jobs",
+)
+def torchrun_launch(job: Job) -> Answer:
+    for launch in job.launches:
+        for cmd in launch.torch_commands:
+            if cmd.launcher != "torch_npu_run":
+                return Answer(HELD, f"{cmd.launcher} at {cmd.command.span.path}:{cmd.command.span.line}")
+    return Answer(FAILED, "no torchrun-style launch")

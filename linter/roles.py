@@ -277,8 +277,11 @@ def role_by_name(path: str) -> Verdict | None:
     name = posixpath.basename(path)
     words = tokens(_stem(path))
     found = _negative_name(words, f"the name {name}") or _benchmark_name(words, f"the name {name}")
-    if found is not None:
-        return found
+    return found or role_by_folder(path)
+
+
+def role_by_folder(path: str) -> Verdict | None:
+    """An inference or serving folder (``infer/``, ``serving/``), or None."""
     folder_words: set[str] = set()
     for part in path.split("/")[:-1]:
         folder_words |= tokens(part)

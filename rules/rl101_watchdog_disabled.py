@@ -307,8 +307,8 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
     def _findings(self, job: Job):
         if not job.context.pytorch or job.context.recovery == "process":
             return
-        if watchdog_forbidden(job):
-            return  # RL105's subject: the watchdog must stay off there
+        if watchdog_forbidden(job) or not pytorch_launches(job):
+            return  # forbidden: RL105's subject, the watchdog must stay off there
         if job.manifest is None:
             # no cluster restarts a job of its own: detection matters where it spans nodes
             scale = answer(job, "multi-node")
@@ -326,6 +326,9 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
         for launch, cmd in pytorch_launches(job):
             value = cmd.env.get(NAME)
             newer = cmd.env.get(NEW_NAME)
+            if watchdog.thread is False and watchdog.read is True:
+                yield self._no_thread(cmd, value, watchdog)
+                continue
             if value is not None and value.known is not None:
                 if watchdog_value(value.known) == 0 and value.span is not None:
                     yield self._explicit_off(job, cmd, value, newer, watchdog)
@@ -338,6 +341,9 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
                 yield self.withhold(job, "release", f"{watchdog.basis}: they differ on the watchdog's default")
                 continue
             yield self._unset(job, launch, cmd, newer, watchdog)
+
+    def _no_thread(self, cmd: LaunchCommand, value: EnvValue | None, watchdog):
+        return _no_thread_finding(self, cmd, value, watchdog)
 
     def _wait(self, cmd: LaunchCommand) -> str:
         wait = cmd.env.get("HCCL_EXEC_TIMEOUT")
@@ -360,7 +366,7 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
             )
         if watchdog.thread is None:
             message += f" ({watchdog.basis})"
-        edits = None if value.conditional or watchdog.thread is not True else set_env_value(job, value, "1")
+        edits = None if value.conditional else set_env_value(job, value, "1")
         fix = safe_fix(f"Set {NAME}=1", *edits, overrides=f"{NAME}={value.known}") if edits else None
         return self.report(
             value.span, message, fix, related=[(cmd.command.span, "the training launch that inherits it")]
@@ -387,6 +393,17 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
             fix,
             related=[(newer.span, f"{NEW_NAME} is ignored")] if newer is not None and newer.span else [],
         )
+
+
+def _no_thread_finding(rule, cmd, value, watchdog):
+    where = value.span if value is not None and value.span is not None else cmd.command.span
+    set_to = f"{NAME}={value.known}" if value is not None and value.known is not None else f"{NAME} unset"
+    return rule.report(
+        where,
+        f"The HCCL watchdog never runs here ({set_to}): {_no_thread(watchdog)}; a network fault is only "
+        f"detected after {rule._wait(cmd)}",
+        related=[(cmd.command.span, "the training launch")] if where is not cmd.command.span else [],
+    )
 
 
 def _no_thread(watchdog) -> str:

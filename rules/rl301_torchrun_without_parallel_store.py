@@ -27,7 +27,7 @@ class TorchrunWithoutParallelStore(Rule):
     severity = Severity.WARNING
     fix_availability = "sometimes"
     summary = "PyTorch is launched with torchrun instead of torch_npu_run (Parallel Store)"
-    premises = ("multi-node",)
+    premises = ("pytorch", "torchrun-launch", "multi-node")
     also_asks = ("release",)
     what = """
 A PyTorch training launch through `torchrun`, `python -m torch.distributed.run` or

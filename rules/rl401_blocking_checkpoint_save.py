@@ -68,7 +68,7 @@ class BlockingCheckpointSave(Rule):
     name = "blocking-checkpoint-save"
     phase = "checkpoint"
     severity = Severity.WARNING
-    premises = ("mindio-acp-stack", "mindio")
+    premises = ("pytorch", "without-mindio-tft", "mindio-acp-stack", "mindio")
     fix_availability = "sometimes"
     summary = "Checkpoints are saved with torch.save, which blocks training; MindIO ACP saves asynchronously"
     what = """

@@ -18,7 +18,7 @@ class CheckpointLoadFromStorage(Rule):
     name = "checkpoint-load-from-storage"
     phase = "checkpoint"
     severity = Severity.WARNING
-    premises = ("mindio-acp-stack", "mindio")
+    premises = ("pytorch", "without-mindio-tft", "mindio-acp-stack", "mindio")
     fix_availability = "sometimes"
     summary = "Checkpoints are loaded with torch.load from storage; MindIO ACP restores them from memory"
     what = """

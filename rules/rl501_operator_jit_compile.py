@@ -65,7 +65,7 @@ class OperatorJitCompile(Rule):
     severity = Severity.WARNING
     fix_availability = "sometimes"
     summary = "Operators are compiled online at every start; use binary operators (jit_compile=False)"
-    premises = ("binary-operators",)
+    premises = ("pytorch", "npu-entry", "binary-operators")
     also_asks = ("online-compile-default",)
     what = """
 A PyTorch training entry (a Python file a training launch runs, that imports `torch_npu`) that

@@ -175,7 +175,7 @@ def test_add_suppressions_extends_the_directive_already_on_the_line(tmp_path):
     write(
         tmp_path,
         {
-            "run.sh": "#!/bin/bash\ntorchrun train.py  # recovery-lint: ignore[RL301] -- no torch_npu_run yet\n",
+            "run.sh": "#!/bin/bash\ntorchrun --nnodes 2 train.py  # recovery-lint: ignore[RL301] -- no torch_npu_run yet\n",
             "requirements.txt": "torch==1.11.0\ntorch-npu==1.11.0.post11\n",
         },
     )
@@ -183,7 +183,7 @@ def test_add_suppressions_extends_the_directive_already_on_the_line(tmp_path):
     result = run_cli("--add-suppressions", ".", cwd=tmp_path)
     assert result.returncode == 0 and "Added 0 suppression directives and extended 1 in 1 file." in result.stdout
     assert (tmp_path / "run.sh").read_text() == (
-        "#!/bin/bash\ntorchrun train.py  # recovery-lint: ignore[RL101, RL301] -- no torch_npu_run yet\n"
+        "#!/bin/bash\ntorchrun --nnodes 2 train.py  # recovery-lint: ignore[RL101, RL301] -- no torch_npu_run yet\n"
     )
     assert finding_lines(concise(".", cwd=tmp_path).stdout) == []
 
@@ -214,7 +214,7 @@ spec:
           - |
             export RESUME_MODE_ENABLE=1
             export HCCL_ASYNC_ERROR_HANDLING=0
-            torchrun --nproc_per_node 8 train.py
+            torchrun --nnodes 2 --nproc_per_node 8 train.py
           env:
           - name: TASK_QUEUE_ENABLE
             value: "2"   # recovery-lint: ignore[RL101]
@@ -242,7 +242,7 @@ def test_add_suppressions_puts_the_directive_above_a_string_spanning_lines(tmp_p
     # first line would be part of the string, a comment line above the key is not
     job = INLINE_SCRIPT_JOB.replace(
         "          - |\n            export RESUME_MODE_ENABLE=1\n            export HCCL_ASYNC_ERROR_HANDLING=0\n"
-        "            torchrun --nproc_per_node 8 train.py\n",
+        "            torchrun --nnodes 2 --nproc_per_node 8 train.py\n",
         '          - "export RESUME_MODE_ENABLE=1; export HCCL_ASYNC_ERROR_HANDLING=0;\n'
         '            torch_npu_run --nproc_per_node 8 train.py"\n',
     ).replace("   # recovery-lint: ignore[RL101]", "")

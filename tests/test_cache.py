@@ -13,8 +13,8 @@ from recovery_lint import cli, engine
 from recovery_lint.cache import CACHE_DIR_NAME
 from recovery_lint.rules.rl101_watchdog_disabled import _ACJOB, _MANIFEST, _PROCESS_LABELS
 
-SCRIPT_OFF = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"
-SCRIPT_ON = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun train.py\n"
+SCRIPT_OFF = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 train.py\n"
+SCRIPT_ON = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun --nnodes 2 train.py\n"
 # process-level recovery exists only for an AscendJob (on a Volcano Job the labels do nothing)
 PROCESS_RECOVERY = _ACJOB.replace("    framework: pytorch\n", "    framework: pytorch\n" + _PROCESS_LABELS)
 
@@ -27,7 +27,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root.mkdir()
     (root / "job.yaml").write_text(_MANIFEST)
     (root / "train.sh").write_text(SCRIPT_OFF)
-    (root / "requirements.txt").write_text("torch==2.1.0\n")
+    (root / "requirements.txt").write_text("torch==2.1.0\ntorch-npu==2.1.0.post10\n")
     monkeypatch.chdir(root)
     return root
 

@@ -13,7 +13,7 @@ from .conftest import FIXTURES, ROOT, SHARED, run_cli
 
 OUTPUT_SCHEMA = json.loads((ROOT / "schemas" / "output.schema.json").read_text())
 
-TORCHRUN_SCRIPT = "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nproc_per_node 8 train.py\n"
+TORCHRUN_SCRIPT = "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n"
 PINS = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"  # release 6.0.0: ships torch_npu_run, watchdog defaults on
 
 
@@ -61,7 +61,7 @@ def test_clean_repository_exits_zero_and_says_so(tmp_path):
 
 
 def test_exit_codes_for_findings_usage_and_thresholds(tmp_path):
-    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT})
+    write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
     assert run_cli(".", cwd=tmp_path).returncode == 1
     assert run_cli(".", "--exit-zero", cwd=tmp_path).returncode == 0
     assert run_cli(".", "--fail-on", "error", cwd=tmp_path).returncode == 0
@@ -90,13 +90,13 @@ def test_fix_writes_preserves_comments_and_is_idempotent(tmp_path):
     text = (tmp_path / "train.sh").read_text()
     # the safe fix swaps the launcher; the explicit HCCL_ASYNC_ERROR_HANDLING=0 is the user's value
     assert (
-        text == "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorch_npu_run --nproc_per_node 8 train.py\n"
+        text == "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorch_npu_run --nnodes 2 --nproc_per_node 8 train.py\n"
     )
     assert safe.returncode == 1 and "Fixed 1 finding" in safe.stdout and "train.sh:3:8: RL101" in safe.stdout
     result = run_cli(".", "--fix", "--unsafe-fixes", cwd=tmp_path)
     text = (tmp_path / "train.sh").read_text()
     assert (
-        text == "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorch_npu_run --nproc_per_node 8 train.py\n"
+        text == "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorch_npu_run --nnodes 2 --nproc_per_node 8 train.py\n"
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Fixed 1 finding" in result.stdout
@@ -113,8 +113,8 @@ def test_diff_prints_patch_and_writes_nothing(tmp_path):
     write(tmp_path, {"train.sh": TORCHRUN_SCRIPT, "requirements.txt": PINS})
     result = run_cli(".", "--diff", cwd=tmp_path)
     assert result.returncode == 1
-    assert "-torchrun --nproc_per_node 8 train.py" in result.stdout
-    assert "+torch_npu_run --nproc_per_node 8 train.py" in result.stdout
+    assert "-torchrun --nnodes 2 --nproc_per_node 8 train.py" in result.stdout
+    assert "+torch_npu_run --nnodes 2 --nproc_per_node 8 train.py" in result.stdout
     assert (tmp_path / "train.sh").read_text() == TORCHRUN_SCRIPT
     # the RL101 fix changes a value set explicitly: only shown with --unsafe-fixes
     assert "+export HCCL_ASYNC_ERROR_HANDLING" not in result.stdout
@@ -142,8 +142,8 @@ def test_script_with_syntax_error_still_reports_parsed_parts(tmp_path):
     write(
         tmp_path,
         {
-            "broken.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\nif [ ; then\n",
-            "other.sh": "torchrun other.py\n",
+            "broken.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 train.py\nif [ ; then\n",
+            "other.sh": "torchrun --nnodes 2 other.py\n",
             "requirements.txt": PINS,
         },
     )
@@ -209,8 +209,8 @@ def test_config_select_versions_and_per_file_ignores(tmp_path):
         {
             "pyproject.toml": "[tool.recovery-lint]\nper-file-ignores = {'legacy/*' = ['RL301']}\n"
             "[tool.recovery-lint.versions]\ntorch = '2.1.0'\ntorch-npu = '2.1.0.post10'\n",
-            "legacy/run.sh": "torchrun a.py\n",
-            "new/run.sh": "torchrun b.py\n",
+            "legacy/run.sh": "torchrun --nnodes 2 a.py\n",
+            "new/run.sh": "torchrun --nnodes 2 b.py\n",
         },
     )
     out = run_cli(".", "--output-format", "concise", cwd=tmp_path).stdout
@@ -220,7 +220,7 @@ def test_config_select_versions_and_per_file_ignores(tmp_path):
     # without the configuration neither the ignores nor the versions apply: with no release known and
     # no manifest, neither torch_npu_run nor the watchdog default can be claimed
     isolated = run_cli(".", "--isolated", "--output-format", "concise", cwd=tmp_path).stdout
-    assert isolated == "All checks passed.\n"
+    assert isolated.startswith("All checks passed.\nAdvice withheld: release unknown for 2 jobs"), isolated
     write(tmp_path, {"requirements.txt": "torch==1.11.0\ntorch-npu==1.11.0.post14\n"})
     isolated = run_cli(".", "--isolated", "--output-format", "concise", cwd=tmp_path).stdout
     assert "legacy/run.sh:1:1: RL301" in isolated and "legacy/run.sh:1:1: RL101" in isolated
@@ -245,10 +245,10 @@ def test_gitignore_and_exclude_are_honoured(tmp_path):
         tmp_path,
         {
             ".gitignore": "build/\n",
-            "build/run.sh": "torchrun a.py\n",
-            "vendor/run.sh": "torchrun a.py\n",
+            "build/run.sh": "torchrun --nnodes 2 a.py\n",
+            "vendor/run.sh": "torchrun --nnodes 2 a.py\n",
             ".recovery-lint.toml": "exclude = ['vendor']\n",
-            "run.sh": "torchrun a.py\n",
+            "run.sh": "torchrun --nnodes 2 a.py\n",
             "requirements.txt": PINS,
         },
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .conftest import run_cli
 
-TORCHRUN_SCRIPT = "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nproc_per_node 8 train.py\n"
+TORCHRUN_SCRIPT = "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n"
 PINS = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"  # release 6.0.0: ships torch_npu_run, watchdog defaults on
 
 
@@ -316,7 +316,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly_with_zero_as_ruff_does(tmp
     import sys
 
     for i in range(400):
-        write(tmp_path, {f"s{i}.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"})
+        write(tmp_path, {f"s{i}.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 train.py\n"})
     env = {**os.environ, "NO_COLOR": "1"}
     for fmt in ("concise", "full"):
         read_end, write_end = os.pipe()
@@ -393,7 +393,7 @@ def test_concise_messages_are_headlines_and_the_detail_lives_in_full_and_json(tm
 
 # -- exclude on paths passed explicitly, and per-file-ignores matched the same way ------------------------------------
 def excluded_repo(root: Path, config: str) -> None:
-    script = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"
+    script = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 train.py\n"
     write(
         root,
         {

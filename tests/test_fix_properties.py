@@ -325,7 +325,7 @@ def test_ranktable_fixes_agree_across_containers_sharing_a_script(tmp_path):
     # RL311 mounted the Master's table at the default directory while the Worker's RANK_TABLE_FILE
     # named another one, and RL313 then exported a value into the shared script that suits only one
     # of them: each fix created the next finding
-    files = {"job.yaml": SHARED_SCRIPT_JOB, "train.sh": "torchrun train.py\n", "train.py": "import torch\n"}
+    files = {"job.yaml": SHARED_SCRIPT_JOB, "train.sh": "torchrun --nnodes 2 train.py\n", "train.py": "import torch\n"}
     write_repo(tmp_path, files)
     outcome = check_fix_safety(tmp_path, files)
     assert "mountPath: /user/serverid/devindex/config" in outcome.fixed["job.yaml"]
@@ -356,7 +356,7 @@ def test_removing_a_last_line_directive_leaves_no_carriage_return(tmp_path, newl
     # the launch script makes the linter read train.py (a Python file nothing reaches is not parsed)
     files = {
         "train.py": f"import os{newline}x = 1{newline}# recovery-lint: ignore[RL501]",
-        "run.sh": "torchrun --nproc_per_node 8 train.py\n",
+        "run.sh": "torchrun --nnodes 2 --nproc_per_node 8 train.py\n",
     }
     write_repo(tmp_path, files)
     outcome = check_fix_safety(tmp_path, files)

@@ -22,7 +22,7 @@ def fix_cpu_seconds(root: Path, calls: int) -> float:
     root.mkdir()
     (root / "train.py").write_text(training_file(calls))
     (root / "run.sh").write_text(
-        "#!/bin/bash\ntorchrun --nproc_per_node 8 train.py\n"
+        "#!/bin/bash\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n"
     )  # what makes it a training entry
     request = LintRequest(paths=[root], cwd=root, config=Config(), rules=[all_rules()["RL401"]])
     start = time.process_time()

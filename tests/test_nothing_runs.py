@@ -50,7 +50,7 @@ rm -rf {sentinel}
 {touch("train-sh")}
 source ./env.sh
 export HCCL_ASYNC_ERROR_HANDLING=0
-torchrun --nproc_per_node 8 train.py $({touch("substitution")})
+torchrun --nnodes 2 --nproc_per_node 8 train.py $({touch("substitution")})
 """,
         "scripts/env.sh": f"{touch('env-sh')}\nrm -rf {sentinel}\n",
         "train.py": f"""\

@@ -7,7 +7,7 @@ import pytest
 
 from .conftest import run_cli
 
-BROKEN = "apiVersion: v1\nkind: Job\nmetadata: {name: [x\n"
+BROKEN = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: [x\n"  # a training job's manifest
 
 
 @pytest.fixture

@@ -61,7 +61,7 @@ CONTEXT = {
     "train.py": "import torch\nimport torch_npu\n\ntorch.npu.set_compile_mode(jit_compile=False)\n",
     # a committed file with a fixable finding of its own: never reported or touched by a hook run
     # that was not passed it
-    "tools/bench.sh": "#!/bin/bash\ntorchrun --nproc_per_node 8 train.py\n",
+    "tools/bench.sh": "#!/bin/bash\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n",
 }
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",

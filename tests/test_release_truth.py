@@ -128,18 +128,25 @@ def test_a_release_without_torch_npu_run_cannot_start(tmp_path):
 
 # 4. the watchdog as the release has it
 def test_the_watchdog_default_follows_the_torch_npu_release(tmp_path):
-    write(
-        tmp_path,
-        {"train.sh": "torchrun --nproc_per_node 8 train.py\n", "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0\n"},
-    )
+    launch = "torchrun --nnodes 2 --nproc_per_node 8 train.py\n"
+    write(tmp_path, {"train.sh": launch, "requirements.txt": "torch==1.11.0\ntorch-npu==1.11.0.post14\n"})
     found = [d for d in lint(tmp_path) if d["code"] == "RL101"]
-    assert found and "5.0.0" in found[0]["text"] and found[0]["fix"]["applicability"] == "safe"
+    assert found and "6.0.rc2" in found[0]["text"] and found[0]["fix"]["applicability"] == "safe"
     write(tmp_path, {"requirements.txt": CURRENT})
     assert "RL101" not in codes(lint(tmp_path))
 
 
+def test_a_release_without_a_watchdog_thread_is_told_to_upgrade_not_to_set_the_variable(tmp_path):
+    # the 5.0.x builds for torch 2.1.0 read HCCL_ASYNC_ERROR_HANDLING but start no watchdog thread
+    for script in ("torchrun --nnodes 2 train.py\n", "export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 train.py\n"):
+        write(tmp_path, {"train.sh": script, "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post4\n"})
+        (found,) = [d for d in lint(tmp_path) if d["code"] == "RL101"]
+        assert "starts no watchdog thread" in found["text"] and "6.0.RC1" in found["text"], found["text"]
+        assert found["fix"] is None
+
+
 def test_the_new_variable_name_does_not_turn_the_watchdog_on(tmp_path):
-    script = "export HCCL_ASYNC_ERROR_HANDLING=0\nexport TORCH_HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun --nproc_per_node 8 x.py\n"
+    script = "export HCCL_ASYNC_ERROR_HANDLING=0\nexport TORCH_HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun --nnodes 2 x.py\n"
     write(tmp_path, {"train.sh": script, "requirements.txt": CURRENT})
     found = [d for d in lint(tmp_path) if d["code"] == "RL101"]
     assert found and "TORCH_HCCL_ASYNC_ERROR_HANDLING=1 does not help" in found[0]["text"]
@@ -230,7 +237,7 @@ def test_an_opt_in_online_compile_and_a_deliberate_watchdog_off_survive_the_fix_
     entry = "import torch\nimport torch_npu\n\nif args.jit_compile:\n    torch.npu.set_compile_mode(jit_compile=True)\n"
     script = (
         "#!/bin/bash\n# the watchdog stays off while we debug the link flaps (ticket 123)\n"
-        "export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nproc_per_node 8 train.py\n"
+        "export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n"
     )
     write(tmp_path, {"train.py": entry, "train.sh": script, "requirements.txt": CURRENT})
     found = lint(tmp_path)
@@ -243,7 +250,8 @@ def test_an_opt_in_online_compile_and_a_deliberate_watchdog_off_survive_the_fix_
 
 def test_an_explicit_online_compile_is_only_changed_by_an_unsafe_fix(tmp_path):
     entry = "import torch\nimport torch_npu\n\ntorch.npu.set_compile_mode(jit_compile=True)\n"
-    write(tmp_path, {"train.py": entry, "train.sh": "torchrun --nproc_per_node 8 train.py\n"})
+    cann = "RUN ./Ascend-cann-toolkit_8.0.0_linux-aarch64.run --install\n"  # the operator binaries are there
+    write(tmp_path, {"train.py": entry, "train.sh": "torchrun --nproc_per_node 8 train.py\n", "Dockerfile": cann})
     found = [d for d in lint(tmp_path) if d["code"] == "RL501"]
     assert found and found[0]["fix"]["applicability"] == "unsafe"
     fix(tmp_path)

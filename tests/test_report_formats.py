@@ -163,7 +163,7 @@ def test_sarif_columns_count_characters_not_bytes(tmp_path):
     write(
         tmp_path,
         {
-            "train.sh": 'echo "启动训练"; torchrun train.py\n',
+            "train.sh": 'echo "启动训练"; torchrun --nnodes 2 train.py\n',
             "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
         },
     )

@@ -171,7 +171,7 @@ def test_watchdog_on_under_process_recovery_is_misconfigured(tmp_path):
         tmp_path,
         {
             "job.yaml": PROCESS_RECOVERY_JOB,
-            "train.sh": "export RESUME_MODE_ENABLE=1\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun train.py\n",
+            "train.sh": "export RESUME_MODE_ENABLE=1\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun --nnodes 2 train.py\n",
             "train.py": MEGATRON_ENTRY,
         },
     )
@@ -181,7 +181,7 @@ def test_watchdog_on_under_process_recovery_is_misconfigured(tmp_path):
 
 
 def test_watchdog_off_costs_the_jobs_own_exec_timeout(tmp_path):
-    script = "export RESUME_MODE_ENABLE=1\nexport HCCL_EXEC_TIMEOUT={}\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"
+    script = "export RESUME_MODE_ENABLE=1\nexport HCCL_EXEC_TIMEOUT={}\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 train.py\n"
     write(tmp_path, {"job.yaml": VCJOB.format(extra=""), "train.sh": script.format(600), "train.py": ENTRY})
     p = phases(only_job(card_json(tmp_path)))
     assert p["detection"]["status"] == "missing" and p["detection"]["codes"] == ["RL101"]
@@ -275,7 +275,7 @@ def _project(tmp_path: Path, files: dict[str, str]):
 
 
 def test_misconfigured_wins_over_missing_and_codes_are_listed(tmp_path):
-    result = _project(tmp_path, {"job.yaml": VCJOB.format(extra=""), "train.sh": "torchrun train.py\n"})
+    result = _project(tmp_path, {"job.yaml": VCJOB.format(extra=""), "train.sh": "torchrun --nnodes 2 train.py\n"})
     job = next(j for j in result.project.jobs if j.manifest is not None)
     span = job.manifest.span
 
@@ -291,7 +291,7 @@ def test_findings_are_attributed_to_their_own_job(tmp_path):
     two = VCJOB.format(extra="") + "---\n" + VCJOB.format(extra="").replace("name: gpt", "name: bert")
     files = {
         "job.yaml": two,
-        "train.sh": "torchrun train.py\n",
+        "train.sh": "torchrun --nnodes 2 train.py\n",
         "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
     }
     result = _project(tmp_path, files)
@@ -305,7 +305,7 @@ def test_findings_are_attributed_to_their_own_job(tmp_path):
 
 
 def test_plain_and_rich_renderings(tmp_path):
-    result = _project(tmp_path, {"job.yaml": VCJOB.format(extra=""), "train.sh": "torchrun train.py\n"})
+    result = _project(tmp_path, {"job.yaml": VCJOB.format(extra=""), "train.sh": "torchrun --nnodes 2 train.py\n"})
     cards = scorecard.build(result.project, result.diagnostics)
     plain = scorecard.render_text(cards, terminal=False, color=True)
     assert not ANSI.search(plain) and not BOX.search(plain)

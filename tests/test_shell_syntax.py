@@ -122,7 +122,9 @@ def lint(tmp_path_factory) -> tuple[object, dict[str, list[dict]]]:
     for index, row in enumerate(ROWS):
         data = row.script if isinstance(row.script, bytes) else row.script.encode("utf-8")
         (folder / file_name(index, row)).write_bytes(data)
-    result = run_cli("check", "--isolated", "--no-cache", "--output-format", "json", str(folder))
+    # named on the command line: each is checked whatever job it belongs to (most of these belong to none)
+    named = [str(folder / file_name(index, row)) for index, row in enumerate(ROWS)]
+    result = run_cli("check", "--isolated", "--no-cache", "--output-format", "json", *named)
     assert result.returncode in (0, 1), result.stderr
     findings: dict[str, list[dict]] = defaultdict(list)
     for finding in json.loads(result.stdout):
@@ -185,7 +187,7 @@ def test_a_launch_after_a_construct_tree_sitter_misreads_is_still_seen(tmp_path)
 def test_crlf_is_one_finding_per_file_even_where_bash_n_passes(tmp_path):
     # bash -n passes 'echo a\r' (it only parses), but every command then ends in a carriage return
     (tmp_path / "crlf.sh").write_bytes(b"#!/bin/bash\r\ncd /job/code\r\necho a\r\necho b\r\n")
-    result = run_cli("check", "--isolated", "--no-cache", "--output-format", "json", str(tmp_path))
+    result = run_cli("check", "--isolated", "--no-cache", "--output-format", "json", str(tmp_path / "crlf.sh"))
     errors = [f for f in json.loads(result.stdout) if f["code"] == "RL900"]
     assert [(e["line"], e["message"][:25]) for e in errors] == [(1, "CRLF line ending (line 1)")]
 
@@ -200,7 +202,8 @@ def test_scripts_for_other_shells_are_not_checked(tmp_path):
     }
     for name, text in scripts.items():
         (tmp_path / name).write_text(text, "utf-8")
-    result = run_cli("check", "--isolated", "--no-cache", "--output-format", "json", str(tmp_path))
+    named = [str(tmp_path / name) for name in scripts]  # named: checked whatever job they belong to
+    result = run_cli("check", "--isolated", "--no-cache", "--output-format", "json", *named)
     found = sorted((f["path"].rsplit("/", 1)[-1], f["code"], f["severity"]) for f in json.loads(result.stdout))
     assert found == [
         ("fish.sh", "RL904", "info"),
@@ -222,7 +225,7 @@ def test_errors_bash_n_passes_silently_are_reported(tmp_path, script, line, mess
     # bash stops reading at these without a word: 'bash -n' exits 0, and a run ends silently there
     # ('echo b' never runs). RL900 says so: the one place where it reports what 'bash -n' passes.
     (tmp_path / "stop.sh").write_text(script, "utf-8")
-    result = run_cli("check", "--isolated", "--no-cache", "--output-format", "json", str(tmp_path))
+    result = run_cli("check", "--isolated", "--no-cache", "--output-format", "json", str(tmp_path / "stop.sh"))
     errors = [(f["line"], f["message"]) for f in json.loads(result.stdout) if f["code"] == "RL900"]
     assert len(errors) == 1 and errors[0][0] == line and message in errors[0][1], errors
     if BASH is not None:
@@ -270,9 +273,10 @@ def test_a_launch_reads_the_same_as_in_the_plain_form(misread, plain):
 def test_a_script_with_gbk_bytes_is_linted_and_fixed_byte_for_byte(tmp_path):
     # bash does not care about the bytes of a comment or a string; the fix must not either
     original = '#!/bin/bash\n# 设置环境变量\necho "完成"\n'.encode("gbk")
-    original += b"export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"
+    original += b"export HCCL_ASYNC_ERROR_HANDLING=0\ntorch_npu_run --nnodes 2 train.py\n"
     path = tmp_path / "run.sh"
     path.write_bytes(original)
+    (tmp_path / "requirements.txt").write_text("torch==2.1.0\ntorch-npu==2.1.0.post10\n")  # a release with a watchdog
     strict = {**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8:strict"}  # a UTF-8 locale
 
     def run(*args: str) -> subprocess.CompletedProcess:

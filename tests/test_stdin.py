@@ -12,7 +12,7 @@ from pathlib import Path
 from .conftest import run_cli
 from .manifests import PROCESS_RECOVERY_ACJOB
 
-SCRIPT = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nproc_per_node 8 train.py\n"
+SCRIPT = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n"
 PINS = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"
 MANIFEST = """\
 apiVersion: batch.volcano.sh/v1alpha1
@@ -85,7 +85,11 @@ def test_stdin_filename_gives_kind_and_display_path(tmp_path):
 
 def test_without_a_name_the_kind_is_guessed(tmp_path):
     shell = run_cli("--output-format", "concise", "-", stdin=SCRIPT, cwd=tmp_path)
-    assert ("-:2:8:", "RL101") in codes(shell.stdout)
+    # alone, nothing says which torch_npu runs it: the advice waits for the version
+    assert "release unknown for 1 job (RL101, RL301; declare versions.torch-npu)" in shell.stdout, shell.stdout
+    pinned = SCRIPT.replace("torchrun", "pip install torch-npu==2.1.0.post10\ntorchrun")
+    shell = run_cli("--output-format", "concise", "-", stdin=pinned, cwd=tmp_path)
+    assert ("-:2:8:", "RL101") in codes(shell.stdout), shell.stdout
     manifest = run_cli("--output-format", "concise", "-", stdin=MANIFEST, cwd=tmp_path)
     assert ("-:8:23:", "RL202") in codes(manifest.stdout), manifest.stdout
     # text that is neither is read as Python (a snippet alone is no training job: only its syntax is checked)
@@ -126,14 +130,15 @@ def test_fix_with_stdin_prints_the_fixed_text_and_writes_nothing(tmp_path):
     original = SCRIPT.encode()
     result = run_bytes("--fix", "--unsafe-fixes", "--stdin-filename", "run.sh", "-", stdin=original, cwd=tmp_path)
     assert result.stdout == (
-        b"#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorch_npu_run --nproc_per_node 8 train.py\n"
+        b"#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorch_npu_run --nnodes 2 --nproc_per_node 8 train.py\n"
     )
     err = result.stderr.decode()
     assert "Fixed 2 findings" in err and "RL101" not in err
     assert result.returncode == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [".git", "requirements.txt"]
     # --exit-non-zero-on-fix, and a text with nothing to fix comes back unchanged
-    assert run_bytes("--fix", "--exit-non-zero-on-fix", "-", stdin=original, cwd=tmp_path).returncode == 1
+    fixing = run_bytes("--fix", "--exit-non-zero-on-fix", "--stdin-filename", "run.sh", "-", stdin=original, cwd=tmp_path)
+    assert fixing.returncode == 1
     clean = b"#!/bin/bash\ntorch_npu_run train.py\n"
     same = run_bytes("--fix", "--stdin-filename", "run.sh", "-", stdin=clean, cwd=tmp_path)
     assert same.stdout == clean and same.returncode == 0
@@ -141,7 +146,8 @@ def test_fix_with_stdin_prints_the_fixed_text_and_writes_nothing(tmp_path):
 
 def test_fix_with_stdin_keeps_the_bytes_it_does_not_fix(tmp_path):
     # standard input is read as bytes: CRLF line endings and non-ASCII text come back as they were
-    text = "#!/bin/bash\r\nexport HCCL_ASYNC_ERROR_HANDLING=0  # 调试\r\ntorchrun a.py\r\n".encode()
+    text = "#!/bin/bash\r\nexport HCCL_ASYNC_ERROR_HANDLING=0  # 调试\r\ntorchrun --nnodes 2 a.py\r\n".encode()
+    repository(tmp_path)
     result = run_bytes(
         "--fix", "--unsafe-fixes", "--select", "RL101", "--stdin-filename", "env.sh", "-", stdin=text, cwd=tmp_path
     )
@@ -162,10 +168,12 @@ def test_fix_with_stdin_reports_what_remains_on_stderr(tmp_path):
 
 def test_diff_with_stdin_prints_a_patch(tmp_path):
     write(tmp_path, {"run.sh": SCRIPT})
+    repository(tmp_path)
     result = run_cli("--diff", "--unsafe-fixes", "--stdin-filename", "run.sh", "-", stdin=SCRIPT, cwd=tmp_path)
     assert result.returncode == 1
     assert result.stdout.startswith("--- a/run.sh\n+++ b/run.sh\n")
-    assert "-export HCCL_ASYNC_ERROR_HANDLING=0\n+export HCCL_ASYNC_ERROR_HANDLING=1\n" in result.stdout
+    assert "-export HCCL_ASYNC_ERROR_HANDLING=0\n" in result.stdout
+    assert "+export HCCL_ASYNC_ERROR_HANDLING=1\n" in result.stdout
     assert (tmp_path / "run.sh").read_text() == SCRIPT
 
 

@@ -32,7 +32,7 @@ PYTHON_STRINGS = '''\
 Write # recovery-lint: ignore[RL301] -- reason after a launch line to keep torchrun.
 """
 
-EXAMPLE = "torchrun train.py  # recovery-lint: ignore[RL301] -- legacy"
+EXAMPLE = "torchrun --nnodes 2 train.py  # recovery-lint: ignore[RL301] -- legacy"
 TEMPLATE = f"""
 {EXAMPLE}  # recovery-lint: ignore-file[RL501]
 """

@@ -203,21 +203,22 @@ def _detection(job: Job) -> tuple[str, str]:
     if ctx.recovery == "process":
         return "optimized", "process-level recovery (the watchdog stays off, as it requires)"
     from ..knowledge import WATCHDOG_VAR, npu_facts, watchdog_facts, watchdog_value
+    from ..premises import release_facts
 
     values = _env_values(job, WATCHDOG_VAR)
     if not values:
         return "unknown", "no PyTorch launch command linked"
-    facts = watchdog_facts(npu_facts(ctx.versions.get("torch"), ctx.versions.get("torch-npu")))
+    found, basis = release_facts(job)
+    facts = watchdog_facts(found if found is not None else npu_facts(None, None))
+    if facts.thread is not True:  # a release without a watchdog thread is on by no value
+        return "unknown", "no watchdog thread is known to start with the declared versions"
     if all(
         v is not None and v.known is not None and watchdog_value(v.known) != 0 and facts.accepts(v.known) is not False
         for v in values
     ):
         return "optimized", f"watchdog on ({values[0].name}={values[0].known})"
-    if all(v is None for v in values):
-        torch, torch_npu = ctx.versions.get("torch"), ctx.versions.get("torch-npu")
-        if facts.default == 1:  # the default follows the torch_npu release
-            shown = " and ".join(f"{name} {v}" for name, v in (("torch", torch), ("torch_npu", torch_npu)) if v)
-            return "optimized", f"watchdog on by default with {shown}"
+    if all(v is None for v in values) and facts.default == 1:  # the default follows the torch_npu release
+        return "optimized", f"watchdog on by default: {basis}"
     return "unknown", "watchdog setting not visible"
 
 
@@ -252,6 +253,12 @@ def _comm_init(job: Job) -> tuple[str, str]:
 def _checkpoint(job: Job) -> tuple[str, str]:
     if not job.entries:
         return "unknown", "no Python entry linked"
+    from ..premises import answer
+
+    for name in ("without-mindio-tft", "mindio-acp-stack"):
+        found = answer(job, name)
+        if found.status == "failed":
+            return "not applicable", f"MindIO ACP does not apply: {found.evidence}"
     if any(e.imports_module("mindio_acp") for e in job.entries):
         return "optimized", "MindIO ACP"
     patched = _env_values(job, "MINDIO_AUTO_PATCH_MEGATRON")
@@ -261,6 +268,11 @@ def _checkpoint(job: Job) -> tuple[str, str]:
 
 
 def _compile(job: Job) -> tuple[str, str]:
+    from ..premises import answer
+
+    cann = answer(job, "binary-operators")
+    if cann.status == "failed":
+        return "not applicable", f"no operator binaries: {cann.evidence}"
     calls = [c for e in job.entries for c in e.calls_to("set_compile_mode")]
     jit = [c.keywords["jit_compile"].value for c in calls if "jit_compile" in c.keywords]
     if jit and all(v is False for v in jit):
