@@ -55,7 +55,8 @@ def apply_fixes(
     # file with thousands of fixes is checked in n log n rather than n squared
     seen = {path: set(edits) for path, edits in accepted.items()}
     ranges = {path: sorted((e.span.start, e.span.end) for e in edits) for path, edits in accepted.items()}
-    fixes = [d.fix for d in diagnostics if applicable(d.fix, unsafe)]
+    # one fix object reported by several findings (a job's every checkpoint call) is weighed once
+    fixes = list({id(d.fix): d.fix for d in diagnostics if applicable(d.fix, unsafe)}.values())
     fixes.sort(key=lambda f: min((e.path, e.span.start) for e in f.edits))
     for fix in fixes:
         key = tuple(sorted((e.path, e.span.start, e.span.end, e.content) for e in fix.edits))

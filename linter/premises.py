@@ -42,6 +42,12 @@ class Answer(Record, frozen=True):
     status: str  # held | failed | unknown
     evidence: str  # what the answer was read from (or why nothing was found)
     key: str = ""  # the configuration key that would settle an unknown answer, when not the premise's own
+    where: str = ""  # the place the evidence was read (``run.sh:3``), kept apart: a message names it only when asked
+
+    @property
+    def located(self) -> str:
+        """The evidence with its place, as --show-jobs shows it."""
+        return f"{self.evidence} at {self.where}" if self.where else self.evidence
 
     @property
     def held(self) -> bool:
@@ -171,25 +177,57 @@ def _launch_nodes(job: Job) -> Answer | None:
     failed where every one is known to run on one, None where one of them is not known."""
     from .launch import node_count
 
-    single: list[str] = []
+    single: list[Answer] = []
     for launch in job.launches:
         for cmd in launch.commands:
             if not cmd.judged:
                 continue
             where = f"{cmd.command.span.path}:{cmd.command.span.line}"
             if not cmd.is_distributed:
-                # a program that starts its own processes across nodes (``python3 -m pkg.train --nnodes 2``)
-                if cmd.scale is not None and (cmd.scale.nodes or 1) > 1 and cmd.launcher == "python":
-                    return Answer(HELD, f"{cmd.scale.evidence} at {where}")
+                found = _python_nodes(cmd, where)
+                if found is None:
+                    continue
+                if found.held:
+                    return found
+                single.append(found)
                 continue
-            nodes, evidence = node_count(cmd.launcher, cmd.words, cmd.launcher_words[1] - cmd.launcher_words[0])
+            words = cmd.words
+            entry = next((k for k, w in enumerate(words) if w is cmd.entry), None)
+            if entry is not None:  # the launcher's own options end at the program it runs
+                words = words[:entry]
+            nodes, evidence = node_count(cmd.launcher, words, cmd.launcher_words[1] - cmd.launcher_words[0])
             if nodes is None:
                 return None
             if nodes > 1:
-                return Answer(HELD, f"{evidence} at {where}")
-            single.append(f"{evidence} at {where}")
+                return Answer(HELD, evidence, where=where)
+            single.append(Answer(FAILED, evidence, where=where))
     if single:
-        return Answer(FAILED, single[0])
+        return single[0]
+    return None
+
+
+_NP = LazyPattern(r"(?:^|[_-])(\d{1,4})p(?:[_.-]|$)")
+
+
+def _python_nodes(cmd, where: str) -> Answer | None:
+    """The nodes of a per-device Python launch (a device loop, a program that starts its own
+    processes): held with a node-count option above 1 (``--nnodes 2``) or a script named for more
+    devices than it starts on this node (``train_full_16p.sh`` looping over 8); failed for a loop
+    over this node's devices; None when nothing says."""
+    import posixpath
+
+    scale = cmd.scale
+    if cmd.launcher != "python" or scale is None:
+        return None
+    if (scale.nodes or 1) > 1:
+        return Answer(HELD, scale.evidence, where=where)
+    named = _NP.search(posixpath.basename(cmd.script.source.path).lower())
+    if named and scale.per_node and int(named.group(1)) > scale.per_node:
+        return Answer(
+            HELD, f"{named.group(0).strip('_-.')} in the script's name, {scale.per_node} per node", where=where
+        )
+    if scale.per_node is not None and scale.per_node > 1:
+        return Answer(FAILED, f"{scale.per_node} processes on this node ({scale.evidence})", where=where)
     return None
 
 
@@ -483,5 +521,5 @@ def torchrun_launch(job: Job) -> Answer:
     for launch in job.launches:
         for cmd in launch.torch_commands:
             if cmd.launcher != "torch_npu_run":
-                return Answer(HELD, f"{cmd.launcher} at {cmd.command.span.path}:{cmd.command.span.line}")
+                return Answer(HELD, cmd.launcher, where=f"{cmd.command.span.path}:{cmd.command.span.line}")
     return Answer(FAILED, "no torchrun-style launch")

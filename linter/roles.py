@@ -229,6 +229,10 @@ def launch_verdict(facts: LaunchFacts) -> Verdict:
         folders = {part.lower() for part in path.split("/")[:-1]}
         if folders & BENCHMARK_FOLDERS:
             return Verdict("benchmark", f"{path} is in a benchmark folder (short performance runs)")
+        if path and not (facts.in_manifest and path == facts.script):
+            found = role_by_folder(path)
+            if found is not None:
+                return Verdict(found.role, f"{path}: {found.reason}")
     if facts.single:
         return Verdict("single-process", f"one process on one device ({facts.scale})")
     if not facts.multi and facts.launcher == "python" and not facts.in_manifest:

@@ -336,8 +336,13 @@ def findings(rule, project: Project, function: str, cost: str, mindspeed_cost: s
         if pair.saves and pair.loads:  # a checkpoint the loop repeats and the resume path reads back
             fix, why = joint_fix(pair, lambda f, job=job: shared_with(f, job, project, shared))
             tail = f" No fix: {why}." if why else ""
-            for _, call in pair.saves if function == "save" else pair.loads:
-                yield rule.report(call.span, f"{call.written}(...) {cost}.{tail}", fix)
+            calls = pair.saves if function == "save" else pair.loads
+            first = calls[0][1].span
+            for k, (_, call) in enumerate(calls):
+                # one fix converts them all: it rides on the first finding, the others point at it
+                if k and fix is not None:
+                    tail = f" Fixed together with the call at {first.path}:{first.line}."
+                yield rule.report(call.span, f"{call.written}(...) {cost}.{tail}", fix if not k else None)
         if function == "load":
             for file, call, save in pair.stale:
                 where = f"{save.span.path}:{save.span.line}"

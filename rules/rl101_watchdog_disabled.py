@@ -323,6 +323,9 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
         watchdog = watchdog_facts(facts)
         if watchdog.no_npu or watchdog.read is False:
             return
+        if facts.mixed:  # torch 1.5 or 1.8 among the versions it may run: no torch_npu watchdog there at all
+            yield self.withhold(job, "release", f"{facts.basis}: some of them have no torch_npu watchdog at all")
+            return
         for launch, cmd in pytorch_launches(job):
             value = cmd.env.get(NAME)
             newer = cmd.env.get(NEW_NAME)

@@ -149,6 +149,8 @@ cannot choose for you.
     def check_job(self, job: Job):
         if not job.context.pytorch:
             return
+        if not any(c.launcher == "torch_npu_run" for launch in job.launches for c in launch.torch_commands):
+            return
         support = feature_support("torch_npu_run", facts_of(job))
         if support.status not in ("missing", "undocumented"):
             return

@@ -151,9 +151,9 @@ def test_add_suppressions_puts_the_directive_above_a_continued_line_and_merges(t
         "#!/bin/bash\n"
         "export HCCL_ASYNC_ERROR_HANDLING=0\n"
         "    # recovery-lint: ignore[RL301] -- the image has no torch_npu_run yet\n"
-        "torchrun --nproc_per_node 8 \\\n"
+        "torchrun --nnodes 2 --nproc_per_node 8 \\\n"
         "    train.py\n"
-        "torchrun --nproc_per_node 8 \\\n"
+        "torchrun --nnodes 2 --nproc_per_node 8 \\\n"
         "    finetune.py\n"
     )
     # release 6.0.0 ships torch_npu_run, so RL301 has something to say about both launches
@@ -164,7 +164,7 @@ def test_add_suppressions_puts_the_directive_above_a_continued_line_and_merges(t
     assert result.returncode == 0, result.stdout + result.stderr
     text = (tmp_path / "run.sh").read_text()
     # a trailing comment after the backslash would end the command there: the directive goes above
-    assert "# recovery-lint: ignore[RL301]\ntorchrun --nproc_per_node 8 \\\n    finetune.py\n" in text
+    assert "# recovery-lint: ignore[RL301]\ntorchrun --nnodes 2 --nproc_per_node 8 \\\n    finetune.py\n" in text
     assert "\\  #" not in text
     assert finding_lines(concise(".", cwd=tmp_path).stdout) == []
 

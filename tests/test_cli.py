@@ -13,7 +13,9 @@ from .conftest import FIXTURES, ROOT, SHARED, run_cli
 
 OUTPUT_SCHEMA = json.loads((ROOT / "schemas" / "output.schema.json").read_text())
 
-TORCHRUN_SCRIPT = "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n"
+TORCHRUN_SCRIPT = (
+    "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n"
+)
 PINS = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"  # release 6.0.0: ships torch_npu_run, watchdog defaults on
 
 
@@ -90,13 +92,15 @@ def test_fix_writes_preserves_comments_and_is_idempotent(tmp_path):
     text = (tmp_path / "train.sh").read_text()
     # the safe fix swaps the launcher; the explicit HCCL_ASYNC_ERROR_HANDLING=0 is the user's value
     assert (
-        text == "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorch_npu_run --nnodes 2 --nproc_per_node 8 train.py\n"
+        text
+        == "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorch_npu_run --nnodes 2 --nproc_per_node 8 train.py\n"
     )
     assert safe.returncode == 1 and "Fixed 1 finding" in safe.stdout and "train.sh:3:8: RL101" in safe.stdout
     result = run_cli(".", "--fix", "--unsafe-fixes", cwd=tmp_path)
     text = (tmp_path / "train.sh").read_text()
     assert (
-        text == "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorch_npu_run --nnodes 2 --nproc_per_node 8 train.py\n"
+        text
+        == "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorch_npu_run --nnodes 2 --nproc_per_node 8 train.py\n"
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Fixed 1 finding" in result.stdout

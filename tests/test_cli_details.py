@@ -7,7 +7,9 @@ from pathlib import Path
 
 from .conftest import run_cli
 
-TORCHRUN_SCRIPT = "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n"
+TORCHRUN_SCRIPT = (
+    "#!/bin/bash\n# launch\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n"
+)
 PINS = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"  # release 6.0.0: ships torch_npu_run, watchdog defaults on
 
 
@@ -54,7 +56,7 @@ def test_concise_and_full_output_show_the_severity(tmp_path):
         {
             "train.sh": TORCHRUN_SCRIPT,
             "requirements.txt": PINS,
-            "bad.yaml": "apiVersion: v1\nkind: Job\nmetadata: {name: [x\n",
+            "bad.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: [x\n",
         },
     )
     concise = run_cli("--output-format", "concise", ".", cwd=tmp_path).stdout.splitlines()
@@ -317,6 +319,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly_with_zero_as_ruff_does(tmp
 
     for i in range(400):
         write(tmp_path, {f"s{i}.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 train.py\n"})
+    write(tmp_path, {"requirements.txt": PINS})
     env = {**os.environ, "NO_COLOR": "1"}
     for fmt in ("concise", "full"):
         read_end, write_end = os.pipe()
@@ -361,8 +364,8 @@ def test_a_tab_in_yaml_indentation_is_called_a_tab(tmp_path):
     write(
         tmp_path,
         {
-            "a.yaml": "apiVersion: v1\nkind: Job\nmetadata:\n\tname: x\n",
-            "b.yaml": "apiVersion: v1\nkind: Job\nmetadata:\n  labels:\n    a: b\n\t  c: d\n",
+            "a.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n\tname: x\n",
+            "b.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  labels:\n    a: b\n\t  c: d\n",
         },
     )
     lines = run_cli("--output-format", "concise", ".", cwd=tmp_path).stdout.splitlines()
@@ -377,18 +380,18 @@ def test_concise_messages_are_headlines_and_the_detail_lives_in_full_and_json(tm
     concise = run_cli("--output-format", "concise", str(FIXTURES)).stdout.splitlines()[:-1]
     assert concise and all(len(line.split(": ", 2)[2]) <= 160 for line in concise), concise
     findings = json.loads(run_cli("--output-format", "json", str(FIXTURES)).stdout)
-    rl401 = next(d for d in findings if d["code"] == "RL401" and "vcjob-gpt3" in d["path"])
-    assert rl401["message"] == (
-        "torch.save(...) blocks training until the checkpoint is on storage, so checkpoints are rare "
-        "and a fault rolls back further"
+    rl301 = next(d for d in findings if d["code"] == "RL301" and "vcjob-gpt3" in d["path"])
+    assert rl301["message"] == (
+        "'torchrun' rendezvous through the single-threaded TCPStore; launch with torch_npu_run to use the "
+        "Parallel Store."
     )
-    assert rl401["detail"].startswith("MindIO ACP's mindio_acp.save writes to memory and persists in the background.")
-    assert any(line.endswith(rl401["message"]) for line in concise)
+    assert rl301["detail"].startswith("Every rank of the job (fixtures/vcjob-gpt3/job.yaml runs 2 Pods)")
+    assert any(line.endswith(rl301["message"]) for line in concise)
     full = run_cli("--output-format", "full", str(FIXTURES / "vcjob-gpt3")).stdout
-    assert f"  = note: {rl401['detail']}\n" in full
+    assert f"  = note: {rl301['detail']}\n" in full
     sarif = json.loads(run_cli("--output-format", "sarif", str(FIXTURES / "vcjob-gpt3")).stdout)
-    texts = [r["message"]["text"] for r in sarif["runs"][0]["results"] if r["ruleId"] == "RL401"]
-    assert texts == [f"{rl401['message']}; {rl401['detail']}"]
+    texts = [r["message"]["text"] for r in sarif["runs"][0]["results"] if r["ruleId"] == "RL301"]
+    assert texts == [f"{rl301['message']} {rl301['detail']}"]
 
 
 # -- exclude on paths passed explicitly, and per-file-ignores matched the same way ------------------------------------

@@ -500,7 +500,7 @@ def test_python_files_a_launch_reaches_are_checked_before_they_are_read(tmp_path
     from .conftest import run_cli
 
     repo, outside = tmp_path / "repo", tmp_path / "outside"
-    training = "import torch\nimport torch_npu\n\nfor step in range(9):\n    torch.save(model.state_dict(), 'x.pt')\n"
+    training = "import torch\nimport torch_npu\n\nfor step in range(9):\n    def f(:\n"  # read, it gives an RL900
     write(outside, {"secret.py": training})
     launch = "#!/bin/bash\ntorchrun --nproc_per_node 8 {}\n"
     write(
@@ -520,7 +520,7 @@ def test_python_files_a_launch_reaches_are_checked_before_they_are_read(tmp_path
     git(repo, "init", "-q")
     git(repo, "add", "-A")
     (repo / "a" / "gone.py").unlink()  # still in the index
-    result = run_cli("--output-format", "concise", "--select", "RL401", ".", cwd=repo)
+    result = run_cli("--output-format", "concise", "--select", "RL900", ".", cwd=repo)
     assert result.returncode == 1, result.stderr
     assert {line.split(":")[0] for line in result.stdout.splitlines() if ": RL" in line} == {"d/real.py"}
 

@@ -244,7 +244,12 @@ def test_two_fixes_adding_env_to_one_container_give_one_env_list(tmp_path, newli
     # RL101 and RL103 both add an `env:` list to a container without one: applied in one pass they
     # wrote `env:` twice (a duplicate key, so the whole file was left unfixed)
     text = ASCENDJOB.replace("{extra}", "").replace("\n", newline)
-    files = {"job.yaml": text, "train.py": "import torch\n"}
+    # release 6.0.rc2 for torch 1.11 leaves the watchdog off by default: RL101 adds its variable
+    files = {
+        "job.yaml": text,
+        "train.py": "import torch\n",
+        "requirements.txt": "torch==1.11.0\ntorch-npu==1.11.0.post14\n",
+    }
     write_repo(tmp_path, files)
     outcome = check_fix_safety(tmp_path, files)
     fixed = outcome.fixed["job.yaml"]

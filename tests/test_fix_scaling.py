@@ -14,22 +14,28 @@ from recovery_lint.registry import all_rules
 
 
 def training_file(calls: int) -> str:
-    saves = "".join(f"    torch.save(model.state_dict(), f'/ckpt/part{i}.pt')\n" for i in range(calls))
-    return f"import torch\nimport torch_npu\n\n\ndef save(model):\n{saves}"
+    """A DeepSpeed entry whose training loop saves its rollback checkpoint ``calls`` times over and reads
+    it back on resume: one joint fix converts every save and the load."""
+    saves = "".join(f"        torch.save({{'model': model.state_dict(), 'part': {i}}}, CKPT)\n" for i in range(calls))
+    return (
+        "import os\n\nimport deepspeed\nimport torch\nimport torch_npu\n\nCKPT = '/ckpt/latest.pt'\n\n\n"
+        "def train(model):\n    if os.path.exists(CKPT):\n        model.load_state_dict(torch.load(CKPT)['model'])\n"
+        f"    for step in range(10):\n{saves}"
+    )
 
 
 def fix_cpu_seconds(root: Path, calls: int) -> float:
     root.mkdir()
     (root / "train.py").write_text(training_file(calls))
-    (root / "run.sh").write_text(
-        "#!/bin/bash\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n"
-    )  # what makes it a training entry
+    (root / "run.sh").write_text("#!/bin/bash\ndeepspeed --num_nodes 2 train.py\n")  # what makes it a training entry
+    # what MindIO ACP's guide is written for: the advice's premises hold
+    (root / "requirements.txt").write_text("torch==2.7.1\nmindio-acp==7.3.0\n")
     request = LintRequest(paths=[root], cwd=root, config=Config(), rules=[all_rules()["RL401"]])
     start = time.process_time()
     outcome = fix_loop(request, unsafe=True)
     spent = time.process_time() - start
     fixed = outcome.fixed["train.py"]
-    assert outcome.applied == calls and fixed.count("mindio_acp.save(") == calls
+    assert fixed.count("mindio_acp.save(") == calls and fixed.count("mindio_acp.load(CKPT)") == 1
     assert fixed.count("import mindio_acp\n") == 1
     return spent
 

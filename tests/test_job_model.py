@@ -268,7 +268,9 @@ def test_one_mindspeed_entry_launched_by_many_scripts_gives_one_finding_and_one_
     entry = "import torch\nfrom mindspeed_llm import megatron_adaptor\nfrom megatron.training import pretrain\n"
     launch = "torchrun --nnodes 2 --nproc_per_node 8 pretrain_gpt.py\n"
     pins = "torch==2.7.1\nmindspeed-llm==2.3.0\nmindio-acp==7.3.0\n"  # what MindIO ACP's guide is written for
-    write(tmp_path, {"pretrain_gpt.py": entry, "requirements.txt": pins, **{f"s/run{k}.sh": launch for k in range(1, 16)}})
+    write(
+        tmp_path, {"pretrain_gpt.py": entry, "requirements.txt": pins, **{f"s/run{k}.sh": launch for k in range(1, 16)}}
+    )
     found = findings(tmp_path)
     assert found.count("pretrain_gpt.py:2 RL401") == 1 and found.count("pretrain_gpt.py:2 RL402") == 1
     fixed = run_cli("check", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", ".", cwd=tmp_path)

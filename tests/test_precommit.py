@@ -56,7 +56,7 @@ HOOK_MANIFEST = MANIFEST.replace('value: "0"   # left from a debugging session',
 )
 FIXED_MANIFEST = HOOK_MANIFEST.replace("pod-rescheduling: on", 'pod-rescheduling: "on"')
 CONTEXT = {
-    "scripts/train.sh": "#!/bin/bash\nexport RESUME_MODE_ENABLE=1\ntorch_npu_run --nproc_per_node 8 train.py\n",
+    "scripts/train.sh": "#!/bin/bash\nexport RESUME_MODE_ENABLE=1\ntorch_npu_run --nnodes 2 --nproc_per_node 8 train.py\n",
     "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
     "train.py": "import torch\nimport torch_npu\n\ntorch.npu.set_compile_mode(jit_compile=False)\n",
     # a committed file with a fixable finding of its own: never reported or touched by a hook run
@@ -195,8 +195,12 @@ def test_a_script_passed_alone_is_judged_with_the_manifest_that_runs_it(tmp_path
     assert linked.returncode == 0 and "RL101" not in linked.stdout, linked.stdout
     # the same script copied out of the repository is a standalone script: RL101 applies
     alone = tmp_path / "alone"
-    write(alone, {"train.sh": (repo / "scripts" / "train.sh").read_text()})
-    assert "train.sh:3:8: RL101" in run_cli("--output-format", "concise", "train.sh", cwd=alone).stdout
+    write(
+        alone,
+        {"train.sh": (repo / "scripts" / "train.sh").read_text(), "requirements.txt": CONTEXT["requirements.txt"]},
+    )
+    found = run_cli("--output-format", "concise", "train.sh", "requirements.txt", cwd=alone).stdout
+    assert "train.sh:3:8: RL101" in found, found
 
 
 def test_file_mode_from_a_subfolder_uses_the_repository_root(tmp_path):
@@ -227,7 +231,13 @@ def test_repository_root_is_the_nearest_config_or_git_folder(tmp_path):
     # a config in scripts/ makes that folder the root: the manifest above it is not read, so the
     # script is judged as a standalone script
     repo = process_level_repository(tmp_path)
-    write(repo, {"scripts/.recovery-lint.toml": "fail-on = 'warning'\n"})
+    write(
+        repo,
+        {
+            "scripts/.recovery-lint.toml": "fail-on = 'warning'\n",
+            "scripts/requirements.txt": CONTEXT["requirements.txt"],
+        },
+    )
     result = run_cli("--output-format", "concise", "scripts/train.sh", cwd=repo)
     assert "scripts/train.sh:3:8: RL101" in result.stdout, result.stdout
     # outside any repository only the files passed are read (the folder around them could be a

@@ -138,7 +138,10 @@ def test_the_watchdog_default_follows_the_torch_npu_release(tmp_path):
 
 def test_a_release_without_a_watchdog_thread_is_told_to_upgrade_not_to_set_the_variable(tmp_path):
     # the 5.0.x builds for torch 2.1.0 read HCCL_ASYNC_ERROR_HANDLING but start no watchdog thread
-    for script in ("torchrun --nnodes 2 train.py\n", "export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 train.py\n"):
+    for script in (
+        "torchrun --nnodes 2 train.py\n",
+        "export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 train.py\n",
+    ):
         write(tmp_path, {"train.sh": script, "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post4\n"})
         (found,) = [d for d in lint(tmp_path) if d["code"] == "RL101"]
         assert "starts no watchdog thread" in found["text"] and "6.0.RC1" in found["text"], found["text"]

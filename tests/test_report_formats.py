@@ -174,7 +174,7 @@ def test_sarif_columns_count_characters_not_bytes(tmp_path):
 
 
 def test_sarif_reports_parse_failures_as_notifications_too(tmp_path):
-    write(tmp_path, {"job.yaml": "apiVersion: v1\nkind: Job\nmetadata: {name: [x\n", **CLEAN})
+    write(tmp_path, {"job.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: [x\n", **CLEAN})
     doc = sarif_of(".", cwd=tmp_path)
     validate_sarif(doc)
     run = doc["runs"][0]

@@ -137,7 +137,9 @@ def test_fix_with_stdin_prints_the_fixed_text_and_writes_nothing(tmp_path):
     assert result.returncode == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [".git", "requirements.txt"]
     # --exit-non-zero-on-fix, and a text with nothing to fix comes back unchanged
-    fixing = run_bytes("--fix", "--exit-non-zero-on-fix", "--stdin-filename", "run.sh", "-", stdin=original, cwd=tmp_path)
+    fixing = run_bytes(
+        "--fix", "--exit-non-zero-on-fix", "--stdin-filename", "run.sh", "-", stdin=original, cwd=tmp_path
+    )
     assert fixing.returncode == 1
     clean = b"#!/bin/bash\ntorch_npu_run train.py\n"
     same = run_bytes("--fix", "--stdin-filename", "run.sh", "-", stdin=clean, cwd=tmp_path)

@@ -17,7 +17,9 @@ from recovery_lint.fix import WriteError, write_atomic
 
 # torch_npu 2.1.0 (release 5.0.0) defaults the watchdog off: RL101's insertion of the missing export
 # is a safe fix, so plain --fix writes it
-PINS = {"requirements.txt": "torch==1.11.0\ntorch-npu==1.11.0.post14\n"}  # release 6.0.rc2: the watchdog is off by default
+PINS = {
+    "requirements.txt": "torch==1.11.0\ntorch-npu==1.11.0.post14\n"
+}  # release 6.0.rc2: the watchdog is off by default
 FIXABLE = "#!/bin/bash\n# keep\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n"
 FIXED = "#!/bin/bash\n# keep\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n"
 

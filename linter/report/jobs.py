@@ -34,7 +34,7 @@ def _job_lines(job: Job) -> list[str]:
     ]
     if job.judged:
         for name, found in premise_answers(job):
-            lines.append(f"  premise {name}: {found.status} ({found.evidence})")
+            lines.append(f"  premise {name}: {found.status} ({found.located})")
     for span, note in ctx.notes:
         lines.append(f"  note: {note} ({span.path}:{span.line})")
     for launch in job.launches:
@@ -96,7 +96,7 @@ def _job_json(job: Job) -> dict[str, object]:
             if ctx.versions.get(c) is not None
         },
         "premises": (
-            {name: {"status": found.status, "evidence": found.evidence} for name, found in premise_answers(job)}
+            {name: {"status": found.status, "evidence": found.located} for name, found in premise_answers(job)}
             if job.judged
             else {}
         ),
