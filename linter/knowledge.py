@@ -335,6 +335,7 @@ class Release(Record, frozen=True):
     watchdog_values: tuple[int, ...] | None
     starts_watchdog_thread: bool
     reads_torch_hccl_async_error_handling: bool
+    has_distributed_run_module: bool
     ships_torch_npu_run: bool
     reads_rank_table_file: bool
     reads_resume_mode_enable: bool
@@ -370,6 +371,7 @@ def _release_from_row(row: dict[str, Any]) -> Release:
         watchdog_values=None if values is None else tuple(values),
         starts_watchdog_thread=row["starts_watchdog_thread"],
         reads_torch_hccl_async_error_handling=row["reads_torch_hccl_async_error_handling"],
+        has_distributed_run_module=row["has_distributed_run_module"],
         ships_torch_npu_run=row["ships_torch_npu_run"],
         reads_rank_table_file=row["reads_rank_table_file"],
         reads_resume_mode_enable=row["reads_resume_mode_enable"],
@@ -477,6 +479,7 @@ _WITHOUT_TORCH_NPU: dict[str, Any] = {
     "watchdog_default": None,
     "watchdog_values": (),
     "starts_watchdog_thread": False,
+    "has_distributed_run_module": False,
     "reads_hccl_async_error_handling": False,
     "reads_torch_hccl_async_error_handling": False,
     "ships_torch_npu_run": False,
@@ -769,6 +772,13 @@ class _Feature(Record, frozen=True):
 
 
 _FEATURES = {
+    "distributed_run_module": _Feature(
+        "has_distributed_run_module",
+        "parallel_store",
+        "the module torch_npu.distributed.run",
+        "has the module torch_npu.distributed.run",
+        "has no module torch_npu.distributed.run",
+    ),
     "torch_npu_run": _Feature(
         "ships_torch_npu_run",
         "parallel_store",

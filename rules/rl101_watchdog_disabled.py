@@ -69,17 +69,25 @@ release in use does (the release table read from every release tag):
 
 - `HCCL_ASYNC_ERROR_HANDLING` reads as `0` in the launch environment (torch_npu reads it with
   `strtol`, so `true` or an empty value is `0` too); or
-- it is not set and the release defaults it to `0` (the 5.0.x builds for torch 2.1.0 and every
-  torch 1.11 build); with the release unknown a job that a manifest runs gets a note saying
-  what it depends on; or
+- it is not set and every release the job may run leaves the watchdog off by default (every
+  torch 1.11 build; the 5.0.x builds for torch 2.1.0); or
 - only `TORCH_HCCL_ASYNC_ERROR_HANDLING` is set: no final release up to 26.1.0 reads that name,
-  so the old name (or its default) decides.
+  so the old name (or its default) decides; or
+- the release reads the variable but starts no watchdog thread at all (the 5.0.x builds for torch
+  2.1.0: `2.1.0`, `.post1`, `.post2`, `.post4`): no value turns fault detection on, and the finding
+  asks for a release from 6.0.RC1 on instead.
 
-The environment is the one the training process sees: container `env`, inline `bash -c` exports
-and the launch scripts' exports, in execution order. Not reported where the watchdog does not
-exist (torch_npu releases that do not read the variable: torch below 1.11, the 2.0.1 builds, a
-CUDA or ROCm torch build), for AscendJobs with process-level recovery, which need it off (RL102),
-or for MindSpore jobs. A value the start-up check rejects is RL104.
+The release comes from the job's declarations (pins, a README's version table, a version guard in
+the entry, the configuration); a job a MindCluster manifest runs that declares none runs one of the
+releases MindCluster 26.1.0 supports (7.3.x to 26.1.x), which all have the watchdog on by default,
+so only an explicit `0` is reported there. A script no manifest runs is judged only where it spans
+more than one node (nothing restarts a single-node run); where the release or the scale is not
+known the advice is withheld and the run names the key that declares it. Not reported where the
+watchdog does not exist (torch below 1.11, the 2.0.1 builds, a CUDA or ROCm torch build, a model
+that may also run on torch 1.5 or 1.8), for AscendJobs with process-level recovery, which need it
+off (RL102), where hot switch (`subHealthyStrategy: hotSwitch`) or operator-level retry
+(`HCCL_OP_RETRY_ENABLE`) is on, which do not support it (RL105), or for MindSpore jobs. A value the
+start-up check rejects is RL104.
 """
     why = """
 With the watchdog off, a parameter-plane network fault is not reported by the failing collective;
@@ -99,13 +107,15 @@ torchrun --nproc_per_node 8 train.py
 ```
 """
     fix = """
-When the variable is unset and the release is known to default it to `0`: safe, inserts
-`export HCCL_ASYNC_ERROR_HANDLING=1` on the line before the launch command, at its indentation (a
-container `env` entry when there is no script). When the release is not known: the same insertion,
-unsafe. A `0` the user wrote (or `TORCH_HCCL_ASYNC_ERROR_HANDLING` set beside it) is a value set
-explicitly, perhaps on purpose: the fix rewriting it to `1` is unsafe; none when it is set behind a
-condition, and none for an AscendJob that asks for process-level recovery with fault-scheduling
-off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs the watchdog off).
+When the variable is unset and every release the job may run reads it, has the watchdog thread and
+defaults it to `0`: safe, inserts `export HCCL_ASYNC_ERROR_HANDLING=1` on the line before the
+launch command, at its indentation (a container `env` entry when there is no script). When some
+of those releases do not read the variable (torch 1.11 builds before 5.0.RC3): the same
+insertion, unsafe. A `0` the user wrote (or `TORCH_HCCL_ASYNC_ERROR_HANDLING` set beside it) is a
+value set explicitly, perhaps on purpose: the fix rewriting it to `1` is unsafe; none when it is set
+behind a condition, none on a release without a watchdog thread (the variable does nothing there),
+and none for an AscendJob that asks for process-level recovery with fault-scheduling off (turning
+fault-scheduling on, RL201's fix, starts that recovery, which needs the watchdog off).
 """
     sources = (
         "Ascend/pytorch release tags: torch_npu/csrc/core/npu/register/OptionsManager.cpp "
@@ -113,6 +123,10 @@ off (turning fault-scheduling on, RL201's fix, starts that recovery, which needs
         "schemas/torch_npu_releases.json)",
         "CANN environment variable reference: HCCL_EXEC_TIMEOUT (default 1836 s)",
         "MindCluster docs: 05_configuring_training_recovery, recovery time optimization (watchdog)",
+        "Ascend/pytorch release tags: ProcessGroupHCCL.cpp (the watchdog thread first starts at 6.0.rc1; the 5.0.x "
+        "builds for torch 2.1.0 start none)",
+        "Ascend/mind-cluster docs: release_notes.md Table 5 (MindCluster 26.1.0 with TorchNPU 7.3.X, 26.0.X, 26.1.X)",
+        "MindCluster docs: 01_solutions_principles (hot switch, operator-level retry: 不支持开启watchdog功能)",
     )
     cases = examples(
         lambda: (

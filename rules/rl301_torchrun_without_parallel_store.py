@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 from recovery_lint.diagnostics import Edit, Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import edit, replace_words
 from recovery_lint.jobs import Job, LaunchCommand
@@ -7,6 +9,7 @@ from recovery_lint.knowledge import feature_support
 from recovery_lint.launch import PURE_VARIABLE, option_value, word_value
 from recovery_lint.premises import answer, release_facts
 from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.sources.shell import Word
 
 from ._versions import with_origin
 
@@ -16,6 +19,9 @@ TFT_MARKERS = ("mindio_ttp.framework_ttp", "--enable-high-availability")
 _PINS = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"  # release 6.0.0: ships torch_npu_run, documented
 _STATIC = (
     "torchrun --nnodes=2 --node_rank=$NODE_RANK --master_addr=$MASTER_ADDR --master_port=6000 \\\n    train.py  # go\n"
+)
+_STATIC_ENDPOINT = (
+    "torchrun --nnodes=2 --node_rank=$NODE_RANK --rdzv_backend=static --rdzv_endpoint=${MASTER_ADDR}:29400 train.py\n"
 )
 _C10D = "torchrun --nnodes=4 --nproc_per_node=8 --rdzv_backend=c10d --rdzv_endpoint=${MASTER_ADDR}:29400 train.py\n"
 
@@ -33,11 +39,16 @@ class TorchrunWithoutParallelStore(Rule):
 A PyTorch training launch through `torchrun`, `python -m torch.distributed.run` or
 `python -m torch.distributed.launch` (whatever the interpreter word is, for example
 `${DLS_PROGRAM_EXECUTOR} -m torch.distributed.launch`), in a launch script or in a manifest's
-inline command, where the torch_npu release in use ships `torch_npu_run` (from 6.0.rc1 for torch
-1.11, from 6.0.rc3 for torch 2.1.0, 2.3.1 and 2.4.0, never for 2.2.0). Where the release ships it
-but the MindCluster docs support it only from a later one (6.0.RC3 itself), or where the release
-is not known for a job a manifest runs, the finding is a note. Not reported where the release
-lacks `torch_npu_run`, nor, with the release unknown, for a script no manifest runs.
+inline command, of a job that spans more than one node (a manifest running more than one Pod,
+`--nnodes` above 1, a variable such as `NNODES` holding it, or `target.nodes` in the
+configuration), where the torch_npu release in use ships `torch_npu_run` (from 6.0.rc1 for torch
+1.11, from 6.0.rc3 for torch 2.1.0, 2.3.1 and 2.4.0, never for 2.2.0). The message says the scale
+it judged. A launch on one node is not reported: the Parallel Store shortens the rendezvous of
+many ranks across nodes. Where the release ships it but the MindCluster docs support it only from
+a later one (6.0.RC3 itself), the finding is a note. A job a MindCluster manifest runs that
+declares no version runs one of the releases MindCluster supports, which all ship it. Where the
+node count or the release is not known the advice is withheld, and the run names the key that
+declares it.
 """
     why = """
 torchrun exchanges rendezvous data through TCPStore, whose single-threaded server slows down as
@@ -60,12 +71,17 @@ the `parallel` rendezvous, which takes the store address from `--master_addr`/`-
 the node's rank from `--node_rank` and the world size from `--nnodes`, and ignores
 `--rdzv_backend`/`--rdzv_endpoint`. So the swap keeps the same world only for a static launch (no
 rendezvous backend, or `static`): safe there for `torchrun` and `python -m torch.distributed.run`
-when the release is known to ship `torch_npu_run` within the documented range. No fix for a
-c10d/etcd rendezvous or an elastic `--nnodes=MIN:MAX` (every node would become rank 0 of its own
-store), nor where the torchrun script may be patched for MindIO TFT (`torch_npu_run` would not
-run the patch). Unsafe otherwise: a release that is not known, options held in a variable whose
-value is not known, and `torch.distributed.launch`, whose scripts expect a `--local_rank`
-argument that torchrun-style launchers pass as the `LOCAL_RANK` variable instead.
+when the release is known to ship `torch_npu_run` within the documented range. A static launch
+that names its endpoint (`--rdzv_backend=static --rdzv_endpoint=HOST:PORT`, which torchrun uses
+as the store) gets an unsafe fix that also writes the endpoint as `--master_addr=HOST
+--master_port=PORT`, the same store for the parallel rendezvous; none when it gives no
+`--node_rank`, no literal port, or a master address beside the endpoint. No fix for a c10d/etcd
+rendezvous or an elastic `--nnodes=MIN:MAX` (every node would become rank 0 of its own store),
+nor where the job runs MindIO TFT/TTP or TaskD (`--enable-high-availability`, a `recover-strategy`
+annotation, a `ttp-port` or `taskd-port`), whose agents patch the torchrun launcher. Unsafe
+otherwise: a release that is not known, options held in a variable whose value is not known, and
+`torch.distributed.launch`, whose scripts expect a `--local_rank` argument that torchrun-style
+launchers pass as the `LOCAL_RANK` variable instead.
 """
     sources = (
         "MindCluster docs: 05_configuring_training_recovery (Parallel Store version requirements)",
@@ -89,6 +105,53 @@ argument that torchrun-style launchers pass as the `LOCAL_RANK` variable instead
                 expect=("train.sh:1:1",),
                 unsafe=True,
                 fixed={"train.sh": _C10D},
+            ),
+            Case(
+                title="a static rendezvous naming its endpoint: torch_npu_run ignores it, so the fix moves it to "
+                "--master_addr/--master_port (unsafe)",
+                files={"train.sh": _STATIC_ENDPOINT, "requirements.txt": _PINS},
+                expect=("train.sh:1:1",),
+                unsafe=True,
+                fixed={
+                    "train.sh": _STATIC_ENDPOINT.replace("torchrun", "torch_npu_run").replace(
+                        "--rdzv_endpoint=${MASTER_ADDR}:29400", "--master_addr=${MASTER_ADDR} --master_port=29400"
+                    )
+                },
+            ),
+            Case(
+                title="the endpoint as a separate word",
+                files={
+                    "train.sh": _STATIC_ENDPOINT.replace("--rdzv_endpoint=", "--rdzv_endpoint "),
+                    "requirements.txt": _PINS,
+                },
+                expect=("train.sh:1:1",),
+                unsafe=True,
+                fixed={
+                    "train.sh": _STATIC_ENDPOINT.replace("torchrun", "torch_npu_run").replace(
+                        "--rdzv_endpoint=${MASTER_ADDR}:29400", "--master_addr ${MASTER_ADDR} --master_port 29400"
+                    )
+                },
+            ),
+            Case(
+                title="a static endpoint without --node_rank: every node would be rank 0, so no fix",
+                files={"train.sh": _STATIC_ENDPOINT.replace("--node_rank=$NODE_RANK ", ""), "requirements.txt": _PINS},
+                expect=("train.sh:1:1",),
+                unsafe=True,
+                fixed={"train.sh": _STATIC_ENDPOINT.replace("--node_rank=$NODE_RANK ", "")},
+            ),
+            Case(
+                title="a job with TaskD (taskd-port) or process-level recovery: no fix",
+                files={
+                    "job.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: g\nspec:\n  tasks:\n"
+                    "  - name: t\n    replicas: 2\n    template:\n      spec:\n        containers:\n        - name: c\n"
+                    '          command: ["bash", "train.sh"]\n          ports:\n          - containerPort: 9601\n'
+                    "            name: taskd-port\n",
+                    "train.sh": _STATIC,
+                    "requirements.txt": _PINS,
+                },
+                expect=("train.sh:1:1",),
+                unsafe=True,
+                fixed={"train.sh": _STATIC},
             ),
             Case(
                 title="an elastic node range: no fix",
@@ -204,10 +267,25 @@ argument that torchrun-style launchers pass as the `LOCAL_RANK` variable instead
         words = cmd.command.words[start:end]
         written = " ".join(w.text for w in words)
         blocked = _no_fix(job, cmd, status)
+        endpoint = _static_endpoint(cmd) if not blocked else None
+        if isinstance(endpoint, str):
+            blocked = f"{endpoint}; torch_npu_run ignores --rdzv_endpoint"
         edits = None if blocked or not cmd.exact else _edits(job, cmd, words)
         fix = None
         risk = ""
-        if edits:
+        if edits and isinstance(endpoint, tuple):
+            rewrite = _endpoint_edit(cmd, *endpoint)
+            risk = "the rendezvous endpoint becomes --master_addr/--master_port, where torch_npu_run reads it"
+            fix = (
+                unsafe_fix(
+                    f"Replace '{written}' with 'torch_npu_run', the endpoint with --master_addr/--master_port",
+                    *edits,
+                    rewrite,
+                )
+                if rewrite
+                else None
+            )
+        elif edits:
             risk = _risk(cmd, status)
             make = unsafe_fix if risk else safe_fix
             fix = make(f"Replace '{written}' with 'torch_npu_run'", *edits)
@@ -236,13 +314,30 @@ def _edits(job: Job, cmd: LaunchCommand, words) -> list[Edit] | None:
     return [one] if one else None
 
 
+def _endpoint_edit(cmd: LaunchCommand, word: Word, host: str, port: str) -> Edit | None:
+    """``--rdzv_endpoint=H:P`` (or its value word) written as ``--master_addr=H --master_port=P``."""
+    if not cmd.script.exact or cmd.script.argv:
+        return None
+    text = word.text
+    if text.startswith(ENDPOINT):  # --rdzv_endpoint=H:P, one word
+        return edit(cmd.script.source, word.span.start, word.span.end, f"--master_addr={host} --master_port={port}")
+    # --rdzv_endpoint H:P: the option word and its value, from the option to the value's end
+    words = cmd.words
+    k = next((i for i, w in enumerate(words) if w is word), 0)
+    option = words[k - 1] if k else None
+    if option is None or option.text not in ENDPOINT:
+        return None
+    return edit(cmd.script.source, option.span.start, word.span.end, f"--master_addr {host} --master_port {port}")
+
+
 def _rendezvous(cmd: LaunchCommand) -> str | None:
-    """Why the launch's rendezvous is not one torch_npu_run keeps, or None for a static launch."""
+    """Why the launch's rendezvous is not one torch_npu_run keeps, or None for a static launch (a
+    static one naming its endpoint is kept only by the rewrite ``_endpoint_edits`` makes)."""
     words, after = cmd.words, cmd.launcher_words[1] - cmd.launcher_words[0]
     backend, _ = option_value(words, ("--rdzv_backend", "--rdzv-backend"), {}, after)
     if backend is not None and backend != "static":
         return f"this launch uses the {backend} rendezvous, which torch_npu_run replaces by its parallel one"
-    _endpoint, given = option_value(words, ("--rdzv_endpoint", "--rdzv-endpoint"), {}, after)
+    _endpoint, given = option_value(words, ENDPOINT, {}, after)
     if given and backend is None:
         return "this launch names a rendezvous endpoint, which torch_npu_run ignores"
     if any((word_value(w, {}) or w.text) == "--standalone" for w in words):
@@ -268,7 +363,59 @@ def _no_fix(job: Job, cmd: LaunchCommand, status: str) -> str:
     texts = [w.text for w in cmd.words] + [s.source.text for s in job.scripts] + [p.source.text for p in job.pin_files]
     if any(marker in text for text in texts for marker in TFT_MARKERS):
         return "the job uses MindIO TFT, whose guide patches the torchrun script; torch_npu_run would not run the patch"
+    taskd = _taskd_or_ttp(job)
+    if taskd:
+        return f"{taskd}: its agent patches torchrun's launcher, which torch_npu_run would not run"
     return ""
+
+
+def _taskd_or_ttp(job: Job) -> str:
+    """What in the job's manifest says MindIO TTP or TaskD takes part in its recovery ('' when nothing)."""
+    doc = job.manifest
+    if doc is None:
+        return ""
+    if doc.annotation("recover-strategy") is not None:
+        return "the manifest asks for process-level recovery (recover-strategy), which runs TaskD and MindIO TTP"
+    for _, container in doc.containers():
+        ports = container.node.seq("ports")
+        for item in ports.maps() if ports is not None else ():
+            if item.text("name") in ("ttp-port", "taskd-port"):
+                return f"the container opens {item.text('name')}, for MindIO TTP or TaskD"
+    return ""
+
+
+ENDPOINT = ("--rdzv_endpoint", "--rdzv-endpoint")
+# HOST:PORT with a literal port; HOST may be a variable (${MASTER_ADDR}) or an IPv6 address in brackets
+_HOST_PORT = re.compile(r"^(?P<host>\[[^\]]+\]|[^:\[\]]+):(?P<port>\d{1,5})$")
+
+
+def _static_endpoint(cmd: LaunchCommand) -> tuple[Word, str, str] | str | None:
+    """A static rendezvous that names its endpoint (``--rdzv_backend=static --rdzv_endpoint=H:P``): the
+    endpoint word with its host and port text, for the rewrite torch_npu_run needs (its parallel
+    rendezvous reads --master_addr/--master_port and ignores the endpoint); why it cannot be rewritten
+    (a string); None when the launch names no endpoint."""
+    words, after = cmd.words, cmd.launcher_words[1] - cmd.launcher_words[0]
+    backend, _ = option_value(words, ("--rdzv_backend", "--rdzv-backend"), {}, after)
+    if backend != "static":
+        return None
+    for i in range(after, len(words)):
+        text = words[i].text
+        for name in ENDPOINT:
+            if text == name or text.startswith(name + "="):
+                value = text[len(name) + 1 :] if "=" in text else (words[i + 1].text if i + 1 < len(words) else "")
+                found = _HOST_PORT.match(value.strip("\"'"))
+                if found is None:
+                    return f"the endpoint {value or '(missing)'} has no literal port to give --master_port"
+                taken, _ = option_value(
+                    words, ("--master_addr", "--master-addr", "--master_port", "--master-port"), {}, after
+                )
+                if taken is not None:
+                    return "the launch names both --rdzv_endpoint and --master_addr/--master_port"
+                _rank, given = option_value(words, ("--node_rank", "--node-rank"), {}, after)
+                if not given:
+                    return "the launch gives no --node_rank, from which torch_npu_run takes each node's rank"
+                return words[i] if "=" in text else words[i + 1], found["host"], found["port"]
+    return None
 
 
 def _risk(cmd: LaunchCommand, status: str) -> str:

@@ -39,7 +39,9 @@ torch_npu release does not ship it (looked up in the release table by the exact 
 torch_npu_run exists from 6.0.rc1 for torch 1.11 and from 6.0.rc3 for torch 2.1.0, 2.3.1 and 2.4.0
 (never for 2.2.0, nor for 2.0.1 or older torch). Where the release ships it but the MindCluster docs
 support it only from a later release (6.0.RC3 itself, 6.0.RC1 for torch 1.11), the finding is a
-note, not an error. Versions come from the closest declaration (a `pip install` in the job's
+note, not an error. `python -m torch_npu.distributed.run` is reported only where the module does
+not exist: the torch 1.11 builds from 5.0.rc2.1 to 5.0.1.2 have it as plain torchrun (no Parallel
+Store, but the job starts), so nothing fails there. Versions come from the closest declaration (a `pip install` in the job's
 scripts, requirements, `pyproject.toml`, a Dockerfile, also in a `docker/` folder beside the job's
 folders) or from `versions` in the configuration; unknown releases are not reported.
 """
@@ -116,6 +118,21 @@ cannot choose for you.
             ),
             Case(title="versions unknown", files={"train.sh": "torch_npu_run train.py\n"}),
             Case(
+                title="python -m torch_npu.distributed.run on a 5.0.x torch 1.11 build runs as plain torchrun: it starts",
+                files={
+                    "train.sh": "python3 -m torch_npu.distributed.run --nnodes 2 train.py\n",
+                    "requirements.txt": "torch==1.11.0\ntorch-npu==1.11.0.post8\n",
+                },
+            ),
+            Case(
+                title="torch_npu_run itself on that build: no such command",
+                files={
+                    "train.sh": "torch_npu_run --nnodes 2 train.py\n",
+                    "requirements.txt": "torch==1.11.0\ntorch-npu==1.11.0.post8\n",
+                },
+                expect=("train.sh:1:1",),
+            ),
+            Case(
                 title="a lower bound is not a known version",
                 files={
                     "train.sh": "torch_npu_run train.py\n",
@@ -151,9 +168,13 @@ cannot choose for you.
             return
         if not any(c.launcher == "torch_npu_run" for launch in job.launches for c in launch.torch_commands):
             return
-        support = feature_support("torch_npu_run", facts_of(job))
+        facts = facts_of(job)
+        support = feature_support("torch_npu_run", facts)
         if support.status not in ("missing", "undocumented"):
             return
+        # ``python -m torch_npu.distributed.run`` starts wherever the module exists: in the torch 1.11
+        # builds from 5.0.rc2.1 to 5.0.1.2 it is plain torchrun, without the Parallel Store
+        module = feature_support("distributed_run_module", facts)
         versions = job.context.versions
         related = [
             (versions.span("torch"), f"torch {versions.get('torch')} is declared here"),
@@ -162,8 +183,12 @@ cannot choose for you.
         reason = f"{with_origin(support.reason, job)}."
         for launch in job.launches:
             for cmd in launch.torch_commands:
-                if cmd.launcher == "torch_npu_run":
-                    yield self._finding(cmd, support.status, reason, related)
+                if cmd.launcher != "torch_npu_run":
+                    continue
+                as_module = cmd.launcher_words[1] - cmd.launcher_words[0] > 1
+                if as_module and support.status == "missing" and module.status != "missing":
+                    continue  # it starts (as plain torchrun where the module has no parallel rendezvous)
+                yield self._finding(cmd, support.status, reason, related)
 
     def _finding(self, cmd: LaunchCommand, status: str, reason: str, related):
         start, end = cmd.launcher_words

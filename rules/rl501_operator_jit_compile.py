@@ -74,17 +74,20 @@ either
 - calls `torch.npu.set_compile_mode(jit_compile=True)` (or `torch_npu.npu.set_compile_mode`)
   unconditionally while the launch environment that runs it does not set `ASCEND_CACHE_PATH`
   (the operator compile cache), or
-- never calls `set_compile_mode` (neither the entry nor a module of the repository it imports, such
-  as a setup helper) and runs on a job whose platform (`ring-controller.atlas`) is
-  `ascend-910` (Atlas training series, where `jit_compile` defaults to `True`), or unknown (then
-  at info level, saying what was assumed). On `ascend-910b` (Atlas A2/A3) and `ascend-npu` binary
-  operators are already the default, and a job that sets `ASCEND_CACHE_PATH` uses the compile
-  cache instead, so neither is reported.
+- never calls `set_compile_mode` on a platform that compiles operators online by default: the
+  Atlas training series (`ring-controller.atlas: ascend-910` on the job's manifest, or
+  `target.platform = "ascend-910"` in the configuration). On `ascend-910b` (Atlas A2/A3) and
+  `ascend-npu` binary operators are already the default; where the platform is not known the
+  advice is withheld and the run names `target.platform`. An entry counts as calling it when the
+  entry itself, a module of the repository it imports (a setup helper, under any condition) or a
+  launch script's `sed -i` into the entry sets the mode.
 
-A call behind a condition (`if args.jit_compile: ...`) is the user's opt-in and is left alone, as
-is a `jit_compile` given as a variable. Not reported when CANN is known to be older than 8.0.RC2,
-which both the operator binary and the compile cache need, nor for unit tests, library modules,
-MindSpore and TensorFlow jobs.
+Both need CANN 8.0.RC2 or later, which the operator binaries and the compile cache come with:
+declared (a toolkit package name, a README's version table, `versions.cann`) or following from the
+torch_npu releases the job may run (the compatibility table of Ascend/pytorch); a torch 1.5/1.8
+model has older CANN and gets nothing. A call behind a condition (`if args.jit_compile: ...`) is the
+user's opt-in and is left alone, as is a `jit_compile` given as a variable. Not reported for unit
+tests, library modules, MindSpore and TensorFlow jobs.
 """
     why = """
 In online-compile mode torch_npu compiles every operator the model uses when the process starts.
@@ -109,12 +112,11 @@ torch.npu.set_compile_mode(jit_compile=False)
     fix = """
 A missing call is inserted on the line after the module-level `import torch_npu`, in the file's
 line endings, as `torch.npu.set_compile_mode(jit_compile=False)` when `torch` is imported before
-that line, else as `torch_npu.npu.set_compile_mode(jit_compile=False)`. Safe only when nothing is
-assumed (the job is known to run on `ascend-910` and CANN is known to be 8.0.RC2 or later);
-unsafe otherwise. An explicit `jit_compile=True` is the user's choice: the fix rewriting it to
-`False` is unsafe. No fix when the file has no module-level torch_npu import to anchor the line
-to, and none when any launch of the file, in any job, sets `ASCEND_CACHE_PATH` (the new mode
-would conflict with that job's compile cache, RL502).
+that line, else as `torch_npu.npu.set_compile_mode(jit_compile=False)`: safe, since the finding
+is only made where the platform and CANN are established. An explicit `jit_compile=True` is the
+user's choice: the fix rewriting it to `False` is unsafe. No fix when the file has no module-level
+torch_npu import to anchor the line to, and none when any launch of the file, in any job, sets
+`ASCEND_CACHE_PATH` (the new mode would conflict with that job's compile cache, RL502).
 """
     sources = (
         "Ascend/op-plugin docs: (beta) torch_npu-npu-set_compile_mode (jit_compile default True on Atlas training "

@@ -29,6 +29,7 @@ COLUMNS = (
     "watchdog_values",
     "starts_watchdog_thread",  # the thread is started as hcclCommWatchdog, or Watchdog::run from 26.0.0
     "reads_torch_hccl_async_error_handling",
+    "has_distributed_run_module",
     "ships_torch_npu_run",
     "reads_rank_table_file",
     "reads_resume_mode_enable",
@@ -116,6 +117,7 @@ def derive(tag: str) -> dict[str, object]:
             _csrc_mentions(tag, r"std::thread\(&ProcessGroupHCCL::(hcclCommWatchdog|Watchdog::run)\b")
         ),
         "reads_torch_hccl_async_error_handling": bool(_csrc_mentions(tag, r'"TORCH_HCCL_ASYNC_ERROR_HANDLING"')),
+        "has_distributed_run_module": _show(tag, "torch_npu/distributed/run.py") is not None,
         "ships_torch_npu_run": TORCH_NPU_RUN.search(_show(tag, "setup.py") or "") is not None,
         "reads_rank_table_file": bool(_csrc_mentions(tag, r'(getenv|get_and_log_env)\("RANK_TABLE_FILE"\)')),
         "reads_resume_mode_enable": "OptionsManager::IsResumeModeEnable()" in options,

@@ -259,3 +259,45 @@ def test_an_explicit_online_compile_is_only_changed_by_an_unsafe_fix(tmp_path):
     assert found and found[0]["fix"]["applicability"] == "unsafe"
     fix(tmp_path)
     assert (tmp_path / "train.py").read_text() == entry
+
+
+# torch_npu_run keeps a static rendezvous's world only once its endpoint is its master address
+def _world(line: str, launcher: str) -> tuple[str, str, str]:
+    """(store address, node rank, nodes) as the launcher of ``line`` sets up its rendezvous: torchrun's
+    static backend uses --rdzv_endpoint when given, else --master_addr:--master_port; torch_npu_run's
+    parallel one always --master_addr:--master_port (127.0.0.1:29500 by default), the endpoint ignored
+    (torch_npu/distributed/rendezvous.py, _create_parallel_handler)."""
+    import argparse
+    import shlex
+
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--nnodes", default="1")
+    parser.add_argument("--node_rank", "--node-rank", default="0")
+    parser.add_argument("--master_addr", "--master-addr", default="127.0.0.1")
+    parser.add_argument("--master_port", "--master-port", default="29500")
+    parser.add_argument("--rdzv_backend", "--rdzv-backend", default="static")
+    parser.add_argument("--rdzv_endpoint", "--rdzv-endpoint", default="")
+    parser.add_argument("--nproc_per_node", default="1")
+    words = shlex.split(line)
+    assert words[0] == launcher, words
+    args, _ = parser.parse_known_args(words[1:])
+    if launcher == "torchrun" and args.rdzv_backend == "static" and args.rdzv_endpoint:
+        store = args.rdzv_endpoint
+    else:
+        store = f"{args.master_addr}:{args.master_port}"
+    return store, args.node_rank, args.nnodes
+
+
+def test_a_static_endpoint_rewritten_for_torch_npu_run_keeps_the_same_world(tmp_path):
+    line = (
+        "torchrun --nnodes=2 --node_rank=1 --rdzv_backend=static --rdzv_endpoint=10.0.0.1:29400 --nproc_per_node 8 t.py"
+    )
+    write(tmp_path, {"train.sh": line + "\n", "requirements.txt": CURRENT})
+    (found,) = [d for d in lint(tmp_path) if d["code"] == "RL301"]
+    assert found["fix"]["applicability"] == "unsafe"
+    assert _world(line.replace("torchrun", "torch_npu_run"), "torch_npu_run") != _world(line, "torchrun")  # a bare swap
+    fix(tmp_path, "--unsafe-fixes")
+    fixed = (tmp_path / "train.sh").read_text().strip()
+    assert fixed.startswith("torch_npu_run ") and "--master_addr=10.0.0.1 --master_port=29400" in fixed
+    assert _world(fixed, "torch_npu_run") == _world(line, "torchrun") == ("10.0.0.1:29400", "1", "2")
+    assert not [d for d in lint(tmp_path) if d["code"] == "RL301"]
