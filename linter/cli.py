@@ -428,6 +428,7 @@ def _check_command(args: argparse.Namespace) -> int:
     workers = args.jobs or os.cpu_count() or 1
     request = LintRequest(paths=paths, cwd=cwd, config=config, rules=rules, workers=workers)
     request.overrides, request.report_only = dict(scope.overrides), scope.report_only
+    request.whole_jobs = scope.stdin is None  # an editor's buffer is reported alone
     request.extra_candidates = scope.extra
     request.folders = scope.folders
     request.folder_files = scope.folder_files

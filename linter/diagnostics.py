@@ -94,6 +94,8 @@ class Diagnostic(Record, frozen=True):
     snippet: str = field(default="", compare=False)  # normalized source text under the span
     # other files the finding depends on: a finding in a script that follows from its job's manifest
     context: tuple[str, ...] = field(default=(), compare=False)
+    # the ids of the jobs it was found for (a run over named files reports the findings of their jobs)
+    origins: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def path(self) -> str:
@@ -113,8 +115,11 @@ class Diagnostic(Record, frozen=True):
     def sort_key(self) -> tuple[object, ...]:
         return (self.span.path, self.span.start, self.code, self.message)
 
-    def with_job(self, job: str | None) -> Diagnostic:
-        return replace(self, job=job)
+    def with_job(self, job: str | None, origin: str | None = None) -> Diagnostic:
+        """The finding attached to a manifest's job (``job``), found for the job whose id is ``origin``."""
+        if origin is None:
+            return replace(self, job=job)
+        return replace(self, job=job, origins=(*self.origins, origin) if origin not in self.origins else self.origins)
 
 
 HEADLINE_LIMIT = 160

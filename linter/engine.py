@@ -8,6 +8,7 @@ import contextlib
 import gc
 import os
 import posixpath
+import re
 import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -50,6 +51,8 @@ class LintRequest(Record):
         default_factory=list
     )  # the files named, linted even if the walk skips them
     folder_files: list[Candidate] | None = None  # the walk of ``folders`` without excludes, if made already
+    # a run over named files reports every finding of their jobs; an editor's buffer (standard input) only its own
+    whole_jobs: bool = True
     progress: Callable[[int, int], None] | None = None  # called with (files parsed, files in total)
 
     @property
@@ -129,7 +132,7 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
             run_key = cache.key("run", str(request.cwd), str(request.config.root), _scope_key(request), signature)
             if use_run_cache:
                 hit = cache.get_run(run_key)
-                if isinstance(hit, tuple) and len(hit) == 4:
+                if isinstance(hit, tuple) and len(hit) == 5:
                     return _cached_result(request, candidates, warnings, *hit)
     eager, lazy = _split_candidates(candidates, request)
     eager = [c for c in eager if readable(c)]
@@ -169,13 +172,11 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     diagnostics += run_directive_rules(request.rules, state)
     diagnostics.sort(key=Diagnostic.sort_key)
     everything = list(diagnostics)
-    withheld = list(dict.fromkeys(withheld))
+    withheld = withheld_of(list(dict.fromkeys(withheld)), request, project)
+    diagnostics = reported(diagnostics, request, project)
     if cache is not None and run_key is not None and use_run_cache:
-        cache.put_run(run_key, (everything, errors, suppressed, withheld))
-    diagnostics = reported(diagnostics, request)
-    return LintResult(
-        diagnostics, files, project, abs_paths, warnings, errors, suppressed, everything, withheld_of(withheld, request)
-    )
+        cache.put_run(run_key, (everything, diagnostics, errors, suppressed, withheld))
+    return LintResult(diagnostics, files, project, abs_paths, warnings, errors, suppressed, everything, withheld)
 
 
 class Locations(Mapping):
@@ -194,24 +195,60 @@ class Locations(Mapping):
         return len(self._by_display)
 
 
-def withheld_of(withheld: list[Withheld], request: LintRequest) -> list[Withheld]:
-    """The withheld advice a run speaks of: all of it, or in a run over named files or a folder, that
-    of the jobs whose files it reports (a job's id starts with its manifest's or script's path)."""
+def withheld_of(withheld: list[Withheld], request: LintRequest, project: Project | None = None) -> list[Withheld]:
+    """The withheld advice a run speaks of: all of it, or in a run over named files that of their
+    jobs, or in a folder that of the jobs whose files it reports (a job's id starts with its
+    manifest's or script's path)."""
     shown = request.report_only
     if shown is None:
         return withheld
+    if request.named and project is not None and request.whole_jobs:
+        ids, _ = named_jobs(project, request.named)
+        return [w for w in withheld if w.job in ids]
     return [w for w in withheld if w.job.split("#", 1)[0].removesuffix(" (standalone)") in shown]
 
 
-def reported(diagnostics: list[Diagnostic], request: LintRequest) -> list[Diagnostic]:
-    """The findings a run shows: those in the paths given; and in file mode also the findings of a
-    named manifest's job in its other files (they follow from the manifest: a commit of the
-    manifest alone can break them)."""
+def reported(diagnostics: list[Diagnostic], request: LintRequest, project: Project | None = None) -> list[Diagnostic]:
+    """The findings a run shows: those in the paths given; in a run over named files (pre-commit, an
+    editor) every finding of the jobs those files belong to, in any of their files, as the folder run
+    reports them (a commit of a manifest, a sourced env script, a pin file or an entry alone changes
+    the answer for the job's other files)."""
     shown = request.report_only
     if shown is None:
         return diagnostics
     named = request.named
-    return [d for d in diagnostics if d.path in shown or (named and any(c in named for c in d.context))]
+    if not named:
+        return [d for d in diagnostics if d.path in shown]
+    if not request.whole_jobs:
+        return [d for d in diagnostics if d.path in shown or any(c in named for c in d.context)]
+    ids, files = named_jobs(project, named) if project is not None else (set(), set())
+    return [
+        d
+        for d in diagnostics
+        if d.path in shown
+        or (set(d.origins) & ids if d.origins else d.path in files)
+        or any(c in named for c in d.context)
+    ]
+
+
+def named_jobs(project: Project, named: set[str]) -> tuple[set[str], set[str]]:
+    """The ids of the training jobs a named file belongs to (as its manifest, a script it runs or
+    sources, an entry, a module the entry imports for its settings, a version declaration it reads),
+    and every file of those jobs."""
+    ids: set[str] = set()
+    files: set[str] = set()
+    for job in project.jobs:
+        mine = job_file_set(job)
+        if mine & named:
+            ids.add(job.id)
+            files |= mine
+    return ids, files
+
+
+def job_file_set(job: Job) -> set[str]:
+    mine = set(job.files) | {p.source.path for p in job.pin_files}
+    mine.update(m.source.path for modules in job.entry_modules.values() for m in modules)
+    return mine
 
 
 def _split_candidates(candidates: list[Candidate], request: LintRequest) -> tuple[list[Candidate], list[Candidate]]:
@@ -231,9 +268,20 @@ def _split_candidates(candidates: list[Candidate], request: LintRequest) -> tupl
         return _split(candidates, lambda c: c.display in wanted and _up_front(c))
     if not named:
         return _split(candidates, _up_front)
-    wanted = named | _reaching(candidates, named)
+    wanted = named | _reaching(candidates, named) | _configured_manifests(request, named)
     # two passes without a call per file: most of a large repository's listing goes to the second
     return [c for c in candidates if c.display in wanted], [c for c in candidates if c.display not in wanted]
+
+
+def _configured_manifests(request: LintRequest, named: set[str]) -> set[str]:
+    """The manifests the configuration links to a named file (``[[jobs]]``: a manifest whose command
+    names no file of the repository, and the scripts and entry it runs)."""
+    out: set[str] = set()
+    for spec in _job_specs(request.config, request.cwd):
+        linked = {*spec.scripts, *([spec.entry] if spec.entry else [])}
+        if linked & named:
+            out.add(spec.manifest.split("#", 1)[0])
+    return out
 
 
 def _split(candidates: list[Candidate], eager: Callable[[Candidate], bool]) -> tuple[list[Candidate], list[Candidate]]:
@@ -307,7 +355,7 @@ def _reaching(candidates: list[Candidate], named: set[str]) -> set[str]:
                 data = texts[c.display] = _head(c.location)
             if not any(name in data for name in names):
                 continue
-            if any(name in data and _needle(c.location, t) in data for name, t in wanted):
+            if any(name in data and _names(data, c.location, t) for name, t in wanted):
                 found.add(c.display)
                 more.append(c.location)
         if not more:
@@ -320,6 +368,17 @@ def _needle(referrer: str, target: str) -> bytes:
     """What a file must contain to name ``target``: its path below the deepest shared folder."""
     shared = os.path.commonpath([os.path.dirname(referrer), os.path.dirname(target)])
     return os.fsencode(os.path.relpath(target, shared))
+
+
+def _names(data: bytes, referrer: str, target: str) -> bool:
+    """Whether a file's text can run ``target``: it writes its path below the folder the two share,
+    or (a container that changes into the folder first: ``cd /job/code/scripts; bash train_start.sh``)
+    each folder of that path and the file's name, as words of their own."""
+    needle = _needle(referrer, target)
+    if needle in data:
+        return True
+    parts = needle.split(b"/")
+    return len(parts) > 1 and all(re.search(rb"(?<![\w.-])" + re.escape(p) + rb"(?![\w-])", data) for p in parts)
 
 
 def _head(path: Path | str) -> bytes:
@@ -576,7 +635,7 @@ def _scope_key(request: LintRequest) -> tuple[object, ...]:
     """What decides which files are parsed and linked, besides the files themselves: the same
     repository linted as a whole, as a subfolder or around a few named files gives other findings."""
     shown = sorted(request.report_only) if request.report_only is not None else None
-    return (sorted(request.named), [str(f) for f in request.folders], shown)
+    return (sorted(request.named), [str(f) for f in request.folders], shown, request.whole_jobs)
 
 
 def stat_signature(candidates: list[Candidate], overrides: dict[str, str]) -> list[tuple[object, ...]] | None:
@@ -640,11 +699,12 @@ def _cached_result(
     candidates: list[Candidate],
     warnings: list[str],
     everything: list[Diagnostic],
+    diagnostics: list[Diagnostic],
     errors: list[str],
     suppressed: int,
     withheld: list[Withheld],
 ) -> LintResult:
-    diagnostics = reported(list(everything), request)
+    diagnostics = list(diagnostics)  # the run's key covers the files named: what it reported is what it reports
     abs_paths = Locations({c.display: c for c in candidates})
     return _CachedResult(
         request,
@@ -656,7 +716,7 @@ def _cached_result(
         list(errors),
         suppressed,
         list(everything),
-        withheld_of(withheld, request),
+        list(withheld),
     )
 
 
@@ -1145,8 +1205,9 @@ def _job_findings(
     rule: Rule, job: Job, ident: str | None, linked: set[str], paths: set[str]
 ) -> list[Diagnostic | Withheld]:
     context = (job.manifest.path,) if job.manifest is not None else ()
+    origins = (job.id,)
     return [
-        d if isinstance(d, Withheld) else enforce(replace(d, job=ident, context=context), paths)
+        d if isinstance(d, Withheld) else enforce(replace(d, job=ident, context=context, origins=origins), paths)
         for d in rule.check_job(job)
         if isinstance(d, Withheld) or judged_in(job, d, linked)
     ]
@@ -1182,6 +1243,8 @@ def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
             kept = kept.with_job(None)
         if d.context and not set(d.context) <= set(kept.context):
             kept = replace(kept, context=tuple(dict.fromkeys((*kept.context, *d.context))))
+        if d.origins and not set(d.origins) <= set(kept.origins):
+            kept = replace(kept, origins=tuple(dict.fromkeys((*kept.origins, *d.origins))))
         out[at] = kept
     return out
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from recovery_lint.diagnostics import Edit, Fix, unsafe_fix
 from recovery_lint.edits import edit, insert_line_after
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand, Project
-from recovery_lint.record import Record, field
+from recovery_lint.record import Record, field, replace
 from recovery_lint.sources.python import DYNAMIC, PyArg, PyCall, PyImport, PythonFile
 from recovery_lint.span import Span
 
@@ -322,12 +322,13 @@ def findings(rule, project: Project, function: str, cost: str, mindspeed_cost: s
     the other training entries; ``cost`` and ``mindspeed_cost`` say what the call costs a recovery."""
     judged = [(job, acp_state(job)) for job in project.jobs if not skip_reason(job)]
     for group in mindspeed_groups(judged):
-        yield rule.report(
+        found = rule.report(
             group.anchor,
             f"{mindspeed_message(group)}: {mindspeed_cost}.",
             mindspeed_fix(group),
             related=mindspeed_related(group),
         )
+        yield replace(found, origins=tuple(job.id for job, _ in group.jobs))
     shared = shared_entries(project)
     for job, state in judged:
         if state.mindspeed is not None:
@@ -342,16 +343,18 @@ def findings(rule, project: Project, function: str, cost: str, mindspeed_cost: s
                 # one fix converts them all: it rides on the first finding, the others point at it
                 if k and fix is not None:
                     tail = f" Fixed together with the call at {first.path}:{first.line}."
-                yield rule.report(call.span, f"{call.written}(...) {cost}.{tail}", fix if not k else None)
+                found = rule.report(call.span, f"{call.written}(...) {cost}.{tail}", fix if not k else None)
+                yield found.with_job(None, job.id)
         if function == "load":
             for file, call, save in pair.stale:
                 where = f"{save.span.path}:{save.span.line}"
-                yield rule.report(
+                found = rule.report(
                     call.span,
                     f"{call.written}(...) reads a checkpoint that mindio_acp.save writes at {where}, in MindIO ACP's "
                     f"own format, which torch.load cannot read: the job cannot resume. Use mindio_acp.load.",
                     _load_fix(file, call, shared_with(file, job, project, shared)),
                 )
+                yield found.with_job(None, job.id)
 
 
 # -- the rollback checkpoint: saved in the loop, read back on resume -------------------------------------

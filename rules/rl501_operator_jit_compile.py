@@ -339,7 +339,7 @@ torch_npu import to anchor the line to, and none when any launch of the file, in
                 if isinstance(diagnostic, Withheld):
                     yield diagnostic
                 elif judged_in(job, diagnostic, linked):
-                    yield diagnostic.with_job(ident)
+                    yield diagnostic.with_job(ident, job.id)
 
     def _check(self, job: Job, cached: set[int]):
         if not job.context.pytorch:

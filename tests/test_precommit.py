@@ -118,16 +118,19 @@ def test_hook_file_filter_admits_what_the_linter_reads_and_nothing_else(tmp_path
         "train.py",
         "requirements.txt",
         "requirements-npu.txt",
+        "1.8_requirements.txt",  # the dependencies of one torch version a model supports
         "constraints.txt",
         "pyproject.toml",
         "Dockerfile",
         "docker/Dockerfile.npu",
         "Containerfile",
         "bin/launch",  # executable with a shell shebang
+        "README.md",  # its version tables
+        "models/bert/README_en.md",
     ]
     refused = [
-        "README.md",
         "README",
+        "docs/usage.md",
         "LICENSE",
         "notes.txt",
         "setup.cfg",

@@ -1,0 +1,179 @@
+"""pre-commit passes only the changed files; a recovery finding is a claim about a job. A run over named
+files lints the jobs those files belong to and reports every finding of those jobs, in any of their
+files, as the folder run does. Each case is a repository in git, linted through the command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, run_cli
+
+MANIFEST = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: gpt3
+  labels:
+    ring-controller.atlas: ascend-910b
+    fault-scheduling: "grace"
+    pod-rescheduling: "on"
+spec:
+  minAvailable: 2
+  schedulerName: volcano
+  maxRetry: 3
+  tasks:
+  - name: trainer
+    replicas: 2
+    template:
+      spec:
+        containers:
+        - name: trainer
+          image: pytorch-npu:24.0
+          command: ["/bin/bash", "-c", "bash /job/code/scripts/train_start.sh"]
+"""
+START = """\
+#!/bin/bash
+source /job/code/scripts/env.sh
+torch_npu_run --nnodes 2 --node_rank $RANK --master_addr $MASTER_ADDR --master_port 6000 pretrain.py
+"""
+ENV = "export RESUME_MODE_ENABLE=1\nexport HCCL_ASYNC_ERROR_HANDLING=1\n"
+ENTRY = "import torch\nimport torch_npu\n\nmodel = torch.nn.Linear(2, 2).npu()\n"
+PINS = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"  # release 6.0.0, built for CANN 8.0.0
+
+
+def repository(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    return root
+
+
+def found(root: Path, *paths: str, isolated: bool = True) -> list[str]:
+    args = ["check", "--no-cache", "--output-format", "json", *(["--isolated"] if isolated else []), *paths]
+    result = run_cli(*args, cwd=root)
+    assert result.returncode in (0, 1), result.stderr
+    return sorted(f"{d['path']}:{d['line']} {d['code']}" for d in json.loads(result.stdout))
+
+
+BASE = {
+    "job.yaml": MANIFEST,
+    "scripts/train_start.sh": START,
+    "scripts/env.sh": ENV,
+    "scripts/pretrain.py": ENTRY,
+    "requirements.txt": PINS,
+}
+
+
+def test_a_commit_of_the_manifest_alone_reports_the_findings_it_causes_in_the_entry(tmp_path):
+    repo = repository(tmp_path, {**BASE, "job.yaml": MANIFEST.replace("ascend-910b", "ascend-910")})
+    folder = found(repo, ".")
+    assert "scripts/pretrain.py:2 RL501" in folder, folder
+    assert found(repo, "job.yaml") == folder
+
+
+def test_a_commit_of_a_sourced_env_script_alone_reports_the_launch_it_breaks(tmp_path):
+    repo = repository(tmp_path, {**BASE, "scripts/env.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\n"})
+    folder = found(repo, ".")
+    assert [f for f in folder if "RL103" in f], folder  # RESUME_MODE_ENABLE left the launch environment
+    assert found(repo, "scripts/env.sh") == folder
+
+
+def test_a_commit_of_a_pin_file_alone_reports_the_launches_that_read_it(tmp_path):
+    # torch_npu 2.1.0.post4 (5.0.1.2) has neither torch_npu_run nor a watchdog thread
+    repo = repository(tmp_path, {**BASE, "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post4\n"})
+    folder = found(repo, ".")
+    assert "scripts/train_start.sh:3 RL302" in folder and [f for f in folder if "RL101" in f], folder
+    assert found(repo, "requirements.txt") == folder
+
+
+def test_a_script_of_a_configured_job_mapping_is_judged_in_that_job(tmp_path):
+    manifest = MANIFEST.replace("bash /job/code/scripts/train_start.sh", "/opt/start")
+    config = (
+        '[tool.recovery-lint]\n[[tool.recovery-lint.jobs]]\nmanifest = "job.yaml"\n'
+        'scripts = ["scripts/train_start.sh"]\nentry = "scripts/pretrain.py"\n'
+    )
+    repo = repository(
+        tmp_path, {**BASE, "job.yaml": manifest, "scripts/env.sh": "export A=1\n", "pyproject.toml": config}
+    )
+    folder = found(repo, ".", isolated=False)
+    assert [f for f in folder if "RL103" in f], folder  # the manifest's resumable job needs RESUME_MODE_ENABLE
+    assert found(repo, "scripts/train_start.sh", isolated=False) == folder
+    assert found(repo, "scripts/pretrain.py", isolated=False) == folder
+
+
+def test_a_script_a_manifest_in_a_sibling_folder_runs_is_judged_in_that_job(tmp_path):
+    manifest = MANIFEST.replace(
+        "bash /job/code/scripts/train_start.sh", "cd /job/code/scripts; bash train_start.sh"
+    ).replace('    pod-rescheduling: "on"\n', "")
+    repo = repository(
+        tmp_path,
+        {
+            "manifests/train-vcjob.yaml": manifest,
+            "scripts/train_start.sh": START.replace("source /job/code/scripts/env.sh", "source env.sh"),
+            "scripts/env.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\n",
+            "scripts/pretrain.py": ENTRY,
+            "requirements.txt": PINS,
+        },
+    )
+    folder = found(repo, ".")
+    assert len(folder) >= 3, folder
+    assert found(repo, "scripts/train_start.sh") == folder
+
+
+def test_a_file_of_no_job_is_reported_as_before(tmp_path):
+    repo = repository(tmp_path, {**BASE, "tools/helper.sh": "#!/bin/bash\r\necho hi\r\n"})
+    assert found(repo, "tools/helper.sh") == ["tools/helper.sh:1 RL900"]
+
+
+def test_another_job_sharing_a_file_keeps_its_findings_out_of_the_report(tmp_path):
+    other = MANIFEST.replace("name: gpt3", "name: bert").replace(
+        "bash /job/code/scripts/train_start.sh", "bash /job/code/bert/run.sh"
+    )
+    repo = repository(
+        tmp_path,
+        {
+            **BASE,
+            "bert/job.yaml": other.replace('    pod-rescheduling: "on"\n', ""),
+            "bert/run.sh": "#!/bin/bash\ntorch_npu_run --nnodes 2 --node_rank $RANK --master_addr $A bert.py\n",
+        },
+    )
+    folder = found(repo, ".")
+    assert [f for f in folder if f.startswith("bert/job.yaml")], folder
+    alone = found(repo, "job.yaml")
+    assert not [f for f in alone if f.startswith("bert/")], alone
+
+
+@pytest.mark.skipif(not (ROOT / ".pre-commit-hooks.yaml").is_file(), reason="no hooks file")
+def test_the_hook_entry_as_pre_commit_runs_it_fails_a_manifest_only_commit(tmp_path):
+    """pre-commit runs the hook's entry with its args and the changed files (require_serial: one
+    batch); a commit of the manifest alone that breaks the entry fails."""
+    import yaml
+
+    hook = next(h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text()) if h["id"] == "recovery-lint")
+    assert hook.get("require_serial") is True
+    repo = repository(tmp_path, BASE)
+    subprocess.run(["git", "-C", str(repo), "commit", "-qm", "base", "--no-verify"], check=True, env=_git_env())
+    (repo / "job.yaml").write_text(MANIFEST.replace("ascend-910b", "ascend-910"))
+    entry = hook["entry"].split()
+    assert entry[0] == "recovery-lint"
+    result = run_cli(*entry[1:], *hook.get("args", []), "job.yaml", cwd=repo)
+    assert result.returncode == 1 and "scripts/pretrain.py:2:1: RL501" in result.stdout, result.stdout
+
+
+def _git_env() -> dict[str, str]:
+    import os
+
+    return {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
