@@ -389,10 +389,15 @@ def _select_rules(args: argparse.Namespace, config: Config):
     from .registry import is_known_selector, select
 
     chosen = _split(args.select) or None
-    ignore = config.ignore + _split(args.ignore)
-    extend = config.extend_select + _split(args.extend_select)
-    sel = chosen if chosen is not None else config.select
-    for selector in (sel or []) + ignore + extend:
+    if chosen is not None:
+        # as in ruff, a selection on the command line starts over: the configuration's select, ignore
+        # and extend-select give way to it (its per-file-ignores still apply)
+        sel, ignore, extend = chosen, _split(args.ignore), _split(args.extend_select)
+    else:
+        sel = config.select
+        ignore = config.ignore + _split(args.ignore)
+        extend = config.extend_select + _split(args.extend_select)
+    for selector in (sel or []) + ignore + extend:  # the configuration's were checked where it was read
         if not is_known_selector(selector):
             raise UsageError(f"unknown rule selector '{selector}' (see 'recovery-lint rule --all')")
     chosen_rules = select(sel, ignore, extend)
@@ -518,9 +523,11 @@ def _verbose_files(candidates: dict[str, Path]) -> None:
 
 def _show_files(request) -> int:
     """--show-files: the files a run would read, found as the engine finds them, one per line."""
-    from .engine import gather
+    from .engine import gather, split_candidates
 
     found, _ = gather(request, defer_python_checks=False)
+    if request.named:  # file mode reads the files named and what can reach them, not the whole repository
+        found, _ = split_candidates(found, request)
     for display in _linted({c.display: c.path for c in found}):
         print(display)
     return EXIT_CLEAN
@@ -607,11 +614,36 @@ def _fix_command(args: argparse.Namespace, request, out: _Output, fail_on: str) 
         before = len(outcome.before.diagnostics) if outcome.before is not None else 0
         fixed = max(0, before - len(outcome.result.diagnostics)) if written else 0
     out.report(outcome.result.diagnostics, outcome.result, fixed=fixed)
+    outside = _fixes_outside(outcome.result.diagnostics, request.report_only, args.unsafe_fixes)
+    if outside:
+        files = sorted(set(outside.values()))
+        shown = ", ".join(files[:3]) + (", ..." if len(files) > 3 else "")
+        _warn(
+            args,
+            f"{_count(len(outside), 'fixable finding')} left: the fix edits {shown}, not passed to this run "
+            "(pass the file, or the folder)",
+        )
     if status == EXIT_ERROR:
         return status
     if args.exit_non_zero_on_fix and written:
         return EXIT_FINDINGS
     return _exit_code(outcome.result.diagnostics, fail_on, args.exit_zero)
+
+
+def _fixes_outside(diagnostics, report_only: set[str] | None, unsafe: bool) -> dict[int, str]:
+    """Findings left with a fix that edits a file the run may not write (a run over named files
+    writes those files only): finding -> the first such file."""
+    if report_only is None:
+        return {}
+    from .fix import applicable
+
+    out: dict[int, str] = {}
+    for d in diagnostics:
+        if applicable(d.fix, unsafe):
+            others = sorted({e.path for e in d.fix.edits} - report_only)
+            if others:
+                out[id(d)] = others[0]
+    return out
 
 
 def _warn(args: argparse.Namespace, message: str) -> None:
@@ -796,11 +828,12 @@ def _stdin_fix_command(args: argparse.Namespace, request, scope, fail_on: str) -
         sys.stdout.flush()
         sys.stdout.buffer.write(to_bytes(fixed))
     sys.stdout.flush()
-    with contextlib.redirect_stdout(sys.stderr):
-        out = _Output(args)
-        out.stdin, out.fail_on = True, fail_on
-        applied = outcome.applied if fixed != original and not args.diff else 0
-        out.report(outcome.result.diagnostics, outcome.result, fixed=applied)
+    if not args.diff:  # --diff says what it would fix (above); the fixed text's own report would be of no file
+        with contextlib.redirect_stdout(sys.stderr):
+            out = _Output(args)
+            out.stdin, out.fail_on = True, fail_on
+            applied = outcome.applied if fixed != original else 0
+            out.report(outcome.result.diagnostics, outcome.result, fixed=applied)
     if outcome.reverted or outcome.result.internal_errors:
         return EXIT_ERROR
     if fixed != original and (args.diff or args.exit_non_zero_on_fix):
@@ -886,8 +919,9 @@ class _Output:
             from .report import junit
 
             linted = [f.path for f in result.files if f.relevant]
-            if self.report_only is not None:  # file mode: the files passed, not the context around them
-                linted = [p for p in linted if p in self.report_only]
+            if self.report_only is not None:  # file mode: the files passed, and those of their jobs with a finding
+                found = {d.path for d in diagnostics}
+                linted = [p for p in linted if p in self.report_only or p in found]
             self.write(junit.render(diagnostics, files=linted, fail_on=self.fail_on))
 
     def _scorecard(self, diagnostics, result, section: bool = False) -> None:
@@ -902,6 +936,7 @@ class _Output:
             return
         if section and not cards:
             return
+        cards = sorted(cards, key=scorecard.usefulness)  # what needs work first: the others follow
         limit = 10 if section else None
         text = scorecard.render_text(
             cards[:limit], terminal=self.terminal, color=self.color, width=max(100, _terminal_width())
@@ -942,6 +977,8 @@ class _Output:
         files = len({d.path for d in diagnostics})
         safe = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability.value == "safe")
         unsafe = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability.value == "unsafe")
+        if self.args.unsafe_fixes:  # the unsafe fixes are applied too: they count as fixable
+            safe, unsafe = safe + unsafe, 0
         noun = "finding" if len(diagnostics) == 1 else "findings"
         extra = f", {unsafe} more with --unsafe-fixes" if unsafe else ""
         line = f"{len(diagnostics)} {noun} ({safe} fixable{extra}) in {files} file{'s' if files != 1 else ''}"

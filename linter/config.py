@@ -71,16 +71,47 @@ def load_config(path: Path) -> Config:
         text = path.read_text("utf-8")
         data = _toml().loads(text)
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+        raise ConfigError(f"{_shown(path)}: cannot read: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{_shown(path)}: not UTF-8 text (byte {exc.start})") from exc
+    except ValueError as exc:  # tomllib.TOMLDecodeError: "Invalid value (at line 1, column 9)"
+        raise ConfigError(_toml_error(_shown(path), str(exc))) from exc
     section = _section(data, path)
     try:
         config = config_from_dict(section, path.absolute())
     except ConfigError as exc:
         raise ConfigError(_located(exc, path, text)) from None
     _check_versions(config.versions, _shown(path), text)
+    _check_selectors(config, _shown(path), text)
     return config
+
+
+def _toml_error(shown: Path, message: str) -> str:
+    """A TOML syntax error as the other configuration errors read: ``FILE:LINE: invalid TOML: ...``."""
+    at = re.search(r"\s*\(at line (\d+), column \d+\)$", message)
+    if at:
+        return f"{shown}:{at.group(1)}: invalid TOML: {message[: at.start()]}"
+    end = re.search(r"\s*\(at end of document\)$", message)
+    if end:
+        return f"{shown}: invalid TOML at the end of the file: {message[: end.start()]}"
+    return f"{shown}: invalid TOML: {message}"
+
+
+def _check_selectors(config: Config, path: Path, text: str) -> None:
+    """A rule selector of the configuration that names no rule, reported where it is written."""
+    from .registry import is_known_selector
+
+    lists = {"select": config.select or [], "ignore": config.ignore, "extend-select": config.extend_select}
+    lists.update({f"per-file-ignores.{k}": v for k, v in config.per_file_ignores.items()})
+    for key, selectors in lists.items():
+        for selector in selectors:
+            if not is_known_selector(selector):
+                line = _line_of(text, selector.split(".")[-1]) or _line_of(text, key.split(".")[0])
+                where = f"{path}:{line}" if line else str(path)
+                raise ConfigError(
+                    f"{where}: invalid value for '{key}': unknown rule selector '{selector}' "
+                    "(expected a code, a code prefix or a name: see 'recovery-lint rule --all')"
+                )
 
 
 def _shown(path: Path) -> Path:
@@ -129,11 +160,20 @@ def _line_of(text: str, key: str, value: object | None = None) -> int | None:
     return text.count("\n", 0, match.end()) + 1
 
 
+def _line_of_table(text: str, key: str) -> int | None:
+    """The line of ``[key]`` / ``[[key]]`` (or ``[tool.recovery-lint.key]``), where a table's error is."""
+    match = re.search(rf"^\s*\[\[?\s*(?:tool\.recovery-lint\.)?{re.escape(key)}\s*\]", text, re.MULTILINE)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
 def _located(exc: ConfigError, path: Path, text: str) -> str:
     """The error with the line of the key it names, when the key can be found."""
     message = str(exc)
     key = re.search(r"'([^']+)'", message)
-    line = _line_of(text, key.group(1).rsplit(".", 1)[-1]) if key else None
+    line = None
+    if key:
+        name = re.sub(r"\[\d+\]", "", key.group(1))  # jobs[1].manifest -> jobs.manifest
+        line = _line_of(text, name.rsplit(".", 1)[-1]) or _line_of_table(text, name.split(".", 1)[0])
     prefix = f"{path.absolute()}: "
     if line and message.startswith(prefix):
         return f"{_shown(path)}:{line}: {message[len(prefix) :]}"
@@ -152,15 +192,63 @@ def validate(section: dict, where: str) -> None:
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(_schema())
-    errors = sorted(validator.iter_errors(section), key=lambda e: list(e.absolute_path))
+    errors = sorted(validator.iter_errors(section), key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
         err = errors[0]
-        key = ".".join(str(p) for p in err.absolute_path) or "(top level)"
+        key = _key_name(err.absolute_path) or "(top level)"
         if err.validator == "additionalProperties":
             extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
-            key = ".".join([*map(str, err.absolute_path), extra[0]]) if extra else key
+            key = _key_name([*err.absolute_path, extra[0]]) if extra else key
             raise ConfigError(f"{where}: unknown key '{key}'")
-        raise ConfigError(f"{where}: invalid value for '{key}': {err.message}")
+        if err.validator == "required":
+            missing = re.search(r"'([^']+)' is a required property", err.message)
+            raise ConfigError(f"{where}: '{key}' needs the key '{missing.group(1) if missing else err.message}'")
+        raise ConfigError(f"{where}: invalid value for '{key}': {_expected(err)}")
+
+
+def _key_name(path) -> str:
+    """A key path as TOML writes it: ``jobs[1].manifest``, ``per-file-ignores.legacy/*`` (1-based items)."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part + 1}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+_PATTERN_NAMES = {
+    "^/": "an absolute path, starting with /",
+    "^(ALL|RL[0-9]{0,3}|[a-z][a-z0-9-]*)$": "a rule code (RL301), a code prefix (RL3), a rule name or ALL",
+}
+_TYPE_NAMES = {
+    "array": "a list",
+    "string": "a string",
+    "object": "a table",
+    "integer": "a whole number",
+    "boolean": "true or false",
+}
+
+
+def _expected(err) -> str:
+    """A schema violation in the words the other configuration errors use: the value, then what was
+    expected."""
+    value = err.instance
+    shown = f"'{value}'" if isinstance(value, str) else json.dumps(value)
+    kind = err.validator
+    if kind == "type":
+        want = err.validator_value
+        names = [_TYPE_NAMES.get(w, w) for w in (want if isinstance(want, list) else [want])]
+        return f"{shown} (expected {' or '.join(names)})"
+    if kind == "enum":
+        return f"{shown} (expected one of {', '.join(repr(v) for v in err.validator_value)})"
+    if kind == "minimum":
+        return f"{shown} (expected at least {err.validator_value})"
+    if kind == "pattern":
+        return f"{shown} (expected {_PATTERN_NAMES.get(err.validator_value, 'a value of the documented form')})"
+    if kind == "minLength":
+        return f"{shown} (expected a value that is not empty)"
+    return f"{shown} ({err.message})"
 
 
 def config_from_dict(section: dict, path: Path | None) -> Config:

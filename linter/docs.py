@@ -2,8 +2,39 @@
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 from .registry import all_rules
 from .rule import PHASE_TITLES, PHASES
+
+
+def rule_anchor(rule) -> str:
+    """The anchor of a rule's section in docs/rules.md (GitHub's, for "### RL101 `watchdog-disabled`")."""
+    return f"{rule.code.lower()}-{rule.name}"
+
+
+def rule_url(rule) -> str | None:
+    """The stable address of a rule's section in docs/rules.md: under the ``Documentation`` project
+    URL the installed distribution declares, else in the checkout this package runs from (an
+    editable install, pre-commit's clone of the repository); None when neither is there."""
+    base = _documentation_base()
+    return f"{base}#{rule_anchor(rule)}" if base else None
+
+
+@functools.cache
+def _documentation_base() -> str | None:
+    try:
+        from importlib.metadata import PackageNotFoundError, metadata
+
+        for entry in metadata("recovery-lint").get_all("Project-URL") or []:
+            label, _, url = entry.partition(",")
+            if label.strip().lower() == "documentation" and url.strip():
+                return url.strip()
+    except (ImportError, PackageNotFoundError):
+        pass
+    page = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
+    return page.as_uri() if page.is_file() else None
 
 
 def rules_markdown() -> str:
@@ -18,7 +49,7 @@ def rules_markdown() -> str:
         "|---|---|---|---|---|",
     ]
     for r in rules:
-        anchor = f"{r.code.lower()}-{r.name}"  # GitHub's anchor of "### RL101 `watchdog-disabled`"
+        anchor = rule_anchor(r)
         out.append(
             f"| [{r.code}](#{anchor}) | `{r.name}` | {PHASE_TITLES[r.phase]} | {r.severity.value} | "
             f"{r.fix_availability} |"

@@ -134,7 +134,7 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
                 hit = cache.get_run(run_key)
                 if isinstance(hit, tuple) and len(hit) == 5:
                     return _cached_result(request, candidates, warnings, *hit)
-    eager, lazy = _split_candidates(candidates, request)
+    eager, lazy = split_candidates(candidates, request)
     eager = [c for c in eager if readable(c)]
     digests = read_digests(eager, request.overrides) if cache is not None else None
     by_display = {c.display: c for c in candidates}
@@ -156,6 +156,9 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     if cache is not None:
         cache.flush()
     files = files + loader.parsed
+    files, unchecked = _named_yaml(files, request.named)
+    warnings = warnings + unchecked
+    project.files = [*project.files, *(f for f in files if f.relevant and f.path not in project.by_path)]
     found, errors = run_rules(request.rules, project, min(request.workers, os.cpu_count() or 1))
     withheld = [w for w in found if isinstance(w, Withheld)]
     diagnostics = _dedupe([d for d in found if not isinstance(d, Withheld)])
@@ -193,6 +196,24 @@ class Locations(Mapping):
 
     def __len__(self) -> int:
         return len(self._by_display)
+
+
+def _named_yaml(files: list[ParsedFile], named: set[str]) -> tuple[list[ParsedFile], list[str]]:
+    """A YAML file named on the command line that holds no Kubernetes object is read for its syntax
+    (an error in it is reported), and the run says it was not checked otherwise."""
+    if not named:
+        return files, []
+    from .parse import yaml_named
+
+    out: list[ParsedFile] = []
+    warnings: list[str] = []
+    for f in files:
+        if f.path in named and f.kind == "manifest" and not f.relevant and f.source is not None and f.model is None:
+            f = yaml_named(f.source)
+            if not f.issues:
+                warnings.append(f"{f.path}: holds no Kubernetes object (no apiVersion or kind); not checked")
+        out.append(f)
+    return out, warnings
 
 
 def withheld_of(withheld: list[Withheld], request: LintRequest, project: Project | None = None) -> list[Withheld]:
@@ -251,7 +272,7 @@ def job_file_set(job: Job) -> set[str]:
     return mine
 
 
-def _split_candidates(candidates: list[Candidate], request: LintRequest) -> tuple[list[Candidate], list[Candidate]]:
+def split_candidates(candidates: list[Candidate], request: LintRequest) -> tuple[list[Candidate], list[Candidate]]:
     """The files parsed up front, and the files parsed only when a link reaches them.
 
     A run over folders parses every manifest, script and version declaration up front, and Python
@@ -639,8 +660,8 @@ def _scope_key(request: LintRequest) -> tuple[object, ...]:
 
 
 def stat_signature(candidates: list[Candidate], overrides: dict[str, str]) -> list[tuple[object, ...]] | None:
-    """Path, kind, size and modification time of every candidate (a text given in place of a file
-    by its hash): a stat per file, where hashing would read every file of the repository."""
+    """Path, kind, size, modification and change times and mode of every candidate (a text given in
+    place of a file by its hash): a stat per file, where hashing would read every file of the repository."""
     from .cache import Cache
 
     out: list[tuple[object, ...]] = []
@@ -655,7 +676,8 @@ def stat_signature(candidates: list[Candidate], overrides: dict[str, str]) -> li
             if c.unchecked_in is not None:
                 continue  # a dangling link a listing could not rule out: never read, so no part of the run
             return None
-        out.append((c.display, c.kind, st.st_size, st.st_mtime_ns, st.st_ino))
+        # the mode and the change time too: a file made unreadable (chmod) keeps its size and mtime
+        out.append((c.display, c.kind, st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode, st.st_ctime_ns))
     return out
 
 

@@ -156,6 +156,16 @@ def parse_source(source: SourceText, kind: str) -> ParsedFile:
 _KUBERNETES_KEY = re.compile(r"(?m)^[ \t-]*[\"']?(?:apiVersion|kind)[\"']?[ \t]*:")
 
 
+def yaml_named(source: SourceText) -> ParsedFile:
+    """A YAML file named on the command line that holds no Kubernetes object: read for its syntax
+    (the user asked about it), its errors reported; nothing else in it is checked."""
+    from .sources.manifest import parse_manifest
+
+    mf = parse_manifest(source)
+    issues = [FileIssue(i.span, i.message) for i in mf.issues]
+    return ParsedFile(source.path, "manifest", source, mf, issues, relevant=bool(issues))
+
+
 def _manifest(source: SourceText) -> ParsedFile:
     if not _KUBERNETES_KEY.search(source.text):
         # a YAML file with no apiVersion or kind key anywhere (a model config) is no manifest: not composed

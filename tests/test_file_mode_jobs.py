@@ -177,3 +177,17 @@ def _git_env() -> dict[str, str]:
         "GIT_COMMITTER_NAME": "t",
         "GIT_COMMITTER_EMAIL": "t@example.com",
     }
+
+
+def test_select_on_the_command_line_overrides_the_configurations_ignore(tmp_path):
+    config = "[tool.recovery-lint]\nignore = ['RL301']\nextend-select = []\n"
+    script = "#!/bin/bash\ntorchrun --nnodes 2 --node_rank $R --master_addr $A train.py\n"
+    repo = repository(tmp_path, {"pyproject.toml": config, "run.sh": script, "requirements.txt": PINS})
+    assert found(repo, ".", isolated=False) == []
+    selected = run_cli("check", "--no-cache", "--output-format", "json", "--select", "RL301", ".", cwd=repo)
+    assert [d["code"] for d in json.loads(selected.stdout)] == ["RL301"]
+    # an --ignore given with it on the command line still applies
+    both = run_cli(
+        "check", "--no-cache", "--output-format", "json", "--select", "RL3", "--ignore", "RL301", ".", cwd=repo
+    )
+    assert json.loads(both.stdout) == []

@@ -99,7 +99,7 @@ def test_sarif_of_a_clean_run_has_an_empty_results_array(tmp_path):
     assert "All checks passed." in result.stderr
 
 
-def test_sarif_rules_carry_their_documentation_and_no_address_that_does_not_exist():
+def test_sarif_rules_carry_their_documentation_and_the_address_of_their_section():
     run = sarif_of("fixtures/vcjob-gpt3")["runs"][0]
     driver = run["tool"]["driver"]
     assert driver["name"] == "recovery-lint" and driver["version"]
@@ -109,7 +109,9 @@ def test_sarif_rules_carry_their_documentation_and_no_address_that_does_not_exis
     registry = all_rules()
     assert [r["id"] for r in driver["rules"]] == list(registry)
     for rule in driver["rules"]:
-        assert "helpUri" not in rule
+        anchor = f"{rule['id'].lower()}-{rule['name']}"
+        assert rule["helpUri"] == (ROOT / "docs" / "rules.md").as_uri() + "#" + anchor
+        assert f"[{rule['id']}](#{anchor})" in (ROOT / "docs" / "rules.md").read_text()
         doc = registry[rule["id"]].documentation()
         assert rule["shortDescription"]["text"] == registry[rule["id"]].summary
         assert rule["help"]["markdown"] == doc and rule["fullDescription"]["markdown"] == doc
@@ -408,6 +410,7 @@ def test_junit_in_file_mode_lists_the_files_passed(tmp_path):
     shutil.copytree(FIXTURES / "vcjob-gpt3", tmp_path / "repo")
     (tmp_path / "repo" / ".git").mkdir()
     result = run_cli("--output-format", "junit", "scripts/env.sh", cwd=tmp_path / "repo")
-    cases = ET.fromstring(result.stdout).findall("testsuite/testcase")
-    assert [c.get("classname") for c in cases] == ["scripts/env.sh"]
-    assert [f.get("type") for f in cases[0].findall("failure")] == ["RL101"]
+    cases = {c.get("classname"): c for c in ET.fromstring(result.stdout).findall("testsuite/testcase")}
+    # the file passed, and the files of its job with a finding (the job's findings are the report)
+    assert sorted(cases) == ["job.yaml", "scripts/env.sh", "scripts/train_start.sh"]
+    assert [f.get("type") for f in cases["scripts/env.sh"].findall("failure")] == ["RL101"]

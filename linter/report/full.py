@@ -38,7 +38,18 @@ def render(console, diagnostics: list[Diagnostic], sources: dict[str, SourceText
             )
         if d.fix is not None:
             console.print(Text(f"  = help: {fix_hint(d.fix)}", style="cyan"), soft_wrap=True)
+        console.print(Text(f"  = docs: {_docs(d.code)}", style="dim"), soft_wrap=True)
         console.print()
+
+
+def _docs(code: str) -> str:
+    """Where the rule's page is: the command that prints it, and its address when there is one."""
+    from ..docs import rule_url
+    from ..registry import all_rules
+
+    rule = all_rules().get(code)
+    url = rule_url(rule) if rule is not None else None
+    return f"recovery-lint rule {code}" + (f" ({url})" if url else "")
 
 
 def _snippet(src: SourceText, d: Diagnostic):

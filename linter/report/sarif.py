@@ -1,8 +1,9 @@
 """SARIF 2.1.0 for code scanning (GitHub and other consumers): one run per invocation.
 
-- ``tool.driver.rules`` lists every rule of the registry with its documentation; results point at
-  their rule by ``ruleId`` and ``ruleIndex``. No ``helpUri`` or ``informationUri``: the project has
-  no public address for them (both are optional in SARIF).
+- ``tool.driver.rules`` lists every rule of the registry with its documentation and, as
+  ``helpUri``, the address of its section in docs/rules.md (``docs.rule_url``: the distribution's
+  documentation URL, else the file in the checkout recovery-lint runs from); results point at
+  their rule by ``ruleId`` and ``ruleIndex``.
 - Locations are relative to the repository root (``%SRCROOT%``), regions are 1-based and come
   from the diagnostic's real span; columns count characters (``columnKind: unicodeCodePoints``).
 - ``partialFingerprints`` are the baseline's fingerprint (``adopt.fingerprint``: rule, repository
@@ -66,15 +67,18 @@ def _plain(markdown: str) -> str:
 
 
 def rule_descriptor(rule) -> dict[str, object]:
+    from ..docs import rule_url
     from ..rule import PHASE_TITLES
 
     doc = rule.documentation()
+    url = rule_url(rule)
     return {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": _plain(doc), "markdown": doc},
         "help": {"text": _plain(doc), "markdown": doc},
+        **({"helpUri": url} if url else {}),
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {
             "tags": ["recovery-time", rule.phase],

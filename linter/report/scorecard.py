@@ -154,6 +154,22 @@ def build(project: Project, diagnostics: list[Diagnostic], only_files: set[str] 
     return cards
 
 
+def usefulness(card: JobCard) -> tuple[object, ...]:
+    """How a card sorts in a text scorecard, most useful first: a job a manifest runs before a
+    standalone one, more phases misconfigured then missing, more findings, fewer phases unknown; then
+    by the job's id, so that equal cards keep one order."""
+    statuses = [p.status for p in card.phases]
+    findings = sum(len(p.findings) for p in card.phases) + len(card.other)
+    return (
+        card.standalone,
+        -statuses.count(MISCONFIGURED),
+        -statuses.count(MISSING),
+        -findings,
+        statuses.count("unknown"),
+        card.job.id,
+    )
+
+
 def score_phase(job: Job, phase: str, findings: list[Diagnostic]) -> PhaseScore:
     advice = _advice_only(job, phase, findings)
     if advice is not None:
