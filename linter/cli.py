@@ -781,7 +781,10 @@ def _add_suppressions(args: argparse.Namespace, request) -> int:
     for warning in result.warnings:
         _warn(args, warning)
     kinds = {f.path: f.kind for f in result.files}
-    plan = plan_suppressions(result.diagnostics, _sources(result), kinds)
+    wanted = result.diagnostics
+    if request.report_only is not None and request.named:  # as --fix: only the files passed are written
+        wanted = [d for d in wanted if d.path in request.report_only]
+    plan = plan_suppressions(wanted, _sources(result), kinds)
     parsed = {f.path: f for f in result.files}
     status = EXIT_CLEAN
     added = extended = files = 0

@@ -87,10 +87,10 @@ def load_config(path: Path) -> Config:
 
 
 def _toml_error(shown: Path, message: str) -> str:
-    """A TOML syntax error as the other configuration errors read: ``FILE:LINE: invalid TOML: ...``."""
-    at = re.search(r"\s*\(at line (\d+), column \d+\)$", message)
+    """A TOML syntax error as the other configuration errors read: ``FILE:LINE:COLUMN: invalid TOML: ...``."""
+    at = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
     if at:
-        return f"{shown}:{at.group(1)}: invalid TOML: {message[: at.start()]}"
+        return f"{shown}:{at.group(1)}:{at.group(2)}: invalid TOML: {message[: at.start()].lower()}"
     end = re.search(r"\s*\(at end of document\)$", message)
     if end:
         return f"{shown}: invalid TOML at the end of the file: {message[: end.start()]}"

@@ -210,10 +210,20 @@ def _named_yaml(files: list[ParsedFile], named: set[str]) -> tuple[list[ParsedFi
     for f in files:
         if f.path in named and f.kind == "manifest" and not f.relevant and f.source is not None and f.model is None:
             f = yaml_named(f.source)
-            if not f.issues:
+            if not f.issues and _has_content(f.source.text):
                 warnings.append(f"{f.path}: holds no Kubernetes object (no apiVersion or kind); not checked")
         out.append(f)
     return out, warnings
+
+
+def _has_content(text: str) -> bool:
+    """Whether a YAML text holds more than comments, blank lines and document markers: an empty file
+    named on the command line is nothing to warn about."""
+    for line in text.splitlines():
+        bare = line.strip()
+        if bare and not bare.startswith("#") and bare not in ("---", "..."):
+            return True
+    return False
 
 
 def withheld_of(withheld: list[Withheld], request: LintRequest, project: Project | None = None) -> list[Withheld]:

@@ -97,10 +97,12 @@ def _conflict(a0: int, a1: int, b0: int, b1: int) -> bool:
         # two insertions at one point (two new keys at the end of one YAML mapping, say) need not
         # compose; the later one waits for the next pass, which is linted on the text holding the first
         return a0 == b0
+    # an insertion inside a replaced range, or at its end, is ambiguous; one at its start goes before
+    # it (a line inserted above a command whose first word is replaced)
     if a0 == a1:
-        return b0 <= a0 <= b1  # an insertion at or inside a replaced range is ambiguous
+        return b0 < a0 <= b1
     if b0 == b1:
-        return a0 <= b0 <= a1
+        return a0 < b0 <= a1
     return a0 < b1 and b0 < a1
 
 

@@ -266,7 +266,9 @@ launchers pass as the `LOCAL_RANK` variable instead.
         start, end = cmd.launcher_words
         words = cmd.command.words[start:end]
         written = " ".join(w.text for w in words)
-        blocked = _no_fix(job, cmd, status)
+        # a launch no edit can rewrite gets no reason either: the job around it (TaskD, TFT) then cannot
+        # change what the finding says
+        blocked = _no_fix(job, cmd, status) if _rewritable(job, cmd, words) else ""
         endpoint = _static_endpoint(cmd) if not blocked else None
         if isinstance(endpoint, str):
             blocked = f"{endpoint}; torch_npu_run ignores --rdzv_endpoint"
@@ -303,6 +305,15 @@ launchers pass as the `LOCAL_RANK` variable instead.
             f"{note}{tail}"
         )
         return self.report(span, message, fix, severity=severity)
+
+
+def _rewritable(job: Job, cmd: LaunchCommand, words) -> bool:
+    """Whether an edit can name torch_npu_run in place of the launcher words at all."""
+    if not cmd.exact:
+        return False
+    if cmd.script.argv:
+        return len(words) == 1 and job.manifest_file is not None
+    return True
 
 
 def _edits(job: Job, cmd: LaunchCommand, words) -> list[Edit] | None:

@@ -366,3 +366,27 @@ def test_removing_a_last_line_directive_leaves_no_carriage_return(tmp_path, newl
     write_repo(tmp_path, files)
     outcome = check_fix_safety(tmp_path, files)
     assert outcome.fixed["train.py"] == f"import os{newline}x = 1"
+
+
+def test_a_line_inserted_above_a_replaced_word_composes_in_one_pass():
+    """An insertion at the start of a replaced range goes before it; one inside it or at its end waits
+    for the next pass, as two insertions at one point do."""
+    from recovery_lint.diagnostics import Severity, safe_fix
+    from recovery_lint.edits import edit
+    from recovery_lint.fix import apply_fixes
+
+    text = "torchrun --nproc_per_node 8 train.py\n"
+    src = SourceText("train.sh", text)
+
+    def finding(code, *edits):
+        return Diagnostic(code, code, "m", Severity.WARNING, src.span(0, 1), safe_fix("f", *edits))
+
+    above = finding("RL103", edit(src, 0, 0, "export RESUME_MODE_ENABLE=1\n"))
+    launcher = finding("RL301", edit(src, 0, 8, "torch_npu_run"))
+    new, count = apply_fixes([above, launcher], {"train.sh": text}, unsafe=False)
+    assert count == 2
+    assert new["train.sh"] == "export RESUME_MODE_ENABLE=1\ntorch_npu_run --nproc_per_node 8 train.py\n"
+    inside = finding("RL999", edit(src, 4, 4, "x"))
+    at_end = finding("RL998", edit(src, 8, 8, "y"))
+    _, count = apply_fixes([launcher, inside, at_end], {"train.sh": text}, unsafe=False)
+    assert count == 1

@@ -291,7 +291,7 @@ ROWS = [
     Row(
         "config-not-toml",
         {".recovery-lint.toml": "select = [RL101\n"},
-        ("recovery-lint: configuration error:", ".recovery-lint.toml: invalid TOML"),
+        ("recovery-lint: configuration error:", ".recovery-lint.toml:1:11: invalid TOML: invalid value"),
         (GOOD_FINDING, "Traceback"),
         code=2,
         isolated=False,

@@ -71,6 +71,7 @@ COMMANDS = {
     "recovery-lint --baseline .recovery-lint-baseline.json .": Expect(
         (0,), before="recovery-lint --write-baseline .recovery-lint-baseline.json ."
     ),
+    "recovery-lint --select RL301 .": Expect((1,)),
     "python -c pass": Expect((0,)),
 }
 # Run by another test, with the reason.

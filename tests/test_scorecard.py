@@ -330,7 +330,9 @@ def test_file_mode_scores_the_whole_job_of_the_files_passed(tmp_path):
     assert phases(doc["jobs"][0]) == phases(whole)
     assert phases(doc["jobs"][0])["comm-init"]["codes"] == ["RL301"]  # found in train_start.sh, not passed
     concise = run_cli("--output-format", "concise", "scripts/env.sh", cwd=repo).stdout
-    assert "RL301" not in concise and "RL101" in concise
+    # the report is the whole job's too: a commit of env.sh alone is judged with its job
+    assert "scripts/train_start.sh:24:1: RL301" in concise and "scripts/env.sh:4:8: RL101" in concise
+    assert "other/" not in concise
 
 
 def test_a_baseline_hides_findings_from_the_report_not_from_the_scorecard(tmp_path):
