@@ -10,7 +10,6 @@ import pytest
 
 from recovery_lint import engine
 from recovery_lint.config import Config
-from recovery_lint.diagnostics import Severity
 from recovery_lint.registry import all_rules
 from recovery_lint.rule import Rule
 
