@@ -14,6 +14,11 @@ from pathlib import Path
 from . import __version__
 from .config import FAIL_ON, Config, ConfigError, find_config, load_config
 
+# argparse asks gettext for each message's translation, and gettext searches the disk for a catalog on
+# every call (argparse has none; a miss is not remembered): a tenth of a one-file run. The messages
+# stay the English ones, as the rest of the output.
+argparse._ = lambda message: message  # type: ignore[attr-defined]
+
 TYPE_CHECKING = False  # typing is not imported at run time (see record.py)
 if TYPE_CHECKING:
     from typing import NoReturn
