@@ -812,6 +812,15 @@ def _documented(feature: _Feature, release: Release) -> bool:
 
 
 @functools.cache
+def mindspeed_llm_checks() -> dict[str, Any]:
+    """mindspeed_llm_checks.json: the start-up checks of MindSpeed-LLM's high-availability arguments, by
+    release line (``2.3``), read from the release tags."""
+    from .schemas import read_json
+
+    return read_json("mindspeed_llm_checks.json")
+
+
+@functools.cache
 def mindcluster_releases() -> NpuFacts:
     """The torch_npu releases the current MindCluster release is documented to work with (its release
     notes' compatibility table): a job MindCluster runs that declares no version runs one of them, so

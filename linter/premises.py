@@ -462,6 +462,27 @@ def _series(version: str, parts: int = 2) -> str:
 
 
 @premise(
+    "mindspeed-llm-release",
+    "the MindSpeed-LLM release the job trains with is one whose start-up checks are known (2.0 to 26.1)",
+    "versions.mindspeed-llm",
+)
+def mindspeed_llm_release(job: Job) -> Answer:
+    from .knowledge import mindspeed_llm_checks
+
+    versions = job.context.versions
+    found = versions.alternatives("mindspeed-llm")
+    if not found:
+        return Answer(UNKNOWN, "no MindSpeed-LLM version is declared")
+    lines = {_series(v) for v in found}
+    where = versions.describe("mindspeed-llm")
+    if len(lines) > 1:
+        return Answer(UNKNOWN, f"{where}: more than one release line")
+    if lines.pop() not in mindspeed_llm_checks()["series"]:
+        return Answer(UNKNOWN, f"{where}: a release whose start-up checks are not in the table")
+    return Answer(HELD, where)
+
+
+@premise(
     "mindio",
     "MindIO is deployed at 6.0.RC2 or later (MindCluster too, where declared), which ACP's asynchronous save and "
     "in-memory load need",

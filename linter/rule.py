@@ -44,6 +44,8 @@ class Case(Record, frozen=True):
     title: str = ""
     config: dict[str, object] = field(default_factory=dict)
     with_rules: tuple[str, ...] = ()  # other rule codes to run alongside (e.g. for suppression rules)
+    # premises the run must name as unknown for this rule (its advice withheld, not guessed)
+    withheld: tuple[str, ...] = ()
 
 
 class examples:

@@ -16,6 +16,7 @@ class CaseOutcome(Record):
     messages: list[str]
     fixed: dict[str, str]  # every case file's text after the fix loop
     errors: list[str]  # internal errors of the rules (a rule that raised)
+    withheld: list[str]  # the premises the rule's advice was withheld on
 
 
 def write_case(case: Case, root: Path) -> None:
@@ -37,8 +38,9 @@ def run_case(rule: Rule, case: Case, root: Path, rules: list[Rule] | None = None
     positions = [f"{d.path}:{d.span.line}:{d.span.column}" for d in own]
     outcome = fix_loop(LintRequest(paths=[root], cwd=root, config=config, rules=chosen), unsafe=case.unsafe)
     fixed = {p: outcome.fixed.get(p, outcome.original.get(p, "")) for p in case.files}
+    withheld = sorted({w.premise for w in result.withheld if w.code == rule.code})
     return CaseOutcome(
-        positions, [d.message for d in own], fixed, result.internal_errors + outcome.result.internal_errors
+        positions, [d.message for d in own], fixed, result.internal_errors + outcome.result.internal_errors, withheld
     )
 
 

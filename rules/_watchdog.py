@@ -1,8 +1,9 @@
 """What the watchdog rules (RL101, RL105) share: where the MindCluster docs forbid the HCCL watchdog.
 
-Hot switch (``subHealthyStrategy: hotSwitch``) and operator-level retry (``HCCL_OP_RETRY_ENABLE``
-with a level switched on) do not support the watchdog ("不支持开启watchdog功能"): there it must
-stay off, and asking for it would be wrong.
+Hot switch (``subHealthyStrategy: hotSwitch``, which the docs support on an AscendJob only) and
+operator-level retry (``HCCL_OP_RETRY_ENABLE`` with a level switched on) do not support the watchdog
+("不支持开启watchdog功能"): there it must stay off, and asking for it would be wrong. A hot-switch
+label on another workload does nothing (RL205), so it forbids nothing there.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def watchdog_forbidden(job: Job) -> tuple[Span | None, str] | None:
     retry switched on in a launch environment; None when neither is."""
     doc = job.manifest
     label = doc.label(HOT_SWITCH_LABEL) if doc is not None else None
-    if label is not None and label.value == HOT_SWITCH:
+    if doc is not None and doc.is_ascendjob and label is not None and label.value == HOT_SWITCH:
         return label.span, f"{HOT_SWITCH_LABEL}: {HOT_SWITCH} (hot switch) does not support the watchdog"
     for launch in job.launches:
         for cmd in launch.commands:

@@ -377,7 +377,9 @@ def test_a_tab_in_yaml_indentation_is_called_a_tab(tmp_path):
 def test_concise_messages_are_headlines_and_the_detail_lives_in_full_and_json(tmp_path):
     from .conftest import FIXTURES
 
-    concise = run_cli("--output-format", "concise", str(FIXTURES)).stdout.splitlines()[:-1]
+    concise = [
+        line for line in run_cli("--output-format", "concise", str(FIXTURES)).stdout.splitlines() if ": RL" in line
+    ]
     assert concise and all(len(line.split(": ", 2)[2]) <= 160 for line in concise), concise
     findings = json.loads(run_cli("--output-format", "json", str(FIXTURES)).stdout)
     rl301 = next(d for d in findings if d["code"] == "RL301" and "vcjob-gpt3" in d["path"])

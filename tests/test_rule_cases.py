@@ -23,6 +23,8 @@ def test_rule_case(rule, case, tmp_path):
     assert not unmatched and not unexpected, (
         f"{rule.code} expected {list(case.expect)} got {outcome.positions}: {outcome.messages}"
     )
+    if case.withheld:
+        assert outcome.withheld == sorted(case.withheld), f"{rule.code} withheld on {outcome.withheld}"
     if case.fixed is not None:
         for path, text in case.fixed.items():
             assert outcome.fixed[path] == text, f"{rule.code} fixed text of {path}"

@@ -28,12 +28,14 @@ RULE_PHASES: dict[str, tuple[str, str]] = {
     "RL102": ("detection", MISCONFIGURED),  # watchdog on under process-level recovery
     "RL103": ("detection", MISSING),  # RESUME_MODE_ENABLE not set
     "RL104": ("detection", MISCONFIGURED),  # a watchdog value the release refuses at start-up
+    "RL105": ("detection", MISCONFIGURED),  # watchdog on beside hot switch or operator-level retry
     "RL201": ("rescheduling", MISSING),  # no resumable training
     "RL202": ("rescheduling", MISSING),  # Job-level instead of Pod-level rescheduling
     "RL203": ("rescheduling", MISCONFIGURED),  # policies still restart the whole job
     "RL204": ("rescheduling", MISCONFIGURED),  # ConfigMap rank table with Pod-level rescheduling
     "RL205": ("rescheduling", MISCONFIGURED),  # a label value the scheduler rejects or ignores
     "RL206": ("rescheduling", MISCONFIGURED),  # fault-retry-times with a restarting policy
+    "RL207": ("rescheduling", MISCONFIGURED),  # high-availability arguments MindSpeed-LLM refuses at start
     "RL301": ("comm-init", MISSING),  # torchrun instead of torch_npu_run
     "RL302": ("comm-init", MISCONFIGURED),  # torch_npu_run with versions that cannot run it
     "RL303": ("comm-init", MISSING),  # CANN too old for HCCL link optimization
