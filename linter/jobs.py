@@ -1420,9 +1420,19 @@ def _configmap_scripts(mf: ParsedFile, pod: PodSpec, container: Container) -> di
 
 
 def _ignored_recovery_labels(doc: ManifestDoc) -> list[tuple[Span, str]]:
-    """Process-level recovery settings on a workload that is not an AscendJob: they do nothing."""
+    """Process-level recovery settings that do nothing: on a workload that is not an AscendJob, and the
+    ``process-recover-enable`` label on an AscendJob without a ``recover-strategy`` annotation."""
     if doc.is_ascendjob:
-        return []
+        label = doc.label("process-recover-enable")
+        if label is None or label.value != "on" or doc.annotation("recover-strategy") is not None:
+            return []
+        return [
+            (
+                label.span,
+                'process-recover-enable: "on" arms nothing by itself: Ascend Operator and ClusterD act on the '
+                "recover-strategy annotation (and set this label on the PodGroup themselves), which is missing",
+            )
+        ]
     found = [
         ("recover-strategy", doc.annotation("recover-strategy")),
         ("process-recover-enable", doc.label("process-recover-enable")),
@@ -1472,14 +1482,15 @@ def _framework(doc: ManifestDoc | None, launches: list[Launch], entries: list[Py
 
 
 def asks_process_recovery(doc: ManifestDoc) -> bool:
-    """An AscendJob whose labels ask for process-level recovery (it starts only once fault-scheduling
-    is on); on any other workload the labels do nothing (MindCluster constraint)."""
+    """An AscendJob whose ``recover-strategy`` annotation asks for process-level recovery (it starts
+    only once fault-scheduling is on). On any other workload it does nothing (MindCluster constraint),
+    and the ``process-recover-enable`` label alone arms nothing: Ascend Operator sets it on the
+    PodGroup from the annotation, and only the annotation brings the strategies and the environment."""
     if not doc.is_ascendjob:
         return False
     strategy = doc.annotation("recover-strategy")
-    process = doc.label("process-recover-enable")
     strategies = set(strategy.value.replace(" ", "").split(",")) if strategy is not None else set()
-    return bool(strategies & PROCESS_RECOVERY_STRATEGIES) or (process is not None and process.value == "on")
+    return bool(strategies & PROCESS_RECOVERY_STRATEGIES)
 
 
 def _recovery(doc: ManifestDoc) -> str:

@@ -959,9 +959,30 @@ def torch_npu_for_torch_mismatch(torch: str, torch_npu: str) -> str | None:
 
 @functools.lru_cache(maxsize=1024)
 def _torch_matches(base: str, specifier: str) -> bool:
+    simple = _simple_match(base, specifier)
+    if simple is not None:
+        return simple
     from packaging.specifiers import SpecifierSet
 
     return SpecifierSet(specifier).contains(base, prereleases=True)
+
+
+_SIMPLE_SPECIFIER = LazyPattern(r"(==|>=)\s*(\d+(?:\.\d+)*)")
+_RELEASE_NUMBER = LazyPattern(r"\d+(?:\.\d+)*")
+
+
+def _simple_match(base: str, specifier: str) -> bool | None:
+    """``==X`` and ``>=X`` on plain release numbers, as PEP 440 compares them (zeros padded); None for
+    anything else. The data files use only these, and a run need not import packaging for them."""
+    spec = _SIMPLE_SPECIFIER.fullmatch(specifier.strip())
+    if spec is None or _RELEASE_NUMBER.fullmatch(base) is None:
+        return None
+    have = [int(part) for part in base.split(".")]
+    want = [int(part) for part in spec.group(2).split(".")]
+    width = max(len(have), len(want))
+    have += [0] * (width - len(have))
+    want += [0] * (width - len(want))
+    return have == want if spec.group(1) == "==" else have >= want
 
 
 _VERDICT = {"available": True, "missing": False}

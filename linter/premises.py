@@ -462,6 +462,23 @@ def _series(version: str, parts: int = 2) -> str:
 
 
 @premise(
+    "resumable-framework",
+    "the job trains with a framework MindCluster documents resumable training for (PyTorch or MindSpore)",
+    "target.framework",
+)
+def resumable_framework(job: Job) -> Answer:
+    framework = job.context.framework or _configured(job, "framework")
+    if framework is None:
+        return Answer(UNKNOWN, "neither its manifest nor its launches say which framework it trains with")
+    if framework in RESUMABLE_FRAMEWORKS:
+        return Answer(HELD, f"it trains with {framework}")
+    return Answer(FAILED, f"it trains with {framework}, which the resumable-training support tables do not list")
+
+
+RESUMABLE_FRAMEWORKS = ("pytorch", "mindspore")
+
+
+@premise(
     "mindspeed-llm-release",
     "the MindSpeed-LLM release the job trains with is one whose start-up checks are known (2.0 to 26.1)",
     "versions.mindspeed-llm",

@@ -37,7 +37,9 @@ _ACJOB = (
         "    ring-controller.atlas: ascend-910b\n", "    ring-controller.atlas: ascend-910b\n    framework: pytorch\n"
     )
 )
-_PROCESS_LABELS = '    fault-scheduling: grace\n    process-recover-enable: "on"\n'
+_PROCESS_LABELS = (
+    '    fault-scheduling: grace\n    process-recover-enable: "on"\n  annotations:\n    recover-strategy: "recover"\n'
+)
 _LAUNCH = "torchrun --nnodes 2 --nproc_per_node 8 train.py\n"
 _CURRENT = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"  # release 6.0.0: default 1, accepts 0 and 1
 _OLD_DEFAULT = "torch==1.11.0\ntorch-npu==1.11.0.post14\n"  # release 6.0.rc2 for torch 1.11: default 0, a thread
@@ -260,18 +262,16 @@ fault-scheduling on, RL201's fix, starts that recovery, which needs the watchdog
                 files={"train.sh": _LAUNCH, "requirements.txt": "torch==2.1.0+cu118\n"},
             ),
             Case(
-                title="an AscendJob asking for process-level recovery with fault-scheduling off: reported, no fix",
+                title="a recover-strategy with fault-scheduling off: Ascend Operator's 0 is for process recovery (RL201)",
                 files={
                     "job.yaml": _ACJOB.replace(
                         "    framework: pytorch\n",
-                        '    framework: pytorch\n    fault-scheduling: "off"\n    process-recover-enable: "on"\n',
+                        '    framework: pytorch\n    fault-scheduling: "off"\n  annotations:\n'
+                        '    recover-strategy: "recover"\n',
                     ),
                     "train.sh": "#!/bin/bash\n" + _LAUNCH,
                     "requirements.txt": _OLD_DEFAULT,
                 },
-                expect=("train.sh:2",),
-                unsafe=True,
-                fixed={"train.sh": "#!/bin/bash\n" + _LAUNCH},
             ),
             Case(
                 title="process-level recovery on an AscendJob needs the watchdog off",

@@ -57,8 +57,8 @@ class WatchdogBlocksProcessRecovery(Rule):
 Process-level recovery, which exists only for an AscendJob (MindCluster constraint), and for
 PyTorch only with a Megatron-based stack (MindSpeed-LLM):
 
-- an AscendJob with process-level recovery (a `recover-strategy` annotation, or the label
-  `process-recover-enable: "on"`, on a resumable job) whose launch environment sets
+- an AscendJob with process-level recovery (a `recover-strategy` annotation on a resumable job)
+  whose launch environment sets
   `HCCL_ASYNC_ERROR_HANDLING` to a value that turns the watchdog on. For an AscendJob with a
   `recover-strategy` Ascend Operator appends `HCCL_ASYNC_ERROR_HANDLING=0` to the container
   environment, which replaces a container `env` value, but an `export` in a launch script runs
@@ -69,6 +69,9 @@ PyTorch only with a Megatron-based stack (MindSpeed-LLM):
 - a workload that is not an AscendJob (a Volcano Job) carrying `recover-strategy` or
   `process-recover-enable`: they have no effect there; the job gets Job- or Pod-level
   rescheduling and needs its watchdog on (RL101).
+- an AscendJob with `process-recover-enable: "on"` and no `recover-strategy` annotation: the
+  label arms nothing by itself (Ascend Operator sets it on the PodGroup from the annotation, and
+  ClusterD takes the strategies from the annotation), so the job is not process-level recovery.
 """
     why = """
 Process-level recovery (MindIO TFT with TaskD: `recover`, `recover-in-place`, `retry`,
@@ -104,7 +107,9 @@ explicitly; no fix when it is set behind a condition. The other two findings hav
 """
     sources = (
         "ascend-operator: pkg/controllers/v1 env.go doAddProcessRecoverEnv (HCCL_ASYNC_ERROR_HANDLING=0 appended "
-        "for PyTorch recover strategies)",
+        "for PyTorch recover strategies); job.go addPgProcessRecoverLabel (process-recover-enable set on the "
+        "PodGroup when the recover-strategy annotation is there)",
+        "clusterd: pkg/domain/common/utils.go GetRecoverBaseInfo (strategies from the PodGroup annotation)",
         "MindCluster docs: 04_resumable_training/01_solutions_principles (process-level rescheduling: AscendJob "
         "only; PyTorch with MindSpeed-LLM; no watchdog)",
         "mindcluster-deploy samples: resumable-training/fault-tolerance/*/pytorch/*/train_start.sh "
@@ -135,24 +140,9 @@ explicitly; no fix when it is set behind a condition. The other two findings hav
                 },
             ),
             Case(
-                title="process-recover-enable without a recover-strategy: the container env value is effective",
-                files={
-                    "job.yaml": _SWITCH_ONLY.replace(
-                        "            image: pytorch-npu:2.1.0\n",
-                        "            image: pytorch-npu:2.1.0\n            env:\n"
-                        '            - name: HCCL_ASYNC_ERROR_HANDLING\n              value: "1"\n',
-                    ),
-                    "train.sh": "torchrun train.py\n",
-                },
-                expect=("job.yaml:22",),
-                unsafe=True,
-                fixed={
-                    "job.yaml": _SWITCH_ONLY.replace(
-                        "            image: pytorch-npu:2.1.0\n",
-                        "            image: pytorch-npu:2.1.0\n            env:\n"
-                        '            - name: HCCL_ASYNC_ERROR_HANDLING\n              value: "0"\n',
-                    ),
-                },
+                title="process-recover-enable without a recover-strategy arms nothing: the annotation is missing",
+                files={"job.yaml": _SWITCH_ONLY, "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun train.py\n"},
+                expect=("job.yaml:10:29",),
             ),
             Case(
                 title="a container env value is replaced by the operator's 0 for a recover-strategy",

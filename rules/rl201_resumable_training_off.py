@@ -5,6 +5,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity, unsafe_fix
 from recovery_lint.edits import insert_entry, insert_nested_entry, replace_scalar
 from recovery_lint.jobs import Job
+from recovery_lint.premises import answer
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.manifest import ManifestDoc
 from recovery_lint.sources.yamlnodes import YMap
@@ -58,6 +59,7 @@ spec:
               huawei.com/Ascend910: 8
 """
 
+_PYTORCH = {"target": {"framework": "pytorch"}}
 _ACJOB = """\
 apiVersion: mindxdl.gitee.com/v1
 kind: AscendJob
@@ -89,13 +91,15 @@ class ResumableTrainingOff(Rule):
     phase = "rescheduling"
     severity = Severity.WARNING
     fix_availability = "sometimes"
+    also_asks = ("resumable-framework",)
     summary = "NPU training job without fault-scheduling grace/force: resumable training is off"
     what = """
 A Volcano Job or AscendJob that runs on NPUs (a container requests `huawei.com/Ascend910*` or
 `huawei.com/npu`, or the job or a pod template carries `ring-controller.atlas`) whose
 `metadata.labels` have no `fault-scheduling` label, or one that is neither `grace` nor `force`
-(`off`, or a value the scheduler does not accept). Applies to every framework: resumable
-training is a cluster-scheduling feature.
+(`off`, or a value the scheduler does not accept), for a job that trains with PyTorch or
+MindSpore, the frameworks the resumable-training support tables list (another framework gets no
+advice; an unknown one is withheld until `target.framework` names it).
 """
     why = """
 Without `fault-scheduling: grace` or `force` the MindCluster scheduler plugin does not handle the
@@ -122,21 +126,26 @@ metadata:
 Unsafe: adds `fault-scheduling: "force"` to the job labels (creating `metadata.labels` when
 needed), or rewrites an `off` or unknown value; `"grace"` is used instead when the job has a
 `recover-strategy` annotation or `process-recover-enable: "on"`, because process-level recovery
-needs graceful deletion. A value that differs from `grace` or `force` only by case keeps its
+needs graceful deletion, and when a Pod sets `hostNetwork: true`, which force deletion does not
+allow. A value that differs from `grace` or `force` only by case keeps its
 word. Review before applying: resumable training also expects the launch script to resume from a
 checkpoint (`RESUME_MODE_ENABLE=1`, RL103), and `grace` needs a `terminationGracePeriodSeconds`
 below the scheduler's grace-over-time.
 """
     sources = (
         "MindCluster docs: 06_api/15_yaml_configuration (fault-scheduling: grace, force, off)",
-        "MindCluster docs: 04_configuring_fault_handling_policies (Job-level rescheduling needs fault-scheduling)",
+        "MindCluster docs: 04_configuring_fault_handling_policies (Job-level rescheduling needs fault-scheduling; "
+        "配置为force时Pod不能配置使用主机网络)",
+        "MindCluster docs: 04_resumable_training/01_solutions_principles (Job- and Pod-level rescheduling support "
+        "tables: MindSpore, PyTorch)",
         "ascend-for-volcano: rescheduling/type.go, rescheduling/job.go GetJobFaultRescheduleLabel",
     )
     cases = examples(
         lambda: (
             Case(
-                title="Volcano Job on NPUs without fault-scheduling",
+                title="Volcano Job on NPUs without fault-scheduling, PyTorch declared in the configuration",
                 files={"job.yaml": _VCJOB},
+                config=_PYTORCH,
                 expect=("job.yaml:5:3",),
                 unsafe=True,
                 fixed={
@@ -155,6 +164,7 @@ below the scheduler's grace-over-time.
             ),
             Case(
                 title="no labels at all; huawei.com/npu on Atlas 950",
+                config=_PYTORCH,
                 files={
                     "job.yaml": _ACJOB.replace(
                         '  labels:\n    framework: pytorch\n    fault-scheduling: "off"\n'
@@ -180,7 +190,7 @@ below the scheduler's grace-over-time.
                 fixed={"job.yaml": _ACJOB.replace('fault-scheduling: "off"', "fault-scheduling: force")},
             ),
             Case(
-                title="a MindSpore job gets the advice too (resumable training is framework-independent)",
+                title="a MindSpore job gets the advice too",
                 files={
                     "job.yaml": _ACJOB.replace("framework: pytorch", "framework: mindspore").replace(
                         '    fault-scheduling: "off"\n', ""
@@ -193,6 +203,28 @@ below the scheduler's grace-over-time.
                         '    fault-scheduling: "off"\n', '    fault-scheduling: "grace"\n'
                     )
                 },
+            ),
+            Case(
+                title="a Pod on the host network gets grace: force is not for it",
+                files={"job.yaml": _VCJOB.replace("      spec:\n", "      spec:\n        hostNetwork: true\n")},
+                config=_PYTORCH,
+                expect=("job.yaml:5:3",),
+                unsafe=True,
+                fixed={
+                    "job.yaml": _VCJOB.replace("      spec:\n", "      spec:\n        hostNetwork: true\n").replace(
+                        "    ring-controller.atlas: ascend-910b  # product\n",
+                        '    ring-controller.atlas: ascend-910b  # product\n    fault-scheduling: "grace"\n',
+                    )
+                },
+            ),
+            Case(
+                title="TensorFlow is not in the resumable-training support tables",
+                files={"job.yaml": _ACJOB.replace("framework: pytorch", "framework: tensorflow")},
+            ),
+            Case(
+                title="framework unknown: withheld, target.framework would say",
+                files={"job.yaml": _VCJOB},
+                withheld=("resumable-framework",),
             ),
             Case(
                 title="resumable with force",
@@ -244,12 +276,25 @@ below the scheduler's grace-over-time.
         value = current.value if current is not None else None
         if value in RESUMABLE or (value or "").startswith(EXTERNAL_PREFIXES):
             return
-        target = "grace" if wants_grace(doc) else "force"
+        framework = answer(job, "resumable-framework")
+        if not framework.held:
+            if framework.unknown:
+                yield self.withhold(job, "resumable-framework", framework.evidence)
+            return
+        host = next((pod.host_network for pod in doc.pods if pod.host_network is not None), None)
+        # force deletion cannot be used by Pods on the host network (the docs); grace can
+        target = "grace" if wants_grace(doc) or host is not None else "force"
         cost = (
             "faults are not handled by MindCluster resumable training (no isolation of the faulty node, "
             "no rescheduling to resume from the last checkpoint); only the job's plain retry limit applies"
         )
-        why_grace = " (process-level recovery needs grace)" if target == "grace" else ""
+        why_grace = ""
+        if target == "grace":
+            why_grace = (
+                " (process-level recovery needs grace)"
+                if wants_grace(doc)
+                else " (force is not for Pods on the host network)"
+            )
         if current is not None:
             fixed = value.lower() if value.lower() in RESUMABLE else target
             fix = unsafe_fix(f'Set fault-scheduling to "{fixed}"', replace_scalar(src, current, fixed))

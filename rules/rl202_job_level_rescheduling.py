@@ -46,7 +46,7 @@ _CONFIGMAP = (
     "            name: rings-config-gpt\n"
 )
 _ACJOB = _JOB.replace("batch.volcano.sh/v1alpha1", "mindxdl.gitee.com/v1").replace("kind: Job", "kind: AscendJob")
-_PROCESS = _GRACE + '    process-recover-enable: "on"\n'
+_PROCESS = _GRACE + '    process-recover-enable: "on"\n  annotations:\n    recover-strategy: "recover"\n'
 
 
 class JobLevelRescheduling(Rule):

@@ -49,7 +49,10 @@ _PINS = "torch==2.7.1\ntorch-npu==2.7.1.post2\nmindio-acp==7.3.0\ndeepspeed==0.1
 _PROCESS_ACJOB = (
     _VCJOB.replace("batch.volcano.sh/v1alpha1", "mindxdl.gitee.com/v1")
     .replace("kind: Job", "kind: AscendJob")
-    .replace('"grace"\n', '"grace"\n    framework: pytorch\n    process-recover-enable: "on"\n')
+    .replace(
+        '"grace"\n',
+        '"grace"\n    framework: pytorch\n    process-recover-enable: "on"\n  annotations:\n    recover-strategy: "recover"\n',
+    )
 )
 _MINDSPEED = """\
 import torch

@@ -128,6 +128,22 @@ torch_npu import to anchor the line to, and none when any launch of the file, in
     cases = examples(
         lambda: (
             Case(
+                title="an entry a job without advice also runs, with its compile cache: no fix",
+                files={
+                    "job.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: j\nspec:\n"
+                    "  tasks:\n  - name: t\n    replicas: 2\n    template:\n      spec:\n        containers:\n"
+                    "        - name: c\n          command: [/bin/bash, -c, torchrun --nproc_per_node 8 /job/code/train.py]\n"
+                    "          env: [{name: ASCEND_CACHE_PATH, value: /cache/op}]\n",
+                    "scripts/train.sh": "pip install torch==2.1.0 torch-npu==2.1.0.post10\n"
+                    "torchrun --nproc_per_node 8 ../train.py\n",
+                    "train.py": "import torch\nimport torch_npu\ntorch.npu.set_compile_mode(jit_compile=True)\n",
+                },
+                config={"target": {"platform": "ascend-910b"}},
+                expect=("train.py:3",),
+                unsafe=True,
+                fixed={"train.py": "import torch\nimport torch_npu\ntorch.npu.set_compile_mode(jit_compile=True)\n"},
+            ),
+            Case(
                 title="an entry a launch script runs, platform unknown: withheld (declare target.platform)",
                 files={"train.sh": _LAUNCH, "train.py": _TRAIN, "Dockerfile": _CANN_8},
             ),
@@ -328,7 +344,7 @@ torch_npu import to anchor the line to, and none when any launch of the file, in
         # A file several jobs launch is changed for all of them: a fix is only offered when no launch
         # of the file, in any job, configures the compile cache (the new mode would then conflict, RL502).
         cached: set[int] = set()
-        for job in project.jobs:
+        for job in [*project.jobs, *project.premise_skipped]:  # also the jobs it gives no advice for
             for file in job.entries:
                 if cache_setting(job, file).spans:
                     cached.add(id(file))

@@ -14,6 +14,8 @@ metadata:
     fault-scheduling: "grace"
     pod-rescheduling: "on"
     process-recover-enable: "on"
+  annotations:
+    recover-strategy: "recover"
 spec:
   replicaSpecs:
     Master:

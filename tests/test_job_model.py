@@ -214,7 +214,10 @@ def test_a_job_that_only_inspects_the_node_is_no_training_job(tmp_path):
         "          resources:\n            requests:\n              huawei.com/Ascend910: 1\n"
     )
     write(tmp_path, {"check.yaml": manifest, "train.yaml": manifest.replace("npu-smi info", "bash /job/train.sh")})
-    assert findings(tmp_path) == ["train.yaml:4 RL201"]  # the same job running a script it cannot see: advised
+    # the same job running a script it cannot see: a training job, whose framework is unknown
+    assert findings(tmp_path) == []
+    lint = run_cli("check", "--isolated", "--no-cache", "--output-format", "concise", ".", cwd=tmp_path).stdout
+    assert "resumable-framework unknown for 1 job (RL201; declare target.framework)" in lint
     roles = {j["id"].split("#")[0]: (j["role"], j["reason"]) for j in jobs(tmp_path)["jobs"]}
     assert roles["check.yaml"] == ("utility", "its containers run only npu-smi: no training program")
 

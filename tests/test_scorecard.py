@@ -54,6 +54,8 @@ metadata:
     fault-scheduling: grace
     pod-rescheduling: "on"
     process-recover-enable: "on"
+  annotations:
+    recover-strategy: "recover"
 spec:
   replicaSpecs:
     Master:

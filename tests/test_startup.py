@@ -27,7 +27,7 @@ spec:
           containers:
             - name: train
               image: train:latest
-              command: ["python", "train.py"]
+              command: ["torchrun", "--nproc_per_node", "8", "train.py"]
 """
 NOT_USED = (
     "jsonschema",
@@ -86,7 +86,7 @@ def test_a_one_file_concise_run_imports_none_of_the_heavy_modules(tmp_path):
 
 def test_a_manifest_running_a_script_loads_the_bash_grammar_but_not_its_package_helpers(tmp_path):
     script = MANIFEST.replace(
-        '["python", "train.py"]',
+        '["torchrun", "--nproc_per_node", "8", "train.py"]',
         '["/bin/bash", "-c", "export HCCL_ASYNC_ERROR_HANDLING=0; torchrun --nproc_per_node=8 train.py"]',
     )
     (tmp_path / "job.yaml").write_text(script)

@@ -94,8 +94,8 @@ def test_a_directive_in_a_shell_string_or_heredoc_is_text(tmp_path):
     assert_clean_and_untouched_by_fix(tmp_path, files)
 
 
-DIRECTIVE = "  # recovery-lint: ignore[RL102] -- the image patches the watchdog"
-PROCESS_RECOVERY_JOB = """\
+DIRECTIVE = "  # recovery-lint: ignore[RL101] -- the image patches the watchdog"
+POD_RESCHEDULING_JOB = """\
 apiVersion: mindxdl.gitee.com/v1
 kind: AscendJob
 metadata:
@@ -105,7 +105,6 @@ metadata:
     framework: pytorch
     fault-scheduling: "grace"
     pod-rescheduling: "on"
-    process-recover-enable: "on"
 spec:
   replicaSpecs:
     Master:
@@ -118,7 +117,7 @@ spec:
             command: ["/bin/bash", "-c", "bash train.sh"]
             env:
             - name: HCCL_ASYNC_ERROR_HANDLING
-              value: "1"
+              value: "0"
 """
 JOB_CONTEXT = {
     "train.sh": "#!/bin/bash\nexport RESUME_MODE_ENABLE=1\ntorch_npu_run --nproc_per_node 8 train.py\n",
@@ -128,14 +127,14 @@ JOB_CONTEXT = {
 
 
 def test_the_env_entry_finding_spans_its_name_and_value_lines(tmp_path):
-    write(tmp_path, {"job.yaml": PROCESS_RECOVERY_JOB, **JOB_CONTEXT})
+    write(tmp_path, {"job.yaml": POD_RESCHEDULING_JOB, **JOB_CONTEXT})
     result = run_cli("--output-format", "concise", ".", cwd=tmp_path)
-    assert result.stdout.startswith("job.yaml:22:15: RL102 "), result.stdout
+    assert result.stdout.startswith("job.yaml:21:15: RL101 "), result.stdout
 
 
-@pytest.mark.parametrize("line", ['              value: "1"', "            - name: HCCL_ASYNC_ERROR_HANDLING"])
+@pytest.mark.parametrize("line", ['              value: "0"', "            - name: HCCL_ASYNC_ERROR_HANDLING"])
 def test_a_directive_on_any_line_of_a_multi_line_finding_suppresses_it(tmp_path, line):
-    manifest = PROCESS_RECOVERY_JOB.replace(line + "\n", line + DIRECTIVE + "\n")
+    manifest = POD_RESCHEDULING_JOB.replace(line + "\n", line + DIRECTIVE + "\n")
     files = {"job.yaml": manifest, **JOB_CONTEXT}
     write(tmp_path, files)
     assert_clean_and_untouched_by_fix(tmp_path, files)

@@ -123,6 +123,12 @@ class PodSpec(Record, eq=False):
     policies: list[Policy] = field(default_factory=list)  # a Volcano task's own lifecycle policies
     policies_entry: tuple[YScalar, YNode] | None = None
 
+    @property
+    def host_network(self) -> YScalar | None:
+        """``hostNetwork: true`` of the pod, where it is written; None when the pod has its own network."""
+        value = self.node.scalar("hostNetwork")
+        return value if value is not None and value.value.lower() == "true" else None
+
 
 class Policy(Record):
     """A Volcano lifecycle policy: ``event`` (or ``events``) and ``action``."""
