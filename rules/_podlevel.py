@@ -69,7 +69,9 @@ def missing_taskd(job: Job) -> list[str]:
     texts = [p.source.text for p in job.pin_files] + [s.source.text for s in job.scripts]
     out = []
     if not any("taskd.python.adaptor.patch" in t for t in texts):
-        out.append("the TaskD patch in the image (pip install taskd; import taskd.python.adaptor.patch in torchrun)")
+        out.append(
+            "the TaskD patch in the image (pip install taskd; import taskd.python.adaptor.patch in torch/distributed/run.py)"
+        )
     if not any("start_taskd_manager" in t or "manager.py" in t for t in texts):
         out.append("the TaskD manager started on rank 0")
     return out

@@ -53,8 +53,18 @@ def _alone_on_line(src: SourceText, key: YScalar) -> bool:
     return not src.text[start : key.span.start].strip()
 
 
+# the Volcano events a node or chip fault raises on the job's Pods ("*": any event)
+FAULT_EVENTS = ("PodEvicted", "PodFailed", "Unknown", "TaskFailed", "*")
+ENDING = ("AbortJob", "TerminateJob")  # the job stops for good: no rescheduling at all
+
+
 def _restarts_job(policy: Policy) -> bool:
-    return policy.action == "RestartJob"
+    if policy.action == "RestartJob":
+        return True
+    if policy.action not in ENDING:
+        return False
+    events = (policy.event,) if policy.event else policy.events
+    return not events or any(e in FAULT_EVENTS for e in events)
 
 
 class PodReschedulingRestartsJob(Rule):
@@ -67,7 +77,9 @@ class PodReschedulingRestartsJob(Rule):
     what = """
 A resumable Volcano Job (`fault-scheduling` `grace`/`force`) with `pod-rescheduling: "on"` whose
 `spec.policies`, or a task's own `policies`, still contain `action: RestartJob` (the samples ship
-`event: PodEvicted` / `action: RestartJob` for Job-level rescheduling).
+`event: PodEvicted` / `action: RestartJob` for Job-level rescheduling), or `AbortJob` /
+`TerminateJob` on an event a fault raises (`PodEvicted`, `PodFailed`, `Unknown`, `TaskFailed`,
+`*`, or no event), which end the job instead of restarting it.
 """
     why = """
 Pod-level rescheduling replaces only the Pods of the faulty node while the others wait. A
@@ -112,6 +124,23 @@ No fix for a flow-style list that keeps some of its entries.
     )
     cases = examples(
         lambda: (
+            Case(
+                title="AbortJob on PodFailed ends the job at the first fault",
+                files={
+                    "job.yaml": _JOB.replace("event: PodEvicted", "event: PodFailed").replace(
+                        "action: RestartJob", "action: AbortJob"
+                    )
+                },
+                expect=("job.yaml:15:15",),
+            ),
+            Case(
+                title="TerminateJob on TaskCompleted is how a job ends, not a fault",
+                files={
+                    "job.yaml": _JOB.replace("event: PodEvicted", "event: TaskCompleted").replace(
+                        "action: RestartJob", "action: TerminateJob"
+                    )
+                },
+            ),
             Case(
                 title="the sample RestartJob policy with Pod-level rescheduling: the whole key goes, comments stay",
                 files={"job.yaml": _JOB},
@@ -212,11 +241,19 @@ No fix for a flow-style list that keeps some of its entries.
             first = offenders[0]
             action = first.node.scalar("action")
             events = first.event or ", ".join(first.events) or "any event"
+            if first.action == "RestartJob":
+                effect = (
+                    f"restart the whole job ({events} -> RestartJob): Volcano recreates every Pod, so each fault "
+                    "costs a full job restart instead of a Pod-level rescheduling"
+                )
+            else:
+                effect = (
+                    f"end the whole job ({events} -> {first.action}): Volcano stops every Pod for good, so a fault "
+                    "ends the training instead of rescheduling the faulty Pod"
+                )
             yield self.report(
                 action.span if action is not None else first.node.span,
-                f'pod-rescheduling is "on" but {where} restart the whole job ({events} -> RestartJob): '
-                "Volcano recreates every Pod, so each fault costs a full job restart instead of a Pod-level "
-                "rescheduling",
+                f'pod-rescheduling is "on" but {where} {effect}',
                 fix,
                 related=[(label.span, "Pod-level rescheduling is requested here")],
             )

@@ -43,6 +43,37 @@ spec:
           configMap:
             name: rings-config-gpt
 """
+_PROCESS = (
+    _JOB.split("---\n")[0]
+    + """---
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: gpt
+  labels:
+    framework: pytorch
+    ring-controller.atlas: ascend-910b
+    fault-scheduling: "grace"
+  annotations:
+    recover-strategy: "recover"
+spec:
+  replicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: torch:latest
+            volumeMounts:
+            - name: ascend-910-config
+              mountPath: /user/serverid/devindex/config
+          volumes:
+          - name: ascend-910-config
+            configMap:
+              name: rings-config-gpt
+"""
+)
 
 
 class ConfigMapRanktableWithPodRescheduling(Rule):
@@ -51,15 +82,15 @@ class ConfigMapRanktableWithPodRescheduling(Rule):
     phase = "rescheduling"
     severity = Severity.WARNING
     fix_availability = "none"
-    summary = "Pod-level rescheduling with the rank table mounted from a rings-config ConfigMap"
+    summary = "Pod- or process-level rescheduling with the rank table mounted from a rings-config ConfigMap"
     what = """
-A resumable job with `pod-rescheduling: "on"` whose containers mount the rank table from a
-ConfigMap named `rings-config-<job name>` (the legacy way, where the cluster fills `hccl.json`
-into the ConfigMap).
+A resumable job with `pod-rescheduling: "on"`, or an AscendJob with process-level recovery (a
+`recover-strategy` annotation), whose containers mount the rank table from a ConfigMap named
+`rings-config-<job name>` (the legacy way, where the cluster fills `hccl.json` into the ConfigMap).
 """
     why = """
-The MindCluster docs warn not to deliver the rank table through a ConfigMap with Pod-level
-rescheduling (or on large clusters): rescheduling may fail, and the job then falls back to a
+The MindCluster docs warn not to deliver the rank table through a ConfigMap with Pod-level or
+process-level rescheduling (or on large clusters): rescheduling may fail, and the job then falls back to a
 slower recovery or does not recover at all. With Ascend Operator the rank table is written to a
 shared file instead: an AscendJob volume named `ranktable` (hostPath or NFS under
 `/user/mindx-dl/ranktable/<namespace>.<job name>`).
@@ -89,8 +120,8 @@ No fix: moving to the operator-written rank table changes the job kind or the vo
 launch script together, which needs review.
 """
     sources = (
-        "MindCluster docs: 01_solutions_principles, Pod-level rescheduling (do not mount the RankTable from a "
-        "ConfigMap)",
+        "MindCluster docs: 04_resumable_training/01_solutions_principles, Pod-level rescheduling and 进程级别重调度 "
+        "使用约束 (请勿使用ConfigMap挂载RankTable文件)",
         "MindCluster docs: 06_configuring_the_job_yaml_file",
         "MindCluster docs: api/hccl.json_file_description, api/ascend_operator (rings-config ConfigMap)",
     )
@@ -100,6 +131,11 @@ launch script together, which needs review.
                 title="Pod-level rescheduling with the rings-config ConfigMap",
                 files={"job.yaml": _JOB},
                 expect=("job.yaml:33:19",),
+            ),
+            Case(
+                title="process-level recovery on an AscendJob with the rings-config ConfigMap",
+                files={"job.yaml": _PROCESS},
+                expect=("job.yaml:36:21",),
             ),
             Case(
                 title="Job-level rescheduling may keep the ConfigMap",
@@ -135,14 +171,19 @@ launch script together, which needs review.
         if doc is None or not doc.is_training_job or job.context.recovery not in ("pod", "process"):
             return
         label = doc.label("pod-rescheduling")
-        if label is None or label.value != "on":
+        strategy = doc.annotation("recover-strategy") if job.context.recovery == "process" else None
+        if strategy is not None:
+            asked, where = "process-level recovery (recover-strategy)", strategy
+        elif label is not None and label.value == "on":
+            asked, where = 'pod-rescheduling is "on"', label
+        else:
             return
         for name, mounts in configmap_tables(doc):
             yield self.report(
                 name.span,
-                f"the rank table comes from ConfigMap {name.value} (mounted at {mounts[0].mount_path.value}) while "
-                'pod-rescheduling is "on": the MindCluster docs warn that Pod-level rescheduling may fail with a '
-                "ConfigMap rank table; use the shared file Ascend Operator writes (a volume named ranktable)",
-                related=[(label.span, "Pod-level rescheduling is requested here")]
+                f"the rank table comes from ConfigMap {name.value} (mounted at {mounts[0].mount_path.value}) with "
+                f"{asked}: the MindCluster docs warn that the rescheduling may fail with a ConfigMap rank table; use "
+                "the shared file Ascend Operator writes (a volume named ranktable)",
+                related=[(where.span, "the recovery is requested here")]
                 + [(m.mount_path.span, "mounted here") for m in mounts],
             )

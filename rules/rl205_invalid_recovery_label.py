@@ -235,7 +235,8 @@ Volcano scheduler plugin or Ascend Operator accepts:
 `process-recover-enable` not `on`/`pause`/`off`, `recover-strategy` tokens outside
 `retry`, `recover`, `recover-in-place`, `elastic-training`, `dump`, `exit` (comma-separated, no
 spaces), `fault-retry-times` not an integer, `subHealthyStrategy` not
-`ignore`/`graceExit`/`forceExit`/`hotSwitch`, `ring-controller.atlas` (job or pod template) not a
+`ignore`/`graceExit`/`forceExit`/`hotSwitch` (and `hotSwitch` on a workload that is not an
+AscendJob, where it does nothing), `ring-controller.atlas` (job or pod template) not a
 known product family, an AscendJob `framework` label not `pytorch`/`mindspore`/`tensorflow`, an
 AscendJob `wait-reschedule-timeout` outside 30..270, and any of these written as a YAML number,
 boolean or null instead of a string (`fault-retry-times: 3`, or `pod-rescheduling: on`, which
@@ -282,12 +283,18 @@ have no automatic fix: the intended value cannot be known.
     sources = (
         "MindCluster docs: 06_api/15_yaml_configuration (acjob and vcjob label and annotation tables)",
         "MindCluster docs: api/volcano.md (fault-retry-times 0-100, subHealthyStrategy, PodGroup labels)",
+        "MindCluster docs: 04_resumable_training/01_solutions_principles.md, 亚健康热切 使用约束 (只支持…acjob类型训练任务)",
         "ascend-for-volcano: rescheduling/type.go and util/type.go (accepted label values)",
         "ascend-operator: pkg/api/v1/defaults.go GetJobFramework; controllers/v1/env.go addEnvByStrategy",
         "Kubernetes API: ObjectMeta.labels and annotations are map[string]string",
     )
     cases = examples(
         lambda: (
+            Case(
+                title="hot switch on a Volcano Job does nothing",
+                files={"job.yaml": _VCJOB.replace('"grace"\n', '"grace"\n    subHealthyStrategy: "hotSwitch"\n')},
+                expect=("job.yaml:8:25",),
+            ),
             Case(
                 title="valid values of the current process-recovery sample",
                 files={"job.yaml": _JOB},
@@ -426,6 +433,14 @@ have no automatic fix: the intended value cannot be known.
                 failed = failed_keywords(rule.schema, yaml_value(value))
                 if failed:
                     yield self._finding(src, location, key, value, rule, failed)
+        hot = doc.label("subHealthyStrategy")
+        if hot is not None and hot.value == "hotSwitch" and not doc.is_ascendjob:
+            yield self.report(
+                hot.span,
+                f"subHealthyStrategy: hotSwitch does nothing on a {doc.kind}: the docs support hot switch for AscendJob "
+                "training jobs only (Ascend Operator brings up the standby Pod), so a sub-healthy node is not handled "
+                "the way it was meant",
+            )
 
     def _finding(self, src, location: str, key: YScalar, value: YNode, rule: KeyRule, failed: list[str]):
         where = LOCATIONS[location]

@@ -78,7 +78,9 @@ as the store) gets an unsafe fix that also writes the endpoint as `--master_addr
 `--node_rank`, no literal port, or a master address beside the endpoint. No fix for a c10d/etcd
 rendezvous or an elastic `--nnodes=MIN:MAX` (every node would become rank 0 of its own store),
 nor where the job runs MindIO TFT/TTP or TaskD (`--enable-high-availability`, a `recover-strategy`
-annotation, a `ttp-port` or `taskd-port`), whose agents patch the torchrun launcher. Unsafe
+annotation, a `ttp-port` or `taskd-port`): MindIO TFT's guide edits the `torchrun` script, which
+torch_npu_run does not run, and TaskD patches torch's elastic agent and store, which the parallel
+rendezvous replaces, a combination the docs show nowhere. Unsafe
 otherwise: a release that is not known, options held in a variable whose value is not known, and
 `torch.distributed.launch`, whose scripts expect a `--local_rank` argument that torchrun-style
 launchers pass as the `LOCAL_RANK` variable instead.
@@ -376,7 +378,11 @@ def _no_fix(job: Job, cmd: LaunchCommand, status: str) -> str:
         return "the job uses MindIO TFT, whose guide patches the torchrun script; torch_npu_run would not run the patch"
     taskd = _taskd_or_ttp(job)
     if taskd:
-        return f"{taskd}: its agent patches torchrun's launcher, which torch_npu_run would not run"
+        return (
+            f"{taskd}: TaskD patches torch's elastic agent and its store (taskd.python.adaptor.patch, imported by "
+            "torch/distributed/run.py), which the Parallel Store's rendezvous replaces, and the docs show that "
+            "combination nowhere"
+        )
     return ""
 
 
