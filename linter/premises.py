@@ -479,6 +479,21 @@ RESUMABLE_FRAMEWORKS = ("pytorch", "mindspore")
 
 
 @premise(
+    "grace-over-time",
+    "the cluster's Volcano grace-over-time (how long a graceful deletion waits before it forces) is known",
+    "target.grace-over-time",
+)
+def grace_over_time(job: Job) -> Answer:
+    said = _configured(job, "grace-over-time")
+    if said is None:
+        return Answer(
+            UNKNOWN,
+            "the cluster's grace-over-time is not in the repository (900 s unless Volcano's configuration sets it)",
+        )
+    return Answer(HELD, f"the configuration (target.grace-over-time = {said})")
+
+
+@premise(
     "mindspeed-llm-release",
     "the MindSpeed-LLM release the job trains with is one whose start-up checks are known (2.0 to 26.1)",
     "versions.mindspeed-llm",

@@ -14,9 +14,12 @@ metadata:
     fault-scheduling: "grace"
     pod-rescheduling: "on"
     process-recover-enable: "on"
+    fault-retry-times: "10"
   annotations:
     recover-strategy: "recover"
 spec:
+  runPolicy:
+    backoffLimit: 100
   replicaSpecs:
     Master:
       replicas: 1
@@ -26,6 +29,14 @@ spec:
           - name: ascend
             image: registry.example.com/pytorch-npu:24.0
             command: ["/bin/bash", "-c", "bash scripts/train.sh"]
+            env:
+            - name: POD_IP
+              valueFrom:
+                fieldRef:
+                  fieldPath: status.podIP
+            ports:
+            - containerPort: 9601
+              name: taskd-port
     Worker:
       replicas: 1
       template:
@@ -34,4 +45,12 @@ spec:
           - name: ascend
             image: registry.example.com/pytorch-npu:24.0
             command: ["/bin/bash", "-c", "bash scripts/train.sh"]
+            env:
+            - name: POD_IP
+              valueFrom:
+                fieldRef:
+                  fieldPath: status.podIP
+            ports:
+            - containerPort: 9601
+              name: taskd-port
 """

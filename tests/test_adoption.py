@@ -218,6 +218,7 @@ spec:
           env:
           - name: TASK_QUEUE_ENABLE
             value: "2"   # recovery-lint: ignore[RL101]
+  maxRetry: 100
 """
 
 

@@ -49,6 +49,7 @@ spec:
           resources:
             limits:
               huawei.com/Ascend910: 8
+  maxRetry: 100
 """
 # what a hook run stages: the watchdog back on, and an unquoted label value (a safe fix quotes it)
 HOOK_MANIFEST = MANIFEST.replace('value: "0"   # left from a debugging session', 'value: "1"').replace(

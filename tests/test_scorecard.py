@@ -54,9 +54,11 @@ metadata:
     fault-scheduling: grace
     pod-rescheduling: "on"
     process-recover-enable: "on"
+    fault-retry-times: "10"
   annotations:
     recover-strategy: "recover"
 spec:
+  runPolicy: {backoffLimit: 100}
   replicaSpecs:
     Master:
       replicas: 1
@@ -65,6 +67,8 @@ spec:
           containers:
           - name: ascend
             command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+            env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}]
+            ports: [{containerPort: 9601, name: taskd-port}]
     Worker:
       replicas: 1
       template:
@@ -72,6 +76,8 @@ spec:
           containers:
           - name: ascend
             command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+            env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}]
+            ports: [{containerPort: 9601, name: taskd-port}]
 """
 MEGATRON_ENTRY = "import torch\nimport torch_npu\nfrom megatron.training import pretrain\n"
 

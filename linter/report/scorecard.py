@@ -36,6 +36,10 @@ RULE_PHASES: dict[str, tuple[str, str]] = {
     "RL205": ("rescheduling", MISCONFIGURED),  # a label value the scheduler rejects or ignores
     "RL206": ("rescheduling", MISCONFIGURED),  # fault-retry-times with a restarting policy
     "RL207": ("rescheduling", MISCONFIGURED),  # high-availability arguments MindSpeed-LLM refuses at start
+    "RL208": ("rescheduling", MISCONFIGURED),  # process-level recovery without POD_IP, taskd-port, retries, grace
+    "RL209": ("rescheduling", MISCONFIGURED),  # a rescheduling budget the job does not set as such
+    "RL210": ("rescheduling", MISCONFIGURED),  # dying-gasp checkpoint or grace period that cannot work
+    "RL212": ("rescheduling", MISCONFIGURED),  # a setting that cancels a recovery feature
     "RL301": ("comm-init", MISSING),  # torchrun instead of torch_npu_run
     "RL302": ("comm-init", MISCONFIGURED),  # torch_npu_run with versions that cannot run it
     "RL303": ("comm-init", MISSING),  # CANN too old for HCCL link optimization
@@ -45,6 +49,7 @@ RULE_PHASES: dict[str, tuple[str, str]] = {
     "RL313": ("comm-init", MISCONFIGURED),
     "RL314": ("comm-init", MISCONFIGURED),
     "RL315": ("comm-init", MISCONFIGURED),
+    "RL316": ("comm-init", MISCONFIGURED),  # host network without HCCL_IF_IP
     "RL401": ("checkpoint", MISSING),  # blocking torch.save
     "RL402": ("checkpoint", MISSING),  # torch.load from storage
     "RL403": ("checkpoint", MISCONFIGURED),  # MindIO too old

@@ -1,0 +1,274 @@
+"""RL208: process-level recovery asked for, without what the docs say it needs to start."""
+
+from __future__ import annotations
+
+from recovery_lint.diagnostics import Edit, Severity, safe_fix, unsafe_fix
+from recovery_lint.edits import append_item, insert_sequence_entry, replace_scalar
+from recovery_lint.jobs import Job
+from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.sources.manifest import Container, ManifestDoc, PodSpec
+from recovery_lint.span import SourceText
+
+from ._common import manifest_source
+from ._podlevel import taskd_port_edits
+
+# the strategies for which both the YAML reference and the configuration guide ask for fault-retry-times
+NEEDS_RETRY_BUDGET = ("recover", "elastic-training")
+POD_IP_FIELDS = [("name", "POD_IP"), ("valueFrom", [("fieldRef", [("fieldPath", "status.podIP")])])]
+
+_JOB = """\
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: qwen3
+  labels:
+    framework: pytorch
+    ring-controller.atlas: ascend-910b
+    fault-scheduling: "grace"
+    fault-retry-times: "10"
+  annotations:
+    recover-strategy: "retry,recover,dump"
+spec:
+  replicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: ascend
+            image: mindspeed-llm:2.3.0
+            command: ["/bin/bash", "-c", "bash /job/code/train_start.sh"]
+            env:
+            - name: POD_IP
+              valueFrom:
+                fieldRef:
+                  fieldPath: status.podIP
+            ports:
+            - containerPort: 9601
+              name: taskd-port
+"""
+_NO_POD_IP = _JOB.replace(
+    "            - name: POD_IP\n              valueFrom:\n                fieldRef:\n                  fieldPath: status.podIP\n",
+    "            - name: XDL_IP\n              value: x\n",
+)
+_NO_PORT = _JOB.replace("            ports:\n            - containerPort: 9601\n              name: taskd-port\n", "")
+
+
+class ProcessRecoveryNotArmed(Rule):
+    code = "RL208"
+    name = "process-recovery-not-armed"
+    phase = "rescheduling"
+    severity = Severity.WARNING
+    fix_availability = "sometimes"
+    summary = "Process-level recovery is asked for, but the job lacks what the docs say it needs to start"
+    what = """
+An AscendJob with a `recover-strategy` annotation (process-level recovery: `retry`, `recover`,
+`recover-in-place`, `elastic-training`, `dump`, `exit`) that lacks one of the pieces every
+process-level recovery example of the MindCluster docs carries:
+
+- the `POD_IP` environment variable from `status.podIP` in a training container ("如果不配置此参数
+  会影响训练任务的正常拉起": MindIO and TaskD talk over it);
+- the TaskD port (`containerPort: 9601`, `name: taskd-port`) on a training container;
+- `fault-retry-times` among the labels, for `recover` or `elastic-training` ("如需使用进程级恢复，必须
+  配置此参数"; the configuration guide's table does not ask for it for `retry` and
+  `recover-in-place` alone, so those are left alone);
+- `fault-scheduling: "grace"`: the YAML reference asks for grace for process-level rescheduling
+  and online recovery (the official samples use `force`, which the scheduler also takes, so this
+  is a warning like the rest).
+"""
+    why = """
+Process-level recovery repairs a fault while the healthy training processes stay up, in seconds
+instead of the minutes of a rescheduling. When a piece is missing it does not start: TaskD and
+MindIO cannot reach each other without `POD_IP` and the port, the business-plane fault it handles
+is not retried without `fault-retry-times`, and with force deletion the faulty Pod is killed
+before it is repaired. Every fault then takes the slow path of a Job- or Pod-level rescheduling,
+which the annotation was meant to avoid.
+"""
+    example = """
+```yaml
+metadata:
+  annotations:
+    recover-strategy: "retry,recover"
+...
+          containers:
+          - name: ascend          # RL208: no POD_IP, no taskd-port
+```
+Use instead:
+```yaml
+          containers:
+          - name: ascend
+            env:
+            - name: POD_IP
+              valueFrom:
+                fieldRef:
+                  fieldPath: status.podIP
+            ports:
+            - containerPort: 9601
+              name: taskd-port
+```
+"""
+    fix = """
+Safe: the `POD_IP` entry (from `status.podIP`) is appended to the `env` of every container that
+lacks it, and the TaskD port to its `ports`, creating the lists when needed; no fix for a container
+whose list is written in flow style. Unsafe: `fault-scheduling: "force"` becomes `"grace"`, which
+also makes `terminationGracePeriodSeconds` take effect. No fix for a missing `fault-retry-times`:
+how many retries the job gets is the user's choice.
+"""
+    sources = (
+        "MindCluster docs: 04_resumable_training/03_configuration/02_configuring_fault_handling_policies.md, 配置进程级"
+        "别重调度 / 配置进程级在线恢复 (POD_IP from status.podIP: 如果不配置此参数会影响训练任务的正常拉起; containerPort "
+        "9601 taskd-port)",
+        "MindCluster docs: 06_api/15_yaml_configuration.md, fault-retry-times (如需使用进程级恢复，必须配置此参数) and "
+        "fault-scheduling (进程级别重调度和进程级在线恢复场景，需将本参数配置为grace); the configuration guide's parameter "
+        "table (fault-retry-times not needed for recover-in-place and retry)",
+        "taskd: taskd/python/framework/manager/controller.py init_controller (POD_IP and TTP_PORT, or a ValueError)",
+    )
+    cases = examples(
+        lambda: (
+            Case(title="the sample's pieces are all there", files={"job.yaml": _JOB}),
+            Case(
+                title="no POD_IP: appended from status.podIP",
+                files={"job.yaml": _NO_POD_IP},
+                expect=("job.yaml:19:19",),
+                fixed={
+                    "job.yaml": _NO_POD_IP.replace(
+                        "              value: x\n",
+                        "              value: x\n            - name: POD_IP\n              valueFrom:\n"
+                        "                fieldRef:\n                  fieldPath: status.podIP\n",
+                    )
+                },
+            ),
+            Case(
+                title="no TaskD port: added",
+                files={"job.yaml": _NO_PORT},
+                expect=("job.yaml:19:19",),
+                fixed={
+                    "job.yaml": _NO_PORT
+                    + "            ports:\n              - containerPort: 9601\n                name: taskd-port\n"
+                },
+            ),
+            Case(
+                title="recover without fault-retry-times: no fix, the budget is the user's",
+                files={"job.yaml": _JOB.replace('    fault-retry-times: "10"\n', "")},
+                expect=("job.yaml:10:23",),
+            ),
+            Case(
+                title="retry alone needs no fault-retry-times (the configuration table)",
+                files={
+                    "job.yaml": _JOB.replace('    fault-retry-times: "10"\n', "").replace(
+                        '"retry,recover,dump"', '"retry"'
+                    )
+                },
+            ),
+            Case(
+                title="force deletion: grace is what the YAML reference asks",
+                files={"job.yaml": _JOB.replace('fault-scheduling: "grace"', 'fault-scheduling: "force"')},
+                expect=("job.yaml:8:23",),
+                unsafe=True,
+                fixed={"job.yaml": _JOB},
+            ),
+            Case(
+                title="a Volcano Job has no process-level recovery (RL102 says so)",
+                files={
+                    "job.yaml": _NO_POD_IP.replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1").replace(
+                        "kind: AscendJob", "kind: Job"
+                    )
+                },
+            ),
+            Case(
+                title="no recover-strategy: nothing asked",
+                files={
+                    "job.yaml": _NO_POD_IP.replace('  annotations:\n    recover-strategy: "retry,recover,dump"\n', "")
+                },
+            ),
+        )
+    )
+
+    def check_job(self, job: Job):
+        doc = job.manifest
+        src = manifest_source(job)
+        if doc is None or src is None or not doc.is_ascendjob:
+            return
+        strategy = doc.annotation("recover-strategy")
+        if strategy is None:
+            return
+        strategies = strategy.value.split(",")  # not trimmed: Ascend Operator drops " recover" (RL205)
+        training = _training_containers(doc)
+        if not training:
+            return
+        yield from self._pod_ip(src, training, strategy)
+        yield from self._taskd_port(src, doc, training, strategy)
+        if any(s in NEEDS_RETRY_BUDGET for s in strategies) and doc.label("fault-retry-times") is None:
+            yield self.report(
+                strategy.span,
+                f"recover-strategy {strategy.value} without a fault-retry-times label: the YAML reference says "
+                "process-level recovery must set it; without it the business-plane fault the recovery handles is "
+                "not retried and the job is rescheduled instead",
+            )
+        fault = doc.label("fault-scheduling")
+        if fault is not None and fault.value == "force":
+            yield self.report(
+                fault.span,
+                'fault-scheduling "force" with process-level recovery: the YAML reference asks for "grace" '
+                "(the faulty Pod is deleted gracefully, so the healthy processes can be repaired in place)",
+                unsafe_fix('Set fault-scheduling to "grace"', replace_scalar(src, fault, "grace")),
+                related=[(strategy.span, "process-level recovery is asked for here")],
+            )
+
+    def _pod_ip(self, src: SourceText, training: list[tuple[PodSpec, Container]], strategy):
+        lacking = [c for _, c in training if not any(v.name.value == "POD_IP" for v in c.env)]
+        if not lacking:
+            return
+        edits: list[Edit] = []
+        for container in lacking:
+            if container.env_node is not None and container.env_node.flow:
+                edits = []
+                break
+            if container.env_node is not None:
+                edits.append(append_item(src, container.env_node, POD_IP_FIELDS))
+            else:
+                edits.append(insert_sequence_entry(src, container.node, "env", POD_IP_FIELDS))
+        first = lacking[0]
+        yield self.report(
+            _name_span(first),
+            f"container {first.name or '(unnamed)'} has no POD_IP from status.podIP, which process-level recovery "
+            "needs: MindIO and TaskD talk over it, and without it the docs say the training does not start properly",
+            safe_fix("Add POD_IP from status.podIP to the env", *edits) if edits else None,
+            related=[(strategy.span, "process-level recovery is asked for here")],
+        )
+
+    def _taskd_port(self, src: SourceText, doc: ManifestDoc, training, strategy):
+        lacking = [c for _, c in training if not _opens_taskd_port(c)]
+        if not lacking:
+            return
+        edits = taskd_port_edits(src, doc)
+        first = lacking[0]
+        yield self.report(
+            _name_span(first),
+            f"container {first.name or '(unnamed)'} opens no TaskD port (containerPort 9601, name taskd-port), which "
+            "every process-level recovery example of the docs adds on every Pod",
+            safe_fix("Add containerPort 9601 named taskd-port", *edits) if edits else None,
+            related=[(strategy.span, "process-level recovery is asked for here")],
+        )
+
+
+def _training_containers(doc: ManifestDoc) -> list[tuple[PodSpec, Container]]:
+    """The pods' main containers (not their initContainers)."""
+    out = []
+    for pod in doc.pods:
+        main = pod.node.seq("containers")
+        nodes = {id(m) for m in main.maps()} if main is not None else set()
+        out += [(pod, c) for c in pod.containers if id(c.node) in nodes]
+    return out
+
+
+def _opens_taskd_port(container: Container) -> bool:
+    ports = container.node.seq("ports")
+    return ports is not None and any(
+        item.text("name") == "taskd-port" or item.text("containerPort") == "9601" for item in ports.maps()
+    )
+
+
+def _name_span(container: Container):
+    name = container.node.scalar("name")
+    return name.span if name is not None else container.node.span

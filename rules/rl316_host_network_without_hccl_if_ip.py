@@ -1,0 +1,171 @@
+"""RL316: an AscendJob on the host network that does not tell HCCL which address to use."""
+
+from __future__ import annotations
+
+from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
+from recovery_lint.edits import append_item, insert_sequence_entry
+from recovery_lint.jobs import Job
+from recovery_lint.rule import Case, Rule, examples
+
+from ._common import manifest_source
+
+# HCCL_SOCKET_IFNAME names the interface instead (the doc-linked PyTorch samples use it)
+ADDRESS_VARIABLES = ("HCCL_IF_IP", "HCCL_SOCKET_IFNAME")
+HOST_IP_FIELDS = [("name", "HCCL_IF_IP"), ("valueFrom", [("fieldRef", [("fieldPath", "status.hostIP")])])]
+
+_JOB = """\
+apiVersion: mindxdl.gitee.com/v1
+kind: AscendJob
+metadata:
+  name: gpt
+  labels:
+    framework: pytorch
+    ring-controller.atlas: ascend-910b
+spec:
+  replicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          hostNetwork: true
+          containers:
+          - name: ascend
+            command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+            env:
+            - name: XDL_IP
+              valueFrom:
+                fieldRef:
+                  fieldPath: status.hostIP
+"""
+_FIXED = (
+    _JOB
+    + "            - name: HCCL_IF_IP\n              valueFrom:\n                fieldRef:\n                  fieldPath: status.hostIP\n"
+)
+
+
+class HostNetworkWithoutHcclIfIp(Rule):
+    code = "RL316"
+    name = "host-network-without-hccl-if-ip"
+    phase = "comm-init"
+    severity = Severity.WARNING
+    fix_availability = "sometimes"
+    summary = "An AscendJob on the host network does not set HCCL_IF_IP to the node's address"
+    what = """
+An AscendJob whose Pods use `hostNetwork: true` while neither the containers nor the launch
+environment of its training set `HCCL_IF_IP` (the docs: "需要在YAML中同步配置环境变量HCCL_IF_IP为
+status.hostIP") or `HCCL_SOCKET_IFNAME`, which names the interface instead and which the
+official PyTorch samples use.
+"""
+    why = """
+On the host network a node has many interfaces (management, storage, parameter plane), and HCCL
+picks the one its socket connections bind to by itself when it is not told: on the wrong one the
+communication setup waits for HCCL_CONNECT_TIMEOUT and fails, at every start and after every
+rescheduling.
+"""
+    example = """
+```yaml
+        spec:
+          hostNetwork: true          # RL316: no HCCL_IF_IP
+          containers:
+          - name: ascend
+```
+Use instead:
+```yaml
+          containers:
+          - name: ascend
+            env:
+            - name: HCCL_IF_IP
+              valueFrom:
+                fieldRef:
+                  fieldPath: status.hostIP
+```
+"""
+    fix = """
+Unsafe: an `HCCL_IF_IP` entry from `status.hostIP` is appended to the `env` of every container of
+the Pods on the host network, creating the list when needed (no fix for a flow-style list). Review:
+a launch script that selects another address at run time may be the one that is right.
+"""
+    sources = (
+        "MindCluster docs: 06_api/15_yaml_configuration.md, acjob hostNetwork (true：使用HostIP创建Pod。此种情况下，"
+        "需要在YAML中同步配置环境变量HCCL_IF_IP为status.hostIP)",
+        "mindcluster-deploy samples: resumable-training/fault-tolerance/without-ranktable/pytorch/*/train_start.sh "
+        "(HCCL_SOCKET_IFNAME)",
+    )
+    cases = examples(
+        lambda: (
+            Case(
+                title="host network without HCCL_IF_IP",
+                files={"job.yaml": _JOB},
+                expect=("job.yaml:14:24",),
+                unsafe=True,
+                fixed={"job.yaml": _FIXED},
+            ),
+            Case(title="HCCL_IF_IP from status.hostIP", files={"job.yaml": _FIXED}),
+            Case(
+                title="the launch script names the interface",
+                files={
+                    "job.yaml": _JOB,
+                    "job/code/train.sh": "export HCCL_SOCKET_IFNAME=enp189s0f0\ntorchrun --nproc_per_node 8 train.py\n",
+                },
+                config={"jobs": [{"manifest": "job.yaml", "scripts": ["job/code/train.sh"]}]},
+            ),
+            Case(
+                title="the Pod network needs no HCCL_IF_IP",
+                files={"job.yaml": _JOB.replace("          hostNetwork: true\n", "")},
+            ),
+            Case(
+                title="a Volcano Job: the docs say nothing of it there",
+                files={
+                    "job.yaml": _JOB.replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1").replace(
+                        "kind: AscendJob", "kind: Job"
+                    )
+                },
+            ),
+        )
+    )
+
+    def check_job(self, job: Job):
+        doc = job.manifest
+        src = manifest_source(job)
+        if doc is None or src is None or not doc.is_ascendjob:
+            return
+        hosted = [pod for pod in doc.pods if pod.host_network is not None]
+        if not hosted or _address_set(job):
+            return
+        edits: list[Edit] | None = []
+        for pod in hosted:
+            main = pod.node.seq("containers")
+            nodes = {id(m) for m in main.maps()} if main is not None else set()
+            for container in pod.containers:
+                if id(container.node) not in nodes or edits is None:
+                    continue
+                if container.env_node is not None and container.env_node.flow:
+                    edits = None
+                elif container.env_node is not None:
+                    edits.append(append_item(src, container.env_node, HOST_IP_FIELDS))
+                else:
+                    edits.append(insert_sequence_entry(src, container.node, "env", HOST_IP_FIELDS))
+        first = hosted[0].host_network
+        assert first is not None
+        yield self.report(
+            first.span,
+            "the Pods use the host network, and neither HCCL_IF_IP nor HCCL_SOCKET_IFNAME is set for the training: the "
+            "docs ask for HCCL_IF_IP from status.hostIP, or HCCL may bind its connections to another interface",
+            unsafe_fix("Add HCCL_IF_IP from status.hostIP to the env", *edits) if edits else None,
+        )
+
+
+def _address_set(job: Job) -> bool:
+    """Whether a container or the launch environment of the training sets the address or interface."""
+    doc = job.manifest
+    assert doc is not None
+    for _, container in doc.containers():
+        if any(v.name.value in ADDRESS_VARIABLES for v in container.env):
+            return True
+    for launch in job.launches:
+        if any(name in launch.env for name in ADDRESS_VARIABLES):
+            return True
+        for cmd in launch.commands:
+            if any(name in cmd.env for name in ADDRESS_VARIABLES):
+                return True
+    return False
