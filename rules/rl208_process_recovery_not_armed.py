@@ -73,8 +73,8 @@ process-level recovery example of the MindCluster docs carries:
   配置此参数"; the configuration guide's table does not ask for it for `retry` and
   `recover-in-place` alone, so those are left alone);
 - `fault-scheduling: "grace"`: the YAML reference asks for grace for process-level rescheduling
-  and online recovery (the official samples use `force`, which the scheduler also takes, so this
-  is a warning like the rest).
+  and online recovery; the configuration guide's example allows `force` and the official samples
+  use it, so `force` is a note, not a warning.
 """
     why = """
 Process-level recovery repairs a fault while the healthy training processes stay up, in seconds
@@ -209,10 +209,12 @@ how many retries the job gets is the user's choice.
         if fault is not None and fault.value == "force":
             yield self.report(
                 fault.span,
-                'fault-scheduling "force" with process-level recovery: the YAML reference asks for "grace" '
-                "(the faulty Pod is deleted gracefully, so the healthy processes can be repaired in place)",
+                'fault-scheduling "force" with process-level recovery: the YAML reference asks for "grace" for '
+                "process-level rescheduling and online recovery (the faulty Pod is deleted gracefully), while the "
+                "configuration guide's example allows either and the official samples use force",
                 unsafe_fix('Set fault-scheduling to "grace"', replace_scalar(src, fault, "grace")),
                 related=[(strategy.span, "process-level recovery is asked for here")],
+                severity=Severity.INFO,
             )
 
     def _pod_ip(self, src: SourceText, training: list[tuple[PodSpec, Container]], strategy):

@@ -30,7 +30,7 @@ spec:
           hostNetwork: true
           containers:
           - name: ascend
-            command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+            command: ["/bin/bash", "-c", "torchrun --nproc_per_node 8 /job/code/train.py"]
             env:
             - name: XDL_IP
               valueFrom:
@@ -52,7 +52,8 @@ class HostNetworkWithoutHcclIfIp(Rule):
     summary = "An AscendJob on the host network does not set HCCL_IF_IP to the node's address"
     what = """
 An AscendJob whose Pods use `hostNetwork: true` while neither the containers nor the launch
-environment of its training set `HCCL_IF_IP` (the docs: "需要在YAML中同步配置环境变量HCCL_IF_IP为
+environment of its training (seen up to the training command; a launch script that is not in the
+repository could set it, and then nothing is said) set `HCCL_IF_IP` (the docs: "需要在YAML中同步配置环境变量HCCL_IF_IP为
 status.hostIP") or `HCCL_SOCKET_IFNAME`, which names the interface instead and which the
 official PyTorch samples use.
 """
@@ -104,10 +105,18 @@ a launch script that selects another address at run time may be the one that is 
             Case(
                 title="the launch script names the interface",
                 files={
-                    "job.yaml": _JOB,
+                    "job.yaml": _JOB.replace(
+                        "torchrun --nproc_per_node 8 /job/code/train.py", "bash /job/code/train.sh"
+                    ),
                     "job/code/train.sh": "export HCCL_SOCKET_IFNAME=enp189s0f0\ntorchrun --nproc_per_node 8 train.py\n",
                 },
                 config={"jobs": [{"manifest": "job.yaml", "scripts": ["job/code/train.sh"]}]},
+            ),
+            Case(
+                title="a launch script that is not in the repository may set it",
+                files={
+                    "job.yaml": _JOB.replace("torchrun --nproc_per_node 8 /job/code/train.py", "bash /job/code/run.sh")
+                },
             ),
             Case(
                 title="the Pod network needs no HCCL_IF_IP",
@@ -130,8 +139,8 @@ a launch script that selects another address at run time may be the one that is 
         if doc is None or src is None or not doc.is_ascendjob:
             return
         hosted = [pod for pod in doc.pods if pod.host_network is not None]
-        if not hosted or _address_set(job):
-            return
+        if not hosted or not _training_seen(job) or _address_set(job):
+            return  # a launch script that is not in the repository may well set it
         edits: list[Edit] | None = []
         for pod in hosted:
             main = pod.node.seq("containers")
@@ -153,6 +162,16 @@ a launch script that selects another address at run time may be the one that is 
             "docs ask for HCCL_IF_IP from status.hostIP, or HCCL may bind its connections to another interface",
             unsafe_fix("Add HCCL_IF_IP from status.hostIP to the env", *edits) if edits else None,
         )
+
+
+def _training_seen(job: Job) -> bool:
+    """Whether the repository shows the training command of the job's launches, so that their
+    environment is known up to it."""
+    return any(
+        cmd.judged and (cmd.is_torch_launcher or cmd.launcher in ("python", "msrun"))
+        for launch in job.launches
+        for cmd in launch.commands
+    )
 
 
 def _address_set(job: Job) -> bool:
