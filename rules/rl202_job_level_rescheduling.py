@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import posixpath
+
 from recovery_lint.diagnostics import Severity, unsafe_fix
 from recovery_lint.edits import insert_entry, replace_scalar
 from recovery_lint.jobs import Job
@@ -46,6 +48,12 @@ _CONFIGMAP = (
     "            name: rings-config-gpt\n"
 )
 _ACJOB = _JOB.replace("batch.volcano.sh/v1alpha1", "mindxdl.gitee.com/v1").replace("kind: Job", "kind: AscendJob")
+_POD_LEVEL = (
+    _JOB.replace(_GRACE, _WITH_LABEL).replace(
+        "image: torch:latest", 'command: ["/bin/bash", "-c", "bash /job/code/train.sh"]'
+    )
+    + _PORT
+)
 _PROCESS = _GRACE + '    process-recover-enable: "on"\n  annotations:\n    recover-strategy: "recover"\n'
 
 
@@ -62,6 +70,12 @@ the label `pod-rescheduling: "on"`, and without process-level recovery (an Ascen
 cluster scheduler then uses its default, Job-level rescheduling. Not reported where Pod-level
 rescheduling does not apply: a job of a single Pod, TensorFlow, MindSpore on Atlas 850/950
 (`ascend-npu`).
+
+Also a job with Pod-level rescheduling, but no `recover-strategy` and no hot switch, whose launch
+script starts the TaskD manager (`python manager.py`, `start_taskd_manager`) without
+`export TASKD_PROCESS_ENABLE="off"`: unset, TaskD takes it for on and waits for the process-level
+recovery (MindIO's `POD_IP` and `TTP_PORT`, ClusterD's registration) the job does not have, so the
+Pod-level rescheduling falls back to the whole job.
 """
     why = """
 With Job-level rescheduling a single faulty node makes the scheduler delete, recreate and
@@ -100,9 +114,24 @@ change first.
         "rescheduling: TaskD patch, taskd-port 9601, TaskD manager; force cannot use host network)",
         "MindCluster docs: 06_api/15_yaml_configuration (pod-rescheduling: on; Volcano Job policies)",
         "ascend-for-volcano: util/type.go SinglePodTag=pod-rescheduling, EnableFunc=on",
+        "MindCluster docs: 02_configuring_fault_handling_policies, 配置Pod级别重调度 (若任务YAML中“recover-strategy”未配置恢复策略"
+        '且未开启亚健康热切，需要配置export TASKD_PROCESS_ENABLE="off"); taskd: framework/manager/manager.py (unset counts as on)',
     )
     cases = examples(
         lambda: (
+            Case(
+                title="Pod-level rescheduling: the TaskD manager starts without TASKD_PROCESS_ENABLE=off",
+                files={"job.yaml": _POD_LEVEL, "train.sh": _TASKD_SCRIPT, "Dockerfile": _TASKD_IMAGE},
+                expect=("train.sh:1:1",),
+            ),
+            Case(
+                title="Pod-level rescheduling: TASKD_PROCESS_ENABLE=off before the manager",
+                files={
+                    "job.yaml": _POD_LEVEL,
+                    "train.sh": 'export TASKD_PROCESS_ENABLE="off"\n' + _TASKD_SCRIPT,
+                    "Dockerfile": _TASKD_IMAGE,
+                },
+            ),
             Case(
                 title="grace without pod-rescheduling: label and TaskD port; TaskD itself is said to be missing",
                 files={"job.yaml": _JOB},
@@ -154,7 +183,11 @@ change first.
     def check_job(self, job: Job):
         doc = job.manifest
         src = manifest_source(job)
-        if doc is None or src is None or not doc.is_training_job or job.context.recovery != "job":
+        if doc is None or src is None or not doc.is_training_job:
+            return
+        if job.context.recovery == "pod":
+            yield from self._taskd_process_enable(job, doc)
+        if job.context.recovery != "job":
             return
         if doc.labels is None or not_applicable(job) is not None:
             return
@@ -174,6 +207,53 @@ change first.
         if missing:
             message += f". Pod-level rescheduling of PyTorch also needs {' and '.join(missing)}"
         yield self.report(where, message, _fix(src, doc, current))
+
+    def _taskd_process_enable(self, job: Job, doc: ManifestDoc):
+        """A Pod-level job without process-level recovery or hot switch that starts the TaskD manager
+        must tell it so: unset, TASKD_PROCESS_ENABLE counts as on, and the manager then waits for
+        MindIO and ClusterD's process-level recovery that this job does not have."""
+        hot = doc.label("subHealthyStrategy")
+        if doc.annotation("recover-strategy") is not None or (hot is not None and hot.value == "hotSwitch"):
+            return
+        for script in job.scripts:
+            start = next((c for c in script.commands if _starts_taskd_manager(c)), None)
+            if start is None:
+                continue
+            value = _env_at(job, script, TASKD_ENABLE)
+            if value is not None and (value.known is None or value.known.strip().lower() == "off"):
+                continue  # off, or set at run time
+            said = f"{TASKD_ENABLE}={value.known}" if value is not None else f"{TASKD_ENABLE} is not set (on)"
+            yield self.report(
+                start.span,
+                f"the TaskD manager starts with {said} in a job with Pod-level rescheduling but no recover-strategy "
+                'and no hot switch: the docs ask for export TASKD_PROCESS_ENABLE="off" there, or the manager waits '
+                "for a process-level recovery that never comes (POD_IP and TTP_PORT, ClusterD's registration)",
+                related=[(value.span, "set here")] if value is not None and value.span is not None else [],
+            )
+            return
+
+
+TASKD_ENABLE = "TASKD_PROCESS_ENABLE"
+
+
+def _starts_taskd_manager(command) -> bool:
+    """``python manager.py`` or a command whose words call the TaskD manager API."""
+    words = [w.value or w.text for w in command.words]
+    return any(posixpath.basename(w) == "manager.py" for w in words[:3]) or any(
+        "start_taskd_manager" in w for w in words
+    )
+
+
+def _env_at(job: Job, script, name: str):
+    """The variable as the script's commands see it: from the job's launch commands in that script,
+    else the end of the launch."""
+    for launch in job.launches:
+        if script in launch.scripts:
+            for cmd in launch.commands:
+                if cmd.script is script and name in cmd.env:
+                    return cmd.env[name]
+            return launch.env.get(name)
+    return None
 
 
 def _fix(src: SourceText, doc: ManifestDoc, current: YScalar | None):
