@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, unsafe_fix
+from recovery_lint.edits import append_item, insert_sequence_entry
 from recovery_lint.jobs import Job
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.manifest import Policy
-from recovery_lint.sources.yamlnodes import YScalar
+from recovery_lint.sources.yamlnodes import YScalar, YSeq
 from recovery_lint.span import SourceText
 
 from ._common import manifest_source
 from ._podlevel import policy_groups, policy_removal
 
+_POLICIES_TEXT = """\
+  policies:  # job lifecycle
+    # restart everything on eviction
+    - event: PodEvicted
+      action: RestartJob  # sample default
+"""
 _JOB = """\
 apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
@@ -39,6 +46,9 @@ spec:
           image: torch:latest
 """
 
+_PATH_JOB = _JOB.replace(_POLICIES_TEXT, "").replace(
+    'pod-rescheduling: "on"\n', 'pod-rescheduling: "on"\n  annotations:\n    huawei.com/recover_policy_path: pod\n'
+)
 _RETRY = _JOB.replace('    pod-rescheduling: "on"\n', '    pod-rescheduling: "on"\n    fault-retry-times: "3"\n')
 _POLICIES = """\
   policies:  # job lifecycle
@@ -79,7 +89,9 @@ A resumable Volcano Job (`fault-scheduling` `grace`/`force`) with `pod-reschedul
 `spec.policies`, or a task's own `policies`, still contain `action: RestartJob` (the samples ship
 `event: PodEvicted` / `action: RestartJob` for Job-level rescheduling), or `AbortJob` /
 `TerminateJob` on an event a fault raises (`PodEvicted`, `PodFailed`, `Unknown`, `TaskFailed`,
-`*`, or no event), which end the job instead of restarting it.
+`*`, or no event), which end the job instead of restarting it. Also a Volcano Job with
+`huawei.com/recover_policy_path: pod` (Pod-level recovery, never upgraded to the job) that has no
+`PodFailed` / `RestartTask` policy, which the docs ask for with it.
 """
     why = """
 Pod-level rescheduling replaces only the Pods of the faulty node while the others wait. A
@@ -115,15 +127,33 @@ Unsafe: removes the `policies` entries, as the docs ask for Pod-level rescheduli
 line. Only the documented companions stay: `PodFailed` / `Ignore` when `fault-retry-times` asks
 for unconditional retry, `PodFailed` / `RestartTask` with `huawei.com/recover_policy_path: pod`.
 Review: without the policy a Pod that is evicted for another reason no longer restarts the job.
-No fix for a flow-style list that keeps some of its entries.
+No fix for a flow-style list that keeps some of its entries. For `recover_policy_path: pod`, unsafe:
+the `PodFailed` / `RestartTask` policy is added to `spec.policies`.
 """
     sources = (
         "MindCluster docs: 06_api/15_yaml_configuration (vcjob policies; delete policies for Pod-level rescheduling)",
         "MindCluster docs: 06_configuring_the_job_yaml_file (PodFailed / Ignore with fault-retry-times)",
+        "MindCluster docs: 06_api/01_volcano.md and 15_yaml_configuration.md, huawei.com/recover_policy_path (pod：只支持"
+        "Pod级重调度…当使用vcjob时，需要配置该策略：policies: -event:PodFailed -action:RestartTask)",
         "MindCluster docs: 01_solutions_principles (Pod-level rescheduling)",
     )
     cases = examples(
         lambda: (
+            Case(
+                title="recover_policy_path pod without PodFailed -> RestartTask",
+                files={"job.yaml": _PATH_JOB},
+                expect=("job.yaml:10:37",),
+                unsafe=True,
+                fixed={"job.yaml": _PATH_JOB + "  policies:\n    - event: PodFailed\n      action: RestartTask\n"},
+            ),
+            Case(
+                title="recover_policy_path pod with its policy",
+                files={
+                    "job.yaml": _PATH_JOB.replace(
+                        "  maxRetry: 3\n", "  maxRetry: 3\n  policies:\n  - event: PodFailed\n    action: RestartTask\n"
+                    )
+                },
+            ),
             Case(
                 title="AbortJob on PodFailed ends the job at the first fault",
                 files={
@@ -231,6 +261,7 @@ No fix for a flow-style list that keeps some of its entries.
         label = doc.label("pod-rescheduling")
         if label is None or label.value != "on":
             return
+        yield from self._pod_only_path(src, doc)
         for group in policy_groups(doc):
             offenders = [p for p in group.policies if _restarts_job(p)]
             if not offenders:
@@ -257,3 +288,32 @@ No fix for a flow-style list that keeps some of its entries.
                 fix,
                 related=[(label.span, "Pod-level rescheduling is requested here")],
             )
+
+    def _pod_only_path(self, src: SourceText, doc):
+        """``huawei.com/recover_policy_path: pod`` on a Volcano Job needs a ``PodFailed -> RestartTask``
+        policy (the docs), or the failed Pod's task is not restarted and the job waits."""
+        path = doc.annotation(POLICY_PATH)
+        if path is None or path.value != "pod":
+            return
+        policies = [*doc.policies, *(p for pod in doc.pods for p in pod.policies)]
+        if any(p.handles("PodFailed") and p.action == "RestartTask" for p in policies):
+            return
+        fix = None
+        spec = doc.root.map("spec")
+        entry = doc.policies_entry
+        fields = [("event", "PodFailed"), ("action", "RestartTask")]
+        if entry is None and spec is not None:
+            fix = unsafe_fix(
+                "Add the policy PodFailed -> RestartTask", insert_sequence_entry(src, spec, "policies", fields)
+            )
+        elif entry is not None and isinstance(entry[1], YSeq):
+            fix = unsafe_fix("Add the policy PodFailed -> RestartTask", append_item(src, entry[1], fields))
+        yield self.report(
+            path.span,
+            f"{POLICY_PATH}: pod keeps recovery at the Pod level, which on a Volcano Job needs the policy event "
+            "PodFailed, action RestartTask (the docs); without it the failed Pod's task is not restarted",
+            fix,
+        )
+
+
+POLICY_PATH = "huawei.com/recover_policy_path"
