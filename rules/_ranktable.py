@@ -208,3 +208,26 @@ def unique(edits: list[Edit | None]) -> list[Edit]:
             seen.add(key)
             out.append(e)
     return out
+
+
+TIMEOUT = "HCCL_CONNECT_TIMEOUT"
+CONNECT_TIMEOUT = 600
+# the official rank_table.sh polls the same way: 60 tries, 5 s apart, for "status":"completed"
+WAIT_FOR_TABLE = (
+    'for _ in $(seq 60); do grep -Eq \'"status" *: *"completed"\' "$RANK_TABLE_FILE" 2>/dev/null && break; '
+    "sleep 5; done"
+)
+
+
+def rank_table_lines(cmd, value: str) -> list[str]:
+    """What turns RankTable mode on for a launch in a script: RANK_TABLE_FILE, a connect timeout of at
+    least 300 s where none, or a shorter one, is set (torch_npu warns below it with a rank table), and a wait until
+    Ascend Operator has written the table."""
+    lines = [f"export {ENV}={value}"]
+    timeout = cmd.env.get(TIMEOUT)
+    known = (timeout.known or "").strip() if timeout is not None else ""
+    # unset, or set below what RankTable mode needs (the fix that turns it on is unsafe anyway)
+    if timeout is None or (known.isdigit() and int(known) < 300):
+        lines.append(f"export {TIMEOUT}={CONNECT_TIMEOUT}  # torch_npu asks for 300 s or more with a rank table")
+    lines.append(WAIT_FOR_TABLE)
+    return lines

@@ -12,6 +12,7 @@ from ._ranktable import (
     ENV,
     host_dir,
     mount_edit,
+    rank_table_lines,
     ray_cluster,
     replica_count,
     table_file,
@@ -300,7 +301,7 @@ Pods do not start.
                 edits.append(mount_edit(src, container, DEFAULT_MOUNT))
             edits.append(volume_edit(src, job, pod))
         for _, cmd in commands:
-            edits.append(insert_lines_before(cmd.script, cmd.command.statement, _launch_lines(cmd, value)))
+            edits.append(insert_lines_before(cmd.script, cmd.command.statement, rank_table_lines(cmd, value)))
         if any(e is None for e in edits):
             return None
         return unsafe_fix(
@@ -308,21 +309,3 @@ Pods do not start.
             "wait for the table before the launch",
             *unique(edits),
         )
-
-
-def _launch_lines(cmd, value: str) -> list[str]:
-    lines = [f"export {ENV}={value}"]
-    timeout = cmd.env.get(TIMEOUT)
-    if timeout is None:
-        lines.append(f"export {TIMEOUT}={CONNECT_TIMEOUT}  # torch_npu asks for 300 s or more with a rank table")
-    lines.append(WAIT_FOR_TABLE)
-    return lines
-
-
-TIMEOUT = "HCCL_CONNECT_TIMEOUT"
-CONNECT_TIMEOUT = 600
-# the official rank_table.sh polls the same way: 60 tries, 5 s apart, for "status":"completed"
-WAIT_FOR_TABLE = (
-    'for _ in $(seq 60); do grep -Eq \'"status" *: *"completed"\' "$RANK_TABLE_FILE" 2>/dev/null && break; '
-    "sleep 5; done"
-)

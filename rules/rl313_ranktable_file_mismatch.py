@@ -1,14 +1,26 @@
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
+from recovery_lint.edits import insert_lines_before
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
 from recovery_lint.knowledge import feature_support
 from recovery_lint.record import Record, field
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.span import Span
 
-from ._common import insert_env_before, pytorch_launches, set_env_value
-from ._ranktable import ENV, VOLUME, env_key, launch_of, mounts_of, norm, table_env, table_file, unique
+from ._common import pytorch_launches, set_env_value
+from ._ranktable import (
+    ENV,
+    VOLUME,
+    WAIT_FOR_TABLE,
+    env_key,
+    launch_of,
+    mounts_of,
+    norm,
+    rank_table_lines,
+    table_env,
+    table_file,
+)
 from ._versions import facts_of
 
 _POD = """\
@@ -124,7 +136,9 @@ mount the volume at different paths.
                 files={"job.yaml": _job(_DOC_FORM + "/"), "train.sh": _script(None)},
                 expect=("train.sh:3:1",),
                 unsafe=True,
-                fixed={"train.sh": _script(f"{_DOC_FORM}/hccl.json")},
+                fixed={
+                    "train.sh": _script(f"{_DOC_FORM}/hccl.json").replace("torchrun", WAIT_FOR_TABLE + "\ntorchrun")
+                },
             ),
             Case(
                 title="replicas sharing one script mount the volume at different paths: no fix",
@@ -240,14 +254,18 @@ mount the volume at different paths.
                 else None
             )
             return self.report(found.span, message, fix)
-        launch, cmd = found.command
+        _launch, cmd = found.command
         message = (
             f"The '{VOLUME}' volume is mounted at {mounts}, but {ENV} is not set for this launch: torch_npu "
             f"negotiates the HCCL links at every start and restart instead of reading the rank table"
         )
         fix = None
         if agreed and status != "undocumented":  # the release is outside the documented support: RL314
-            edits = insert_env_before(job, launch, cmd, ENV, target)
-            if edits:
-                fix = unsafe_fix(f"Export {ENV}={target} before the launch", *unique(edits))
+            # as RL310's fix: the table, a connect timeout torch_npu does not warn about, and a wait for
+            # the table; only in a script, where the wait can be written
+            edit = None
+            if cmd.script.exact and not cmd.script.argv:
+                edit = insert_lines_before(cmd.script, cmd.command.statement, rank_table_lines(cmd, target))
+            if edit is not None:
+                fix = unsafe_fix(f"Export {ENV}={target} and wait for the table before the launch", edit)
         return self.report(found.span, message, fix)

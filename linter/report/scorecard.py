@@ -50,6 +50,7 @@ RULE_PHASES: dict[str, tuple[str, str]] = {
     "RL314": ("comm-init", MISCONFIGURED),
     "RL315": ("comm-init", MISCONFIGURED),
     "RL316": ("comm-init", MISCONFIGURED),  # host network without HCCL_IF_IP
+    "RL317": ("comm-init", MISCONFIGURED),  # RankTable mode with a connect timeout below 300 s
     "RL401": ("checkpoint", MISSING),  # blocking torch.save
     "RL402": ("checkpoint", MISSING),  # torch.load from storage
     "RL403": ("checkpoint", MISCONFIGURED),  # MindIO too old
