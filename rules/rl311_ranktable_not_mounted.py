@@ -119,7 +119,7 @@ Either of two ways the rank table never reaches the training process of a job wi
 - a fixed, absolute `RANK_TABLE_FILE` in a container's launch environment (container `env`,
   inline command or launch script) whose directory no volume mount of that container covers,
   while the container does not mount the `ranktable` volume elsewhere (that is RL313);
-- an AscendJob replica whose Pod has a volume named `ranktable` that none of its containers mounts.
+- a replica (AscendJob) or task (Volcano Job, Deployment, StatefulSet) whose Pod has a volume named `ranktable` that none of its containers mounts.
 
 A `RANK_TABLE_FILE` built from variables, and scripts that no manifest runs, are not judged.
 """
@@ -144,17 +144,21 @@ export RANK_TABLE_FILE=/user/mindx-dl/ranktable/hccl.json
 Use instead a mount of the `ranktable` volume at `/user/mindx-dl/ranktable` in the container.
 """
     fix = """
-Unsafe, AscendJob only: mounts the `ranktable` volume at the directory of `RANK_TABLE_FILE` (or,
+Unsafe: mounts the `ranktable` volume at the directory of `RANK_TABLE_FILE` (or,
 for an unmounted volume, at the directory the container's `RANK_TABLE_FILE` names, else where
 another replica mounts it or its `RANK_TABLE_FILE` points, else `/user/mindx-dl/ranktable`) in each
 container concerned, exports `RANK_TABLE_FILE` for a container whose launch does not set it (unless
 the torch_npu version cannot use the table), and adds
 the volume (hostPath `/user/mindx-dl/ranktable/<namespace>.<job name>`, type `Directory`) to
 Pods that lack it. Review it: the directory must exist on storage shared with Ascend Operator.
-No fix for other kinds of job, whose rank table the operator does not write, nor while the Pod
+No fix for a workload whose rank table Ascend Operator does not write (only an AscendJob, or a
+Volcano Job, Deployment or StatefulSet labelled `ring-controller.atlas` or with a volume named
+`ranktable`, gets one), nor while the Pod
 has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first).
 """
     sources = (
+        "ascend-operator: pkg/ranktable/plugins.go ShouldGenerateRankTable (AscendJob; Volcano Job, Deployment and "
+        "StatefulSet with the ring-controller.atlas label or a ranktable volume)",
         "Ascend/pytorch docs: environment_variable/collective_communication/RANK_TABLE_FILE.md (a missing "
         "file makes torch_npu fall back to negotiation)",
         "MindCluster docs: 05_configuring_training_recovery, Table 4 (ranktable volume and mount)",
@@ -250,7 +254,7 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
         if doc is None:
             return
         unmounted: set[int] = set()
-        if doc.is_ascendjob:
+        if doc.rank_table_written:
             for pod in doc.pods:
                 volume = ranktable_volume(pod)
                 if volume is None or not pod.containers or any(mounts_of(c, VOLUME) for c in pod.containers):
@@ -321,7 +325,7 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
     def _mount_fix(self, job: Job, directory: str, places: list[tuple[PodSpec, Container]]):
         doc = job.manifest
         src = manifest_source(job)
-        if doc is None or src is None or not doc.is_ascendjob:
+        if doc is None or src is None or not doc.rank_table_written:
             return None
         if any(v.name.value != VOLUME and serves_by_path(v) for pod, _ in places for v in pod.volumes):
             return None  # RL315 renames that volume first; a second one would clash with it

@@ -63,7 +63,8 @@ class RankTableHostPathMismatch(Rule):
     fix_availability = "sometimes"
     summary = "The ranktable volume's path is not where Ascend Operator writes this job's rank table"
     what = """
-An AscendJob volume named `ranktable` whose `hostPath` or `nfs` path is not the directory where
+A volume named `ranktable` of a workload whose rank table Ascend Operator writes (an AscendJob,
+or a Volcano Job, Deployment or StatefulSet labelled `ring-controller.atlas` or with that volume) whose `hostPath` or `nfs` path is not the directory where
 Ascend Operator writes this job's rank table: `<root>/<namespace>.<job name>`. `<root>` is a setting
 of the operator's deployment (`/user/mindx-dl/ranktable` by default; set `ranktable-host-root` in
 the configuration when yours differs). Without it configured, only the `<namespace>.<job name>`
@@ -99,6 +100,8 @@ export may be laid out differently on the server than the directory the operator
 the manifest sets no namespace.
 """
     sources = (
+        "ascend-operator: pkg/ranktable/plugins.go ShouldGenerateRankTable (AscendJob; Volcano Job, Deployment and "
+        "StatefulSet with the ring-controller.atlas label or a ranktable volume)",
         "ascend-operator: pkg/ranktable/utils/util.go and common.go (rankTableRootDir, <namespace>.<name>)",
         "MindCluster docs: 05_developer_guide, Ascend Operator installation (the rank-table directory mounted "
         "into the operator is part of its deployment)",
@@ -171,12 +174,13 @@ the manifest sets no namespace.
                 },
             ),
             Case(
-                title="a Volcano Job: the operator writes no rank table file for it",
+                title="a Volcano Job with a ranktable volume: Ascend Operator writes its table too",
                 files={
                     "job.yaml": _job(_HOST.format(path="/user/mindx-dl/ranktable/bert"), "nlp")
                     .replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1")
                     .replace("kind: AscendJob", "kind: Job")
                 },
+                expect=("job.yaml:22:21",),
             ),
         )
     )
@@ -184,7 +188,7 @@ the manifest sets no namespace.
     def check_job(self, job: Job):
         doc = job.manifest
         src = manifest_source(job)
-        if doc is None or src is None or not doc.is_ascendjob or not doc.job_name:
+        if doc is None or src is None or not doc.rank_table_written or not doc.job_name:
             return
         root, configured = host_root(job)
         name = job_dir_name(doc)

@@ -75,7 +75,8 @@ class RankTableFileMismatch(Rule):
     fix_availability = "always"
     summary = "RANK_TABLE_FILE is not <mountPath of the ranktable volume>/hccl.json"
     what = """
-A PyTorch AscendJob container that mounts the `ranktable` volume while the `RANK_TABLE_FILE` its training
+A PyTorch container of a workload whose rank table Ascend Operator writes (an AscendJob, or a
+Volcano Job, Deployment or StatefulSet labelled `ring-controller.atlas` or with the volume) that mounts the `ranktable` volume while the `RANK_TABLE_FILE` its training
 process sees is not `<that mountPath>/hccl.json`. Both documented mount paths are fine
 (`/user/mindx-dl/ranktable`, as in the recovery-time guide, and `/user/serverid/devindex/config`,
 as in the sample manifests); what matters is that the variable and the mount agree. Also reported
@@ -111,6 +112,8 @@ to work, which changes how the job sets up its links. No fix when containers sha
 mount the volume at different paths.
 """
     sources = (
+        "ascend-operator: pkg/ranktable/plugins.go ShouldGenerateRankTable (AscendJob; Volcano Job, Deployment and "
+        "StatefulSet with the ring-controller.atlas label or a ranktable volume)",
         "Ascend/pytorch docs: environment_variable/collective_communication/RANK_TABLE_FILE.md",
         "MindCluster docs: 05_configuring_training_recovery, Table 4 (mountPath and RANK_TABLE_FILE)",
         "mindcluster-deploy samples: ranktable acjobs and train_start.sh (/user/serverid/devindex/config)",
@@ -179,20 +182,21 @@ mount the volume at different paths.
                 },
             ),
             Case(
-                title="a Volcano Job",
+                title="a Volcano Job with a ranktable volume: Ascend Operator writes its table too",
                 files={
                     "job.yaml": _job(_SAMPLE_FORM)
                     .replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1")
                     .replace("kind: AscendJob", "kind: Job"),
                     "train.sh": _script(f"{_DOC_FORM}/hccl.json"),
                 },
+                expect=("train.sh:3:8",),
             ),
         )
     )
 
     def check_job(self, job: Job):
         doc = job.manifest
-        if doc is None or not doc.is_ascendjob or not job.context.pytorch:
+        if doc is None or not doc.rank_table_written or not job.context.pytorch:
             return
         status = feature_support("rank_table", facts_of(job)).status
         commands = pytorch_launches(job)

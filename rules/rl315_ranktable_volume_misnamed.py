@@ -58,7 +58,8 @@ class RankTableVolumeMisnamed(Rule):
     fix_availability = "sometimes"
     summary = "A volume serves the rank table but is not named ranktable, so Ascend Operator writes none"
     what = """
-An AscendJob `hostPath` or `nfs` volume that serves the rank table, because its path lies under
+A `hostPath` or `nfs` volume of a workload whose rank table Ascend Operator writes (an AscendJob,
+or a Volcano Job, Deployment or StatefulSet labelled `ring-controller.atlas`) that serves the rank table, because its path lies under
 `/user/mindx-dl/ranktable/` or because a container mounts it at the directory of its
 `RANK_TABLE_FILE`, while it is not named exactly `ranktable` (`rank-table`, `RankTable`,
 `ranktable-dir` ...) and the Pod has no volume of that name. ConfigMap volumes (the legacy
@@ -85,6 +86,8 @@ to it. The name was set explicitly, and with the new name Ascend Operator starts
 table, which changes how the job sets up its links. No fix when the Pod has several such volumes.
 """
     sources = (
+        "ascend-operator: pkg/ranktable/plugins.go ShouldGenerateRankTable (AscendJob; Volcano Job, Deployment and "
+        "StatefulSet with the ring-controller.atlas label or a ranktable volume)",
         "ascend-operator: pkg/ranktable/utils/util.go (hasRankTableVolume, rankTableName = ranktable)",
         "mindcluster-deploy samples: pytorch_multinodes_acjob_910b_with_ranktable.yaml (do not modify the name)",
     )
@@ -138,7 +141,7 @@ table, which changes how the job sets up its links. No fix when the Pod has seve
     def check_job(self, job: Job):
         doc = job.manifest
         src = manifest_source(job)
-        if doc is None or src is None or not doc.is_ascendjob:
+        if doc is None or src is None or not doc.rank_table_written:
             return
         for pod in doc.pods:
             if ranktable_volume(pod) is not None:

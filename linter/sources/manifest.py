@@ -180,6 +180,19 @@ class ManifestDoc(Record, eq=False):
     def is_training_job(self) -> bool:
         return self.is_vcjob or self.is_ascendjob
 
+    @property
+    def rank_table_written(self) -> bool:
+        """Whether Ascend Operator writes this workload's rank table: an AscendJob, or a Volcano Job,
+        Deployment or StatefulSet labelled ``ring-controller.atlas`` or with a volume named
+        ``ranktable`` (ascend-operator pkg/ranktable/plugins.go ShouldGenerateRankTable)."""
+        if self.is_ascendjob:
+            return True
+        if not (self.is_vcjob or (self.kind in ("Deployment", "StatefulSet") and self.api_version == "apps/v1")):
+            return False
+        return self.label("ring-controller.atlas") is not None or any(
+            v.name.value == "ranktable" for pod in self.pods for v in pod.volumes
+        )
+
     def label(self, key: str) -> YScalar | None:
         node = self.labels.get(key) if self.labels else None
         return node if isinstance(node, YScalar) else None
