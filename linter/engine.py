@@ -1,15 +1,17 @@
 """discover -> parse -> link -> run rules -> suppress: one call serves a check, every pass of the
-fix loop, and the pre-commit mode."""
+fix loop, and the pre-commit mode.
+
+What makes a large run fast lives in modules of its own, imported where a run first needs them: the
+parse pool and the forked rule children (``pool.py``, above ``PARALLEL_THRESHOLD`` files or
+``PARALLEL_RULES_THRESHOLD`` jobs), the Python files parsed ahead while the linker works
+(``ahead.py``), and what is kept in the cache (``runcache.py``, only with a cache)."""
 
 from __future__ import annotations
 
 import bisect
-import contextlib
 import gc
 import os
-import posixpath
 import re
-import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -18,19 +20,20 @@ from .config import Config, cluster_settings
 from .diagnostics import Diagnostic
 from .discover import Candidate, ExcludeSet, discover, readable
 from .fixpolicy import enforce
-from .jobs import Job, JobSpec, Project, build_project, folder_and_ancestors
-from .lazyre import LazyPattern
+from .jobs import Job, JobSpec, Project, build_project
 from .parse import PIN_KINDS, SHELL_KINDS, ParsedFile, read_and_parse
 from .premises import Withheld, training_file, withheld_for
 from .record import Record, field, replace
 from .roles import ci_path, vendored
 from .rule import Rule
-from .span import SourceText, to_bytes
+from .span import SourceText
 from .suppress import Directive, DirectiveProblem, find_directives
 
 TYPE_CHECKING = False  # as in record.py: typing is not imported at run time
 if TYPE_CHECKING:
     from concurrent.futures import Executor
+
+    from .ahead import ParsedAhead
 
 PARALLEL_THRESHOLD = 2000  # files; below this a process pool costs more than it saves (bench/)
 CACHED_MODELS_THRESHOLD = 400  # files; a larger run in one process caches its findings, not its models
@@ -126,17 +129,21 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     candidates, warnings = gather(request)
     cache = request.cache
     run_key = None
-    if cache is not None:
-        signature = stat_signature(candidates, request.overrides)
-        if signature is not None:
-            run_key = cache.key("run", str(request.cwd), str(request.config.root), _scope_key(request), signature)
-            if use_run_cache:
-                hit = cache.get_run(run_key)
-                if isinstance(hit, tuple) and len(hit) == 5:
-                    return _cached_result(request, candidates, warnings, *hit)
+    if cache is not None:  # an unchanged repository's findings come from the cache
+        from .runcache import run_key_of, stored_result
+
+        run_key = run_key_of(cache, request, candidates)
+        if run_key is not None and use_run_cache:
+            hit = stored_result(cache, run_key, request, candidates, warnings)
+            if hit is not None:
+                return hit
     eager, lazy = split_candidates(candidates, request)
     eager = [c for c in eager if readable(c)]
-    digests = read_digests(eager, request.overrides) if cache is not None else None
+    digests = None
+    if cache is not None:
+        from .runcache import read_digests
+
+        digests = read_digests(eager, request.overrides)
     by_display = {c.display: c for c in candidates}
     abs_paths = Locations(by_display)
     specs = _job_specs(request.config, request.cwd)
@@ -145,14 +152,14 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     locations = {c.display: c.location for c in candidates}
     settings = cluster_settings(request.config)
     try:
-        files = parse_all(eager, request, digests, loader.ahead.open)
+        files = parse_all(eager, request, digests, loader.open_pool)
         relevant = [f for f in files if f.relevant]
-        loader.ahead.start(relevant, lazy, request)
+        loader.parse_ahead(relevant, lazy)
         inside = [os.path.realpath(f) for f in request.folders] if request.folders else None
         project = build_project(relevant, request.config.versions, specs, pending, loader, locations, settings, inside)
         project.named = frozenset(request.named)
     finally:
-        loader.ahead.close()  # files parsed ahead but never reached are dropped unseen
+        loader.close()  # files parsed ahead but never reached are dropped unseen
     if cache is not None:
         cache.flush()
     files = files + loader.parsed
@@ -177,9 +184,12 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
     everything = list(diagnostics)
     withheld = withheld_of(list(dict.fromkeys(withheld)), request, project)
     diagnostics = reported(diagnostics, request, project)
-    if cache is not None and run_key is not None and use_run_cache:
-        cache.put_run(run_key, (everything, diagnostics, errors, suppressed, withheld))
-    return LintResult(diagnostics, files, project, abs_paths, warnings, errors, suppressed, everything, withheld)
+    result = LintResult(diagnostics, files, project, abs_paths, warnings, errors, suppressed, everything, withheld)
+    if run_key is not None and use_run_cache:
+        from .runcache import store_result
+
+        store_result(cache, run_key, result)
+    return result
 
 
 class Locations(Mapping):
@@ -442,7 +452,7 @@ class _LazyParser:
         self.request = request
         self.parsed: list[ParsedFile] = []
         self.named = bool(request.named)
-        self.ahead = _ParsedAhead()
+        self.ahead: ParsedAhead | None = None  # the run's pool and the files parsed ahead in it, once used
 
     def __call__(self, display: str) -> ParsedFile | None:
         c = self.candidates[display]
@@ -450,17 +460,44 @@ class _LazyParser:
             return None  # a FIFO, or a link out of the tree: as if it were not there
         cache = self.request.cache
         text = self.request.overrides.get(display)
-        ready, blob = self.ahead.take(display)  # parsed in the pool, exactly as here, and its pickle
+        # parsed in the pool, exactly as here, and its pickle
+        ready, blob = self.ahead.take(display) if self.ahead is not None else (None, None)
         if cache is None or text is not None:
             parsed = ready or read_and_parse(c.display, c.location, c.kind, text)
         else:
+            from .runcache import cache_parsed, cached_model, read_digests
+
             digest = read_digests([c], {}).get(c.display)
-            key, hit = _cached(cache, c.display, c.kind, digest)
+            key, hit = cached_model(cache, c.display, c.kind, digest)
             parsed = hit or ready or read_and_parse(c.display, c.location, c.kind, None)
             if hit is None:
-                _cache_parsed(cache, key, parsed, digest, blob if parsed is ready else None)
+                cache_parsed(cache, key, parsed, digest, blob if parsed is ready else None)
         self.parsed.append(parsed)
         return parsed
+
+    def open_pool(self, workers: int) -> Executor:
+        """The run's process pool of ``workers`` processes (a large run parses its files in it), kept
+        open for the Python files parsed ahead; ``close`` ends it."""
+        return self._parsed_ahead().open(workers)
+
+    def parse_ahead(self, parsed: list[ParsedFile], lazy: list[Candidate]) -> None:
+        """Have the pool parse the Python files the linker will likely reach, given the parsed
+        launchers: only in a run over folders on more than one core, when there are enough of them."""
+        workers = min(self.request.workers, os.cpu_count() or 1)
+        if workers < 2 or self.named:
+            return  # nothing to guess: the parse-ahead's code is not even loaded
+        self._parsed_ahead().start(parsed, lazy, self.request)
+
+    def close(self) -> None:
+        if self.ahead is not None:
+            self.ahead.close()
+
+    def _parsed_ahead(self) -> ParsedAhead:
+        if self.ahead is None:
+            from .ahead import ParsedAhead
+
+            self.ahead = ParsedAhead()
+        return self.ahead
 
     def contains(self, display: str, needles: tuple[bytes, ...]) -> bool:
         """Whether a file's first megabyte holds one of ``needles``; a file named on the command line
@@ -477,279 +514,6 @@ class _LazyParser:
             return False
         data = _head(c.location)
         return any(n in data for n in needles)
-
-
-POOL_SWITCH_INTERVAL = 0.0001  # seconds; see _ParsedAhead.open
-PARSE_AHEAD_THRESHOLD = 200  # Python files; fewer are parsed as the linker reaches them (bench/)
-# a file name ending in .py as a script or a manifest writes it, with the folders before it
-_PY_MENTION = LazyPattern(r"[A-Za-z0-9_./+-]*[A-Za-z0-9_+-]\.py\b")  # compiled when a run guesses ahead
-_PY_END = LazyPattern(r"\.py\b")
-_PATH_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+-")
-
-
-def _py_mentions(text: str) -> set[str]:
-    """What ``_PY_MENTION.findall`` finds in ``text``, searched only in the runs of path characters
-    around each ``.py``: over a whole file the pattern retries at every character of every run
-    (0.7 s over the 2,400 launchers of the 10,000-file bench, 0.01 s this way)."""
-    found: set[str] = set()
-    end = 0  # where the last run searched ends; a run holding two ``.py`` is searched once
-    size = len(text)
-    for match in _PY_END.finditer(text):
-        if match.start() < end:
-            continue
-        start = match.start()
-        while start and text[start - 1] in _PATH_CHARS:
-            start -= 1
-        end = match.end()
-        while end < size and text[end] in _PATH_CHARS:
-            end += 1
-        # one character past the run, so that ``\b`` sees what follows it as in the whole text
-        found.update(_PY_MENTION.findall(text, start, end + 1))
-    return found
-
-
-class _ParsedAhead:
-    """Python files the linker will probably reach, parsed by a process pool while the linker works
-    (it is a single process, and would otherwise parse them one by one as it reaches them). Only a
-    guess at what to parse early: the linker still decides what it reaches; a file it asks for before
-    its chunk is back is parsed on the spot, and one it never asks for is dropped unseen. A large run
-    opens the pool earlier, for the files parsed up front (``parse_all``)."""
-
-    def __init__(self) -> None:
-        self.pool = None
-        self.chunk_of: dict[str, int] = {}  # display path -> its chunk, while neither parsed nor taken back
-        self.chunks: list[list[tuple[str, str, str, str | None]]] = []
-        self.futures: list = []  # of each chunk queued and not taken yet, else None
-        self.front = 0  # chunks[:front] are back from the pool, taken back or parsed here
-        self.ready: dict[str, tuple[ParsedFile, bytes | None]] = {}  # parsed, not asked for yet
-        self.keep_pickles = False  # for the cache
-        self.switch_interval: float | None = None  # this process's own, while the pool is open
-
-    def open(self, workers: int) -> Executor:
-        """The run's pool of ``workers`` processes, started on first use; the caller calls ``close``
-        whatever happens. (This process works beside them: ``pool_size``.)"""
-        if self.pool is None:
-            from concurrent.futures import ProcessPoolExecutor
-
-            with signals_held():  # the workers start here, and the pool is known to close() once they have
-                self.pool = pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
-                pool.submit(int)  # a pool forks its workers at the first task
-            # The pool's threads in this process hand each chunk to a worker and take back its
-            # models; while this thread parses or links, each waits up to the switch interval for the
-            # interpreter lock, and the worker waits with it (a chunk's models fill the pipe several
-            # times over): at the default 5 ms the worker sat idle for a fifth of the 10,000-file
-            # bench's linking, at 0.5 ms it waited 0.13-0.15 s in each phase, at 0.1 ms 0.06-0.11 s.
-            self.switch_interval = sys.getswitchinterval()
-            sys.setswitchinterval(min(self.switch_interval, POOL_SWITCH_INTERVAL))
-        return self.pool
-
-    def start(self, parsed: list[ParsedFile], lazy: list[Candidate], request: LintRequest) -> None:
-        """Queue the likely entries, given the parsed launchers (nothing for a small run, one core or
-        named files)."""
-        workers = min(request.workers, os.cpu_count() or 1)
-        if workers < 2 or request.named:
-            return
-        likely = [c for c in _likely_entries(parsed, lazy) if readable(c)]
-        if len(likely) < PARSE_AHEAD_THRESHOLD:
-            return
-        jobs = [(c.display, c.location, c.kind, request.overrides.get(c.display)) for c in likely]
-        helpers = pool_size(workers)
-        size = max(1, min(8, len(jobs) // (helpers * 8)))
-        self.chunks = [jobs[k : k + size] for k in range(0, len(jobs), size)]
-        self.chunk_of = {job[0]: n for n, chunk in enumerate(self.chunks) for job in chunk}
-        pool = self.open(helpers)
-        self.keep_pickles = request.cache is not None
-        # queued in about the order the linker reaches them: the pool keeps ahead of the linker, and
-        # the linker, when it catches up, parses a chunk further on rather than wait (queued last
-        # first to meet halfway, the pool sat idle while the linker went through the pool's half)
-        self.futures = [pool.submit(_parse_chunk, chunk) for chunk in self.chunks]
-        self.front = 0
-
-    def take(self, display: str) -> tuple[ParsedFile | None, bytes | None]:
-        """The model of a file parsed ahead and its pickle (None without a cache or when parsed here),
-        once its chunk is back (each is handed out once); (None, None) otherwise."""
-        self._collect()
-        found = self.ready.pop(display, None)
-        if found is not None:
-            return found
-        n = self.chunk_of.pop(display, None)
-        if n is None:
-            return None, None
-        future = self.futures[n]
-        if future.cancel():  # not started: the caller parses it, and the rest of the chunk as it reaches them
-            self.futures[n] = None
-            for job in self.chunks[n]:
-                self.chunk_of.pop(job[0], None)
-            return None, None
-        while not future.done() and self._parse_queued_after(n):
-            pass  # the pool is on it: rather than wait, this process parses what the pool would do next
-        self._unpack(n, future.result(), display)
-        return self.ready.pop(display)
-
-    def _parse_queued_after(self, n: int) -> bool:
-        """Take back the first chunk after the ``n``-th that the pool has not started and parse it
-        here; False when there is none."""
-        for m in range(n + 1, len(self.futures)):
-            future = self.futures[m]
-            if future is not None and future.cancel():
-                self.futures[m] = None
-                for job in self.chunks[m]:
-                    if self.chunk_of.pop(job[0], None) is not None:  # not asked for yet
-                        self.ready[job[0]] = (_parse_one(job), None)
-                return True
-        return False
-
-    def _collect(self) -> None:
-        """Unpickle the chunks the pool has sent back, in the order it parses them: kept as pickles
-        until the linker asked for them, they added 12 MiB to the 10,000-file bench's peak."""
-        while self.front < len(self.futures):
-            future = self.futures[self.front]
-            if future is not None:
-                if not future.done():
-                    return
-                self._unpack(self.front, future.result())
-            self.front += 1
-
-    def _unpack(self, n: int, blobs: list[bytes], asked: str | None = None) -> None:
-        import pickle
-
-        self.futures[n] = None
-        for job, blob in zip(self.chunks[n], blobs, strict=True):
-            if job[0] == asked or self.chunk_of.pop(job[0], None) is not None:  # not taken back, not parsed
-                self.ready[job[0]] = (pickle.loads(blob), blob if self.keep_pickles else None)
-
-    def close(self) -> None:
-        """Ends the pool (at once: what it still parses is not wanted) and drops what was not taken."""
-        if self.pool is not None:
-            # a stop signal arriving halfway would leave the workers running (they ignore it): it waits
-            with signals_held():
-                for future in self.futures:
-                    if future is not None:
-                        future.cancel()
-                _end_pool(self.pool)
-                self.pool = None
-        if self.switch_interval is not None:
-            sys.setswitchinterval(self.switch_interval)
-            self.switch_interval = None
-        self.chunk_of.clear()
-        self.ready.clear()
-        self.futures = []
-
-
-def _likely_entries(parsed: list[ParsedFile], lazy: list[Candidate]) -> list[Candidate]:
-    """The pending Python files a script or a manifest names: by file name, when the naming file is
-    in the Python file's folder or below it (``python3 ${cur_path}/../train.py`` from ``test/``), or by
-    the path it writes, from its own folder or one above it (``python src/train.py``,
-    ``python3 ${cur_path}/examples/main.py``)."""
-    near: dict[str, set[str]] = {}  # file name -> folders holding, at some depth, a file naming it
-    exact: set[str] = set()
-    for f in parsed:
-        if f.kind not in LAUNCHING_KINDS or f.source is None or ".py" not in f.source.text:
-            continue
-        folder = f.path.rpartition("/")[0]
-        above = folder_and_ancestors(folder)
-        for written in _py_mentions(f.source.text):
-            near.setdefault(written.rpartition("/")[2], set()).update(above)
-            # a leading '/' is most often what follows a variable: ``${cur_path}/examples/main.py``
-            relative = written.lstrip("/")
-            if "/" in relative:
-                exact.update(posixpath.normpath(posixpath.join(a, relative)) for a in above)
-    return [
-        c
-        for c in lazy
-        if c.kind == "python"
-        and (c.display in exact or c.display.rpartition("/")[0] in near.get(c.display.rpartition("/")[2], ()))
-    ]
-
-
-def _scope_key(request: LintRequest) -> tuple[object, ...]:
-    """What decides which files are parsed and linked, besides the files themselves: the same
-    repository linted as a whole, as a subfolder or around a few named files gives other findings."""
-    shown = sorted(request.report_only) if request.report_only is not None else None
-    return (sorted(request.named), [str(f) for f in request.folders], shown, request.whole_jobs)
-
-
-def stat_signature(candidates: list[Candidate], overrides: dict[str, str]) -> list[tuple[object, ...]] | None:
-    """Path, kind, size, modification and change times and mode of every candidate (a text given in
-    place of a file by its hash): a stat per file, where hashing would read every file of the repository."""
-    from .cache import Cache
-
-    out: list[tuple[object, ...]] = []
-    for c in candidates:
-        text = overrides.get(c.display)
-        if text is not None:
-            out.append((c.display, c.kind, Cache.digest(text.encode("utf-8", "surrogatepass"))))
-            continue
-        try:
-            st = os.stat(c.location)
-        except OSError:
-            if c.unchecked_in is not None:
-                continue  # a dangling link a listing could not rule out: never read, so no part of the run
-            return None
-        # the mode and the change time too: a file made unreadable (chmod) keeps its size and mtime
-        out.append((c.display, c.kind, st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode, st.st_ctime_ns))
-    return out
-
-
-class _CachedResult(LintResult):
-    """The findings of an unchanged repository, from the cache. The parsed files and the linked
-    project are built (from the cached models) only when a report asks for them."""
-
-    def __init__(self, request: LintRequest, *args: object) -> None:
-        self._request = request
-        self._files: list[ParsedFile] | None = None
-        self._project: Project | None = None
-        super().__init__(*args)  # type: ignore[arg-type]
-
-    def _build(self) -> None:
-        fresh = _lint(self._request, use_run_cache=False)
-        self._files, self._project = fresh.files, fresh.project
-
-    @property  # type: ignore[override]
-    def files(self) -> list[ParsedFile]:
-        if self._files is None:
-            self._build()
-        return self._files  # type: ignore[return-value]
-
-    @files.setter
-    def files(self, value: list[ParsedFile] | None) -> None:
-        self._files = value
-
-    @property  # type: ignore[override]
-    def project(self) -> Project:
-        if self._project is None:
-            self._build()
-        return self._project  # type: ignore[return-value]
-
-    @project.setter
-    def project(self, value: Project | None) -> None:
-        self._project = value
-
-
-def _cached_result(
-    request: LintRequest,
-    candidates: list[Candidate],
-    warnings: list[str],
-    everything: list[Diagnostic],
-    diagnostics: list[Diagnostic],
-    errors: list[str],
-    suppressed: int,
-    withheld: list[Withheld],
-) -> LintResult:
-    diagnostics = list(diagnostics)  # the run's key covers the files named: what it reported is what it reports
-    abs_paths = Locations({c.display: c for c in candidates})
-    return _CachedResult(
-        request,
-        diagnostics,
-        None,
-        None,
-        abs_paths,
-        warnings,
-        list(errors),
-        suppressed,
-        list(everything),
-        list(withheld),
-    )
 
 
 def _job_specs(config: Config, cwd: Path) -> list[JobSpec]:
@@ -770,137 +534,9 @@ def _job_specs(config: Config, cwd: Path) -> list[JobSpec]:
 
 
 # -- parsing -----------------------------------------------------------------------------------
-def _init_worker() -> None:
-    gc.disable()  # as in lint(): a worker only builds models
-    _leave_signals_to_parent()
-
-
-# -- interruption: Ctrl-C (SIGINT to the whole process group) or SIGINT/SIGTERM to this process ---
-# Workers and forked children ignore both signals; the main process, interrupted, ends them itself
-# (so none is left running, blocked on a pipe nobody reads, or printing a traceback of its own).
-STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-
-
-@contextlib.contextmanager
-def signals_held():
-    """Hold SIGINT/SIGTERM while starting children (a child must not act on them before it has set
-    them to be ignored) or while writing a file (the write completes, or never starts). A signal
-    that arrives meanwhile is delivered right after."""
-    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not on Linux
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
-def _leave_signals_to_parent() -> None:
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-
-
-def _end_pool(pool) -> None:
-    """End a process pool at once: its workers are killed rather than waited for (shutdown(wait=True)
-    would wait for every pending file, and a worker blocked on a full result pipe never ends)."""
-    import multiprocessing
-
-    # no public API before 3.14; a pool shutting down may have let go of its list already
-    workers = {*(getattr(pool, "_processes", None) or {}).values(), *multiprocessing.active_children()}
-    manager = getattr(pool, "_executor_manager_thread", None)
-    pool.shutdown(wait=False, cancel_futures=True)
-    for worker in workers:
-        with contextlib.suppress(Exception):
-            worker.kill()
-    for worker in workers:
-        with contextlib.suppress(Exception):
-            worker.join(timeout=1)
-    if manager is not None:
-        # the pool's own thread reaps the killed workers too: one it reaps while the join above waits
-        # counts as running until the thread records its exit, microseconds later. Not waited for
-        # long: a thread that takes longer is not in the middle of that, and an interrupted run ends
-        manager.join(timeout=0.05)
-
-
-def _end_children(children: list[tuple[int, int]]) -> None:
-    """Kill and reap forked children not reaped yet, and close the read ends still open."""
-    for pid, read in children:
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
-        if read >= 0:
-            with contextlib.suppress(OSError):
-                os.close(read)
-    for pid, _ in children:
-        with contextlib.suppress(OSError):
-            os.waitpid(pid, 0)
-    children.clear()
-
-
 def _parse_one(args: tuple[str, str, str, str | None]) -> ParsedFile:
     display, abs_path, kind, text = args
     return read_and_parse(display, abs_path, kind, text)
-
-
-def _parse_chunk(chunk: list[tuple[str, str, str, str | None]]) -> list[bytes]:
-    """Parse files in a worker; each pickled model goes back as it is, and into the cache."""
-    import pickle
-
-    return [pickle.dumps(_parse_one(args), protocol=pickle.HIGHEST_PROTOCOL) for args in chunk]
-
-
-def _cached(cache, display: str, kind: str, digest: str | None) -> tuple[str | None, ParsedFile | None]:
-    """A file's cache key (None without a cache or a digest) and the model stored under it, if any."""
-    if cache is None or digest is None:
-        return None, None
-    key = cache.key("file", display, kind, digest)
-    hit = cache.get_file(key)
-    return key, hit if isinstance(hit, ParsedFile) else None
-
-
-def _cache_parsed(cache, key: str | None, parsed: ParsedFile, digest: str | None, blob: bytes | None = None) -> None:
-    """Keep a model in the cache; ``blob`` is it pickled already (by a worker)."""
-    if cache is None or key is None or not _cacheable(parsed, digest, cache):
-        return
-    import pickle  # a run without cache or pool does not load it
-
-    cache.add_file(key, blob if blob is not None else pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
-
-
-def _cacheable(parsed: ParsedFile, digest: str | None, cache) -> bool:
-    """Store only a model of the very bytes that were hashed (the file may change in between)."""
-    if digest is None or parsed.source is None or (not parsed.text and parsed.issues):
-        return False
-    return cache.digest(to_bytes(parsed.text)) == digest
-
-
-def read_digests(candidates: list[Candidate], overrides: dict[str, str]) -> dict[str, str | None]:
-    """A content hash of every candidate (None when it cannot be read), for the cache keys."""
-    from .cache import Cache
-    from .parse import MAX_FILE_BYTES
-
-    out: dict[str, str | None] = {}
-    for c in candidates:
-        text = overrides.get(c.display)
-        if text is not None:
-            out[c.display] = Cache.digest(to_bytes(text))
-            continue
-        try:
-            with open(c.location, "rb") as handle:
-                out[c.display] = Cache.digest(handle.read(MAX_FILE_BYTES + 1))
-        except OSError:
-            out[c.display] = None
-    return out
-
-
-def pool_size(workers: int) -> int:
-    """The processes a run on ``workers`` cores starts beside its own, which parses and links too:
-    one fewer than the cores. As many as the cores put three processes on two cores: in six
-    alternating rounds at 10,000 files, as fast (each way faster three times) for a tenth more CPU
-    (median 19.4 s against 17.5 s, the whole process tree)."""
-    return max(1, workers - 1)
 
 
 def parse_all(
@@ -910,79 +546,24 @@ def parse_all(
     open_pool: Callable[[int], Executor],
 ) -> list[ParsedFile]:
     """Parse ``candidates`` (through the cache when there is one). A large run parses in the run's
-    process pool (``open_pool(workers)``), which stays open for the Python files the linker will
-    reach; the caller closes it."""
+    process pool (``open_pool(workers)``, ``pool.parse_in_pool``), which stays open for the Python
+    files the linker will reach; the caller closes it."""
     jobs = [(c.display, c.location, c.kind, request.overrides.get(c.display)) for c in candidates]
     cache = request.cache if digests is not None else None
-    keys: list[str | None] = [None] * len(jobs)
     results: dict[int, ParsedFile] = {}
-    todo: list[int] = []
-    for i, (display, _, kind, _) in enumerate(jobs):
-        digest = digests.get(display) if digests is not None else None
-        keys[i], hit = _cached(cache, display, kind, digest)
-        if hit is not None:
-            results[i] = hit
-        else:
-            todo.append(i)
+    store = _keep_nothing
+    if cache is not None:
+        from .runcache import cached_models
+
+        results, store = cached_models(cache, jobs, digests)
+    todo = [i for i in range(len(jobs)) if i not in results]
     workers = min(request.workers, os.cpu_count() or 1)
     progress = request.progress or (lambda done, total: None)
     progress(len(results), len(jobs))
-
-    def store(i: int, parsed: ParsedFile, blob: bytes | None) -> None:
-        _cache_parsed(cache, keys[i], parsed, digests.get(jobs[i][0]) if digests is not None else None, blob)
-
     if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
-        import pickle
-        from collections import deque
+        from .pool import parse_in_pool  # only a large run loads the pool's code
 
-        helpers = pool_size(workers)
-        pool = open_pool(helpers)
-        # the pool parses from the front of the queue, this process from its end (manifests, whose
-        # models cost the most to send), so both end together whatever each file costs (a YAML file
-        # that is no manifest is cheap, a fixed share by kind left this process idle on
-        # ModelZoo-PyTorch). The pool is handed two chunks at a time, each smaller as the queue
-        # shortens: a chunk the pool has started cannot be taken back (its call queue starts the
-        # next one as soon as it is handed), and with every chunk of 64 queued at once this process
-        # could wait for the last ones at the end.
-        ordered = sorted(todo, key=lambda i: jobs[i][2] == "manifest")  # stable
-        lo, hi = 0, len(ordered)  # ordered[lo:hi] is nobody's yet
-        handed: deque = deque()  # (chunk, future) in the order handed out, not unpickled yet
-
-        def hand_out() -> None:
-            nonlocal lo
-            while len(handed) < 2 * helpers and lo < hi:
-                size = max(1, min(64, (hi - lo) // (workers * 8)))
-                chunk = ordered[lo : lo + size]
-                lo += size
-                handed.append((chunk, pool.submit(_parse_chunk, [jobs[i] for i in chunk])))
-
-        def receive(wait: bool) -> None:
-            # models are unpickled as their chunks arrive: a finished chunk left waiting holds its
-            # pickles, and all of them together would add a third to the run's peak memory; a
-            # chunk waited for that the pool has not started is parsed here instead
-            while handed and (wait or handed[0][1].done()):
-                chunk, future = handed.popleft()  # dropped with the future: it keeps the pickles
-                if future.cancel():
-                    for i in chunk:
-                        results[i] = parsed = _parse_one(jobs[i])
-                        store(i, parsed, None)
-                else:
-                    for i, blob in zip(chunk, future.result(), strict=True):
-                        results[i] = parsed = pickle.loads(blob)
-                        store(i, parsed, blob)
-                progress(len(results), len(jobs))
-                hand_out()
-
-        hand_out()
-        while hi > lo:
-            hi -= 1
-            i = ordered[hi]
-            results[i] = parsed = _parse_one(jobs[i])
-            store(i, parsed, None)
-            progress(len(results), len(jobs))
-            receive(wait=False)
-            hand_out()
-        receive(wait=True)
+        parse_in_pool(jobs, todo, workers, open_pool, results, store, progress)
     else:
         # pickling every model costs a fifth of parsing it: in one process, only small runs keep models
         keep = len(jobs) <= CACHED_MODELS_THRESHOLD
@@ -996,6 +577,10 @@ def parse_all(
     return [results[i] for i in range(len(jobs))]
 
 
+def _keep_nothing(i: int, parsed: ParsedFile, blob: bytes | None) -> None:
+    """Where a run without a cache keeps its models."""
+
+
 # -- rules -------------------------------------------------------------------------------------
 def run_rules(rules: list[Rule], project: Project, workers: int = 1) -> tuple[list[Diagnostic], list[str]]:
     tasks = _Hooks(rules, project)
@@ -1005,13 +590,16 @@ def run_rules(rules: list[Rule], project: Project, workers: int = 1) -> tuple[li
         and hasattr(os, "fork")
         and sys.platform == "linux"
     ):
-        outcome = _run_forked(tasks, project, workers)
+        from .pool import run_forked  # only a large run loads the pool's code
+
+        outcome = run_forked(tasks, project, workers)
         if outcome is not None:
             return outcome
-    return _run_tasks(tasks, range(len(tasks)))
+    return run_tasks(tasks, range(len(tasks)))
 
 
-def _run_tasks(tasks: _Hooks, indices) -> tuple[list[Diagnostic], list[str]]:
+def run_tasks(tasks: _Hooks, indices) -> tuple[list[Diagnostic], list[str]]:
+    """Run the hooks ``tasks[i]`` for each ``i`` of ``indices``, here (and in each forked child)."""
     diagnostics: list[Diagnostic] = []
     errors: list[str] = []
     for i in indices:
@@ -1026,122 +614,6 @@ def _run_tasks(tasks: _Hooks, indices) -> tuple[list[Diagnostic], list[str]]:
                 f"{rule.code} failed on {_label(target)}: {type(exc).__name__}: {exc} "
                 f"({Path(where.filename).name}:{where.lineno})"
             )
-    return diagnostics, errors
-
-
-def _outcomes(tasks: _Hooks, blocks: int, size: int) -> dict[int, tuple[list[Diagnostic], list[str]]]:
-    """The findings and errors of the hooks in the blocks this process takes from the ``blocks`` pipe
-    (``size`` hooks each), by index, for the hooks that have any (most have none: an entry per hook
-    was 20 MiB of empty lists on ten thousand files)."""
-    found = {}
-    while True:
-        taken = os.read(blocks, 4)  # one block number; a read this small takes it whole
-        if not taken:
-            return found
-        start = int.from_bytes(taken, "little") * size
-        for i in range(start, min(start + size, len(tasks))):
-            outcome = _run_tasks(tasks, [i])
-            if outcome[0] or outcome[1]:
-                found[i] = outcome
-
-
-RULE_BLOCK = 64  # hooks a process takes at a time: a job's hooks cost from microseconds to milliseconds
-MAX_RULE_BLOCKS = 1024  # their numbers fill 4 KiB, which any pipe holds: written before any process reads
-
-
-def _run_forked(tasks: _Hooks, project: Project, workers: int) -> tuple[list[Diagnostic], list[str]] | None:
-    """Run the rule hooks in forked children that share the linked project (copy on write); each
-    sends back its findings, with the files' texts as references, and they are put together in the
-    order of a single-process run. None when a child fails: the caller then runs them itself.
-
-    The hooks are dealt in blocks from a pipe, each process taking the next block when it is done
-    with one: a fixed half each left this process, which also collects the children's findings,
-    finishing 0.1-0.2 s after its child at 10,000 files."""
-    sources = [f.source for f in project.files if f.source is not None]
-    table = {id(src): i for i, src in enumerate(sources)}
-    size = max(RULE_BLOCK, -(-len(tasks) // MAX_RULE_BLOCKS))
-    children: list[tuple[int, int]] = []  # (pid, read end) of each child not yet reaped; -1: read end closed
-    blocks, deal = os.pipe()
-    try:
-        try:
-            dealt = _deal(deal, -(-len(tasks) // size))
-        finally:
-            os.close(deal)  # the children inherit the read end only: the last block taken, each read finds the end
-        if not dealt:
-            return None
-        return _collect_forked(tasks, blocks, size, workers, sources, table, children)
-    except BaseException:  # interrupted: no child may outlive the run
-        _end_children(children)
-        raise
-    finally:
-        os.close(blocks)
-
-
-def _deal(fd: int, count: int) -> bool:
-    """Write the block numbers 0 to ``count`` - 1 into a pipe nobody reads yet; False when it cannot
-    hold them all (the write must not block the run)."""
-    numbers = b"".join(n.to_bytes(4, "little") for n in range(count))
-    os.set_blocking(fd, False)
-    try:
-        return os.write(fd, numbers) == len(numbers)
-    except BlockingIOError:
-        return False
-
-
-def _collect_forked(
-    tasks: _Hooks,
-    blocks: int,
-    size: int,
-    workers: int,
-    sources: list,
-    table: dict,
-    children: list[tuple[int, int]],
-):
-    import pickle
-
-    for _ in range(workers - 1):
-        read, write = os.pipe()
-        with signals_held():  # until the child ignores them, and the parent knows the child
-            pid = os.fork()
-            if pid == 0:
-                _leave_signals_to_parent()
-            else:
-                children.append((pid, read))
-        if pid == 0:  # the child: run the blocks it takes, write the pickled outcome, leave without cleanup
-            status = 1
-            try:
-                os.close(read)
-                with os.fdopen(write, "wb") as out:
-                    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
-                    pickler.persistent_id = lambda obj: table.get(id(obj)) if isinstance(obj, SourceText) else None
-                    pickler.dump(_outcomes(tasks, blocks, size))
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(write)
-    results: dict[int, tuple[list[Diagnostic], list[str]]] = _outcomes(tasks, blocks, size)
-    failed = False
-    for _ in range(workers - 1):  # one child per worker after this process, reaped in order
-        pid, read = children[0]
-        try:
-            with os.fdopen(read, "rb") as handle:
-                children[0] = (pid, -1)  # the handle closes the read end
-                unpickler = pickle.Unpickler(handle)
-                unpickler.persistent_load = sources.__getitem__
-                results.update(unpickler.load())
-        except Exception:
-            failed = True
-        _, status = os.waitpid(pid, 0)
-        children.pop(0)  # reaped: its pid may be reused, never signal it again
-        failed = failed or status != 0
-    if failed:
-        return None
-    diagnostics: list[Diagnostic] = []
-    errors: list[str] = []
-    for i in sorted(results):
-        found, problems = results[i]
-        diagnostics.extend(found)
-        errors.extend(problems)
     return diagnostics, errors
 
 

@@ -12,7 +12,8 @@ import tempfile
 from pathlib import Path
 
 from .diagnostics import Applicability, Diagnostic, Edit, Fix
-from .engine import LintRequest, LintResult, lint, signals_held
+from .engine import LintRequest, LintResult, lint
+from .interrupts import signals_held
 from .parse import ParsedFile, parse_guarded
 from .record import Record, field
 from .span import SourceText, to_bytes

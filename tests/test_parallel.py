@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from recovery_lint import engine
+from recovery_lint import ahead, engine
+from recovery_lint import pool as pool_module
 from recovery_lint.config import Config
 from recovery_lint.registry import all_rules
 from recovery_lint.rule import Rule
@@ -38,9 +39,14 @@ def read_files(result: engine.LintResult, root: Path) -> list[str]:
     return [path for path in generated if path not in unread]
 
 
-def lint(root: Path, workers: int, rules: list[Rule] | None = None) -> engine.LintResult:
+def lint(root: Path, workers: int, rules: list[Rule] | None = None, progress=None) -> engine.LintResult:
     request = engine.LintRequest(
-        paths=[root], cwd=root, config=Config(), rules=rules or list(all_rules().values()), workers=workers
+        paths=[root],
+        cwd=root,
+        config=Config(),
+        rules=rules or list(all_rules().values()),
+        workers=workers,
+        progress=progress,
     )
     return engine.lint(request)
 
@@ -88,7 +94,7 @@ def test_a_failing_child_falls_back_to_one_process(repo, monkeypatch):
     single = lint(repo, 1, rules)
     monkeypatch.setattr(engine, "PARALLEL_RULES_THRESHOLD", 10)
     parent = os.getpid()
-    real_outcomes = engine._outcomes
+    real_outcomes = pool_module._outcomes
 
     def outcomes(tasks, blocks, size):
         found = real_outcomes(tasks, blocks, size)
@@ -96,10 +102,10 @@ def test_a_failing_child_falls_back_to_one_process(repo, monkeypatch):
             found[-1] = ([Local("unsendable")], [])
         return found
 
-    monkeypatch.setattr(engine, "_outcomes", outcomes)
+    monkeypatch.setattr(pool_module, "_outcomes", outcomes)
     calls = []
-    real = engine._run_forked
-    monkeypatch.setattr(engine, "_run_forked", lambda *args: calls.append(real(*args)) or calls[-1])
+    real = pool_module.run_forked
+    monkeypatch.setattr(pool_module, "run_forked", lambda *args: calls.append(real(*args)) or calls[-1])
     assert keys(lint(repo, 2, rules)) == keys(single)
     assert calls == [None]  # the child failed, the rules ran here
 
@@ -112,7 +118,7 @@ def test_the_rule_hooks_are_dealt_in_blocks_to_whichever_process_is_free(repo, m
 
     single = lint(repo, 1)
     monkeypatch.setattr(engine, "PARALLEL_RULES_THRESHOLD", 10)
-    monkeypatch.setattr(engine, "RULE_BLOCK", 4)
+    monkeypatch.setattr(pool_module, "RULE_BLOCK", 4)
     taken: list[tuple[int, int]] = []
     real_read = os.read
     read, write = os.pipe()  # the blocks each process takes, told to this process
@@ -123,7 +129,7 @@ def test_the_rule_hooks_are_dealt_in_blocks_to_whichever_process_is_free(repo, m
             os.write(write, os.getpid().to_bytes(4, "little") + data)
         return data
 
-    monkeypatch.setattr(engine.os, "read", read_block)
+    monkeypatch.setattr(pool_module.os, "read", read_block)
     try:
         parallel = lint(repo, 2)
         os.close(write)
@@ -149,11 +155,11 @@ def test_the_rules_run_here_when_the_blocks_do_not_fit_their_pipe(repo, monkeypa
     single = lint(repo, 1)
     monkeypatch.setattr(engine, "PARALLEL_RULES_THRESHOLD", 10)
     forks = []
-    monkeypatch.setattr(engine.os, "write", lambda fd, data: len(data) // 2)  # a pipe that took half
-    monkeypatch.setattr(engine.os, "fork", lambda: forks.append(1) or os.fork())
+    monkeypatch.setattr(pool_module.os, "write", lambda fd, data: len(data) // 2)  # a pipe that took half
+    monkeypatch.setattr(pool_module.os, "fork", lambda: forks.append(1) or os.fork())
     calls = []
-    real = engine._run_forked
-    monkeypatch.setattr(engine, "_run_forked", lambda *args: calls.append(real(*args)) or calls[-1])
+    real = pool_module.run_forked
+    monkeypatch.setattr(pool_module, "run_forked", lambda *args: calls.append(real(*args)) or calls[-1])
     assert keys(lint(repo, 2)) == keys(single)
     assert calls == [None] and forks == []
 
@@ -162,14 +168,14 @@ def test_the_rules_run_here_when_the_blocks_do_not_fit_their_pipe(repo, monkeypa
 def test_an_interrupt_while_this_process_parses_its_share_ends_the_workers(repo, monkeypatch):
     import multiprocessing
 
-    def interrupted(*args, **kwargs):
-        assert multiprocessing.active_children()  # the pool works meanwhile
-        raise KeyboardInterrupt
+    def interrupted(done, total):  # told here of each model parsed or received
+        if done:
+            assert multiprocessing.active_children()  # the pool works meanwhile
+            raise KeyboardInterrupt
 
     monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10)
-    monkeypatch.setattr(engine, "_cache_parsed", interrupted)  # called here, for each model parsed or received
     with pytest.raises(KeyboardInterrupt):
-        lint(repo, 2)
+        lint(repo, 2, progress=interrupted)
     assert multiprocessing.active_children() == []
 
 
@@ -178,7 +184,7 @@ def test_a_large_run_parses_its_files_and_the_likely_python_files_in_one_pool(re
     import concurrent.futures
 
     opened: list[object] = []
-    real_open = engine._ParsedAhead.open
+    real_open = ahead.ParsedAhead.open
 
     def open_(self, workers):
         pool = real_open(self, workers)
@@ -186,7 +192,7 @@ def test_a_large_run_parses_its_files_and_the_likely_python_files_in_one_pool(re
         return pool
 
     taken: list[str] = []
-    real_take = engine._ParsedAhead.take
+    real_take = ahead.ParsedAhead.take
 
     def take(self, display):
         concurrent.futures.wait([f for f in self.futures if f is not None])  # as if the machine were idle
@@ -197,9 +203,9 @@ def test_a_large_run_parses_its_files_and_the_likely_python_files_in_one_pool(re
 
     single = lint(repo, 1)
     monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10)
-    monkeypatch.setattr(engine, "PARSE_AHEAD_THRESHOLD", 5)
-    monkeypatch.setattr(engine._ParsedAhead, "open", open_)
-    monkeypatch.setattr(engine._ParsedAhead, "take", take)
+    monkeypatch.setattr(ahead, "PARSE_AHEAD_THRESHOLD", 5)
+    monkeypatch.setattr(ahead.ParsedAhead, "open", open_)
+    monkeypatch.setattr(ahead.ParsedAhead, "take", take)
     parallel = lint(repo, 2)
     assert keys(parallel) == keys(single)
     assert [f.path for f in parallel.files] == [f.path for f in single.files]
@@ -230,18 +236,18 @@ def test_the_linker_takes_back_from_the_pool_the_chunks_it_has_not_started(repo,
     still queued is parsed by the linker, which takes the chunk back from the queue: the pool never
     parses what the linker has parsed."""
     pool = Idle()
-    monkeypatch.setattr(engine, "PARSE_AHEAD_THRESHOLD", 5)
+    monkeypatch.setattr(ahead, "PARSE_AHEAD_THRESHOLD", 5)
     monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10**6)  # only the Python files go to the pool
-    monkeypatch.setattr(engine._ParsedAhead, "open", lambda self, workers: pool)
+    monkeypatch.setattr(ahead.ParsedAhead, "open", lambda self, workers: pool)
     monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
     asked: list[str] = []
-    real_take = engine._ParsedAhead.take
+    real_take = ahead.ParsedAhead.take
 
     def take(self, display):
         asked.append(display)
         return real_take(self, display)
 
-    monkeypatch.setattr(engine._ParsedAhead, "take", take)
+    monkeypatch.setattr(ahead.ParsedAhead, "take", take)
     single = lint(repo, 1)
     parallel = lint(repo, 2)
     assert keys(parallel) == keys(single)
@@ -300,12 +306,12 @@ def test_the_linker_parses_a_later_chunk_rather_than_wait_for_the_pool(repo, mon
             return started
 
     pool = Busy()
-    monkeypatch.setattr(engine, "PARSE_AHEAD_THRESHOLD", 5)
+    monkeypatch.setattr(ahead, "PARSE_AHEAD_THRESHOLD", 5)
     monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10**6)
-    monkeypatch.setattr(engine._ParsedAhead, "open", lambda self, workers: pool)
+    monkeypatch.setattr(ahead.ParsedAhead, "open", lambda self, workers: pool)
     monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
     parsed_ahead: list[str] = []
-    real_take = engine._ParsedAhead.take
+    real_take = ahead.ParsedAhead.take
 
     def take(self, display):
         found = real_take(self, display)
@@ -313,7 +319,7 @@ def test_the_linker_parses_a_later_chunk_rather_than_wait_for_the_pool(repo, mon
             parsed_ahead.append(display)
         return found
 
-    monkeypatch.setattr(engine._ParsedAhead, "take", take)
+    monkeypatch.setattr(ahead.ParsedAhead, "take", take)
     single = lint(repo, 1)
     parallel = lint(repo, 2)
     assert keys(parallel) == keys(single)
@@ -381,7 +387,7 @@ def test_python_parsed_ahead_in_the_pool_changes_nothing_but_who_parses(repo, mo
 
     single = run("--jobs", "1", "--no-cache")
     taken: list[str] = []
-    real_take = engine._ParsedAhead.take
+    real_take = ahead.ParsedAhead.take
 
     def take(self, display):
         # the pool is given time to finish, so that what is taken does not depend on the machine's load
@@ -392,8 +398,8 @@ def test_python_parsed_ahead_in_the_pool_changes_nothing_but_who_parses(repo, mo
             taken.append(display)
         return found
 
-    monkeypatch.setattr(engine._ParsedAhead, "take", take)
-    monkeypatch.setattr(engine, "PARSE_AHEAD_THRESHOLD", 5)
+    monkeypatch.setattr(ahead.ParsedAhead, "take", take)
+    monkeypatch.setattr(ahead, "PARSE_AHEAD_THRESHOLD", 5)
     assert run("--jobs", "2", "--no-cache") == single
     assert len(taken) >= 5 and all(p.endswith(".py") for p in taken)
     cache = ["--cache-dir", str(tmp_path / "cache")]
@@ -407,8 +413,8 @@ def test_python_parsed_ahead_in_the_pool_changes_nothing_but_who_parses(repo, mo
 def test_an_interrupt_while_linking_ends_the_workers_parsing_ahead(repo, monkeypatch):
     import multiprocessing
 
-    started: list[engine._ParsedAhead] = []
-    real_start = engine._ParsedAhead.start
+    started: list[ahead.ParsedAhead] = []
+    real_start = ahead.ParsedAhead.start
 
     def start(self, *args):
         started.append(self)
@@ -418,8 +424,8 @@ def test_an_interrupt_while_linking_ends_the_workers_parsing_ahead(repo, monkeyp
         assert started and started[-1].pool is not None and multiprocessing.active_children()
         raise KeyboardInterrupt  # Ctrl-C while the linker works and the pool parses ahead
 
-    monkeypatch.setattr(engine, "PARSE_AHEAD_THRESHOLD", 5)
-    monkeypatch.setattr(engine._ParsedAhead, "start", start)
+    monkeypatch.setattr(ahead, "PARSE_AHEAD_THRESHOLD", 5)
+    monkeypatch.setattr(ahead.ParsedAhead, "start", start)
     monkeypatch.setattr(engine, "build_project", interrupted)
     with pytest.raises(KeyboardInterrupt):
         lint(repo, 2)
@@ -433,14 +439,14 @@ def test_a_stop_signal_while_the_pool_parsing_ahead_is_ended_still_ends_every_wo
     import os
     import signal
 
-    real_end = engine._end_pool
+    real_end = ahead.end_pool
 
     def signalled(pool):
         os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C lands while the linker closes the pool, its work done
         real_end(pool)
 
-    monkeypatch.setattr(engine, "PARSE_AHEAD_THRESHOLD", 5)
-    monkeypatch.setattr(engine, "_end_pool", signalled)
+    monkeypatch.setattr(ahead, "PARSE_AHEAD_THRESHOLD", 5)
+    monkeypatch.setattr(ahead, "end_pool", signalled)
     with pytest.raises(KeyboardInterrupt):
         lint(repo, 2)
     assert multiprocessing.active_children() == []
@@ -460,8 +466,8 @@ def test_the_python_files_a_launcher_names_are_found_as_by_the_whole_text_patter
     pieces = [*"ab./_+-中 \n$\"'1", ".py", ".pyc", "/.py", "py"]
     texts += ["".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 16))) for _ in range(20000)]
     for text in texts:
-        assert engine._py_mentions(text) == set(engine._PY_MENTION.findall(text)), text
-    assert engine._py_mentions("run ./x/train.py中 and eval.py") == {"eval.py"}
+        assert ahead._py_mentions(text) == set(ahead._PY_MENTION.findall(text)), text
+    assert ahead._py_mentions("run ./x/train.py中 and eval.py") == {"eval.py"}
 
 
 def test_a_python_path_written_after_a_variable_is_guessed_from_the_launchers_folders(tmp_path):
@@ -473,4 +479,4 @@ def test_a_python_path_written_after_a_variable_is_guessed_from_the_launchers_fo
     launcher = engine._parse_one(("model/test/train_full_8p.sh", str(script), "shell", None))
     pending = ["model/examples/imagenet/main.py", "model/examples/other/main.py", "elsewhere/imagenet/main.py"]
     lazy = [Candidate(tmp_path / p, p, "python") for p in pending]
-    assert [c.display for c in engine._likely_entries([launcher], lazy)] == ["model/examples/imagenet/main.py"]
+    assert [c.display for c in ahead._likely_entries([launcher], lazy)] == ["model/examples/imagenet/main.py"]

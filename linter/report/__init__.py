@@ -44,7 +44,7 @@ def repository_path(display: str, cwd: Path, root: Path) -> str | None:
 
 def write_report_file(path: Path, text: str) -> None:
     """Write a report atomically: a reader (or an upload step) never sees a half-written file."""
-    from ..engine import signals_held
+    from ..interrupts import signals_held
 
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
