@@ -174,6 +174,39 @@ def test_process_level_recovery_optimizes_detection_and_rescheduling(tmp_path):
     assert p["comm-init"]["status"] == "optimized" and "torch_npu_run" in p["comm-init"]["detail"]
 
 
+def test_a_setting_that_cancels_online_recovery_is_never_optimized(tmp_path):
+    """The same process-level job, with retry among its strategies: PYTORCH_NO_NPU_MEMORY_CACHING turns
+    online recovery off (RL212), and a host network without HCCL_IF_IP and a short connect timeout in
+    RankTable mode (RL316, RL317) leave the communication setup misconfigured."""
+    job = PROCESS_RECOVERY_JOB.replace('recover-strategy: "recover"', 'recover-strategy: "retry,recover"')
+    write(
+        tmp_path,
+        {
+            "job.yaml": job,
+            "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\nexport RESUME_MODE_ENABLE=1\n"
+            "export PYTORCH_NO_NPU_MEMORY_CACHING=1\ntorch_npu_run train.py\n",
+            "train.py": MEGATRON_ENTRY,
+            "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
+        },
+    )
+    p = phases(only_job(card_json(tmp_path)))
+    assert p["rescheduling"]["status"] == "misconfigured" and "RL212" in p["rescheduling"]["codes"]
+    hosted = job.replace(
+        "        spec:\n          containers:", "        spec:\n          hostNetwork: true\n          containers:"
+    )
+    write(
+        tmp_path,
+        {
+            "job.yaml": hosted,
+            "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\nexport RESUME_MODE_ENABLE=1\n"
+            "export RANK_TABLE_FILE=/user/mindx-dl/ranktable/hccl.json\ntorch_npu_run train.py\n",
+        },
+    )
+    p = phases(only_job(card_json(tmp_path)))
+    assert p["comm-init"]["status"] == "misconfigured"
+    assert {"RL316", "RL317"} <= set(p["comm-init"]["codes"]), p["comm-init"]
+
+
 def test_watchdog_on_under_process_recovery_is_misconfigured(tmp_path):
     write(
         tmp_path,
