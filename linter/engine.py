@@ -667,10 +667,13 @@ class _Hooks:
         paths = self.paths
         if isinstance(target, Job):
             gate = withheld_for(rule, target) if rule.premises else None
-            if gate is not None:
-                return list(gate)
+            if gate == []:
+                return []  # a premise fails: the advice does not apply
             ident = target.id if target.manifest else None
-            return _job_findings(rule, target, ident, paths.linked, paths.of_job[id(target)])
+            found = _job_findings(rule, target, ident, paths.linked, paths.of_job[id(target)])
+            if gate is None:
+                return found
+            return _as_withheld(gate, found)
         if isinstance(target, Project):
             view, out = _premised(rule, target)
             out += [d if isinstance(d, Withheld) else enforce(d, paths.every) for d in rule.check_project(view)]
@@ -678,21 +681,36 @@ class _Hooks:
         return [enforce(d, None) for d in rule.check_file(target)]  # type: ignore[arg-type]
 
 
+def _as_withheld(gate: list[Withheld], found: list[Diagnostic | Withheld]) -> list[Diagnostic | Withheld]:
+    """What a rule run on a job with an unknown premise amounts to: the premise is named as withheld
+    advice only when the rule had advice to give there (a finding), never the finding itself."""
+    own = [w for w in found if isinstance(w, Withheld)]
+    if any(not isinstance(d, Withheld) for d in found):
+        return [*gate, *own]
+    return own
+
+
 def _premised(rule: Rule, project: Project) -> tuple[Project, list[Diagnostic | Withheld]]:
     """The project as a rule that checks it whole sees it: only the jobs where the rule's premises
-    hold; and the withheld advice of the jobs where one is unknown."""
+    hold; and the withheld advice of the jobs where one is unknown and the rule, run on that job
+    alone, would have given advice."""
     if not rule.premises:
         return project, []
     jobs: list[Job] = []
     others: list[Job] = []
-    withheld: list[Diagnostic | Withheld] = []
+    unknown: list[tuple[Job, list[Withheld]]] = []
     for job in project.jobs:
         gate = withheld_for(rule, job)
         if gate is None:
             jobs.append(job)
             continue
         others.append(job)
-        withheld.extend(gate)
+        if gate:
+            unknown.append((job, gate))
+    withheld: list[Diagnostic | Withheld] = []
+    for job, gate in unknown:
+        alone = replace(project, jobs=[job], premise_skipped=[j for j in project.jobs if j is not job])
+        withheld += _as_withheld(gate, list(rule.check_project(alone)))
     return replace(project, jobs=jobs, premise_skipped=others), withheld
 
 

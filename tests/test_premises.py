@@ -238,6 +238,22 @@ def test_a_node_count_set_at_run_time_is_withheld_until_target_nodes_is_declared
     assert declared.returncode == 1 and "RL301" in declared.stdout
 
 
+def test_advice_is_withheld_only_where_there_was_advice_to_give(tmp_path):
+    # the node count is unknown in both, but b/ pins a torch_npu release without torch_npu_run: RL301
+    # has nothing to advise there, so the run does not ask for target.nodes on its account
+    write(
+        tmp_path,
+        {
+            "a/run.sh": "torchrun --nnodes $NNODES --nproc_per_node 8 train.py\n",
+            "a/requirements.txt": PINS,
+            "b/run.sh": "torchrun --nnodes $NNODES --nproc_per_node 8 train.py\n",
+            "b/requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post4\n",
+        },
+    )
+    result = run_cli("check", "--isolated", "--no-cache", "--select", "RL301", ".", cwd=tmp_path)
+    assert "multi-node unknown for 1 job (RL301; declare target.nodes)" in result.stdout, result.stdout
+
+
 def test_an_entry_whose_imported_helper_sets_the_compile_mode_is_not_said_to_never_call_it(tmp_path):
     write(
         tmp_path,
