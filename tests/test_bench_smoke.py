@@ -30,6 +30,7 @@ def test_bench_quick_run_prints_the_table(tmp_path: Path) -> None:
     for row in (
         "`python -c pass`",
         "ours, one manifest, cold (`--no-cache --isolated`)",
+        "one small manifest, paired CPU: ours (`--no-cache --isolated`)",
         "parse floor @20, in-process",
         "ours @20, full repository",
         "ours @20, cache warm, unchanged repo",
