@@ -56,6 +56,9 @@ class LintRequest(Record):
     folder_files: list[Candidate] | None = None  # the walk of ``folders`` without excludes, if made already
     # a run over named files reports every finding of their jobs; an editor's buffer (standard input) only its own
     whole_jobs: bool = True
+    # models an earlier pass of the fix loop parsed from the very text each file has in this request:
+    # taken as they are, so that a pass parses only the files the previous one changed
+    earlier: dict[str, ParsedFile] = field(default_factory=dict)
     progress: Callable[[int, int], None] | None = None  # called with (files parsed, files in total)
 
     @property
@@ -458,6 +461,10 @@ class _LazyParser:
         c = self.candidates[display]
         if not readable(c):
             return None  # a FIFO, or a link out of the tree: as if it were not there
+        before = self.request.earlier.get(display)
+        if before is not None:
+            self.parsed.append(before)
+            return before
         cache = self.request.cache
         text = self.request.overrides.get(display)
         # parsed in the pool, exactly as here, and its pickle
@@ -556,6 +563,10 @@ def parse_all(
         from .runcache import cached_models
 
         results, store = cached_models(cache, jobs, digests)
+    for i, job in enumerate(jobs):
+        before = request.earlier.get(job[0])
+        if before is not None:
+            results[i] = before
     todo = [i for i in range(len(jobs)) if i not in results]
     workers = min(request.workers, os.cpu_count() or 1)
     progress = request.progress or (lambda done, total: None)

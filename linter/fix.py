@@ -168,6 +168,8 @@ def fix_loop(request: LintRequest, unsafe: bool) -> FixOutcome:
             **request.overrides,
             **{p: t for p, t in texts.items() if t != original.get(p) or p in request.overrides},
         }
+        # every file this pass left alone keeps the model the last lint made of it
+        request.earlier = {f.path: f for f in result.files if f.path not in accepted}
         result = lint(request)
     changed = {p: t for p, t in texts.items() if t != original.get(p)}
     final_parse = {f.path: f for f in result.files}  # the last lint already parsed the final texts
@@ -179,6 +181,7 @@ def fix_loop(request: LintRequest, unsafe: bool) -> FixOutcome:
             del changed[path]
     if reverted:
         request.overrides = {**given, **changed}
+        request.earlier = {}
         result = lint(request)
     return FixOutcome(result, original, changed, applied, reverted, converged, passes, first, follow_ups)
 
