@@ -141,7 +141,16 @@ def ci_path(path: str) -> str | None:
     for marker in CI_PATHS:
         if "/" + marker in lowered:
             return f"under {marker.strip('/')}/ (CI and system tests)"
+    for part in lowered.split("/")[1:-1]:
+        if _suite_folder(part):
+            return f"under {part}/ (a test suite)"
     return None
+
+
+def _suite_folder(name: str) -> bool:
+    """A test suite's folder named with the plural ``tests`` and a qualifier: MindSpeed's
+    ``tests_extend/``, ``system_tests/``, ``model_tests/``, MindSpeed-RL's ``verl_tests/``."""
+    return name.startswith(("tests_", "tests-")) or name.endswith(("_tests", "-tests"))
 
 
 def _negative_name(words: set[str], what: str) -> Verdict | None:

@@ -214,6 +214,15 @@ ROWS = [
         ("bad.sh:2:4: RL900 error: syntax error near unexpected token 'then': no command after 'if'",),
     ),
     Row(
+        "shell-template-placeholder",
+        # a launch script shipped to be edited: the placeholder is named, not a '>' without a target
+        {"run.sh": "#!/bin/bash\nMASTER_ADDR=<master_ip_address>\nOUT=out >\n"},
+        (
+            "run.sh:2:32: RL900 error: syntax error near unexpected token 'newline': '<master_ip_address>' is a"
+            " placeholder to fill in",
+        ),
+    ),
+    Row(
         "shell-crlf",
         {"crlf.sh": "#!/bin/bash\r\nexport A=1\r\n"},
         ("crlf.sh:1:12: RL900 error: CRLF line ending (line 1)",),

@@ -86,6 +86,8 @@ PLAIN_LINE = re.compile(
 EMPTY_LINES = re.compile(r"(?:(?:[ \t]|\\\n)*(?:#[^\n]*)?\n)+")
 FUNCTION_PARENS = re.compile(r"(?:[ \t]|\\\n)*\(")
 BLANKS = re.compile(r"(?:[ \t]|\\\n|\\\Z)+")
+# a template's placeholder, <master_ip_address> or <your data path>: letters first, no shell syntax
+PLACEHOLDER = re.compile(r"<[A-Za-z_][\w .-]*>")
 WORD_RUN = re.compile(r"[^ \t\n;&|()<>\"'`$\\]+")
 DQUOTE_RUN = re.compile(r"[^\"\\$`]+")
 BACKQUOTE_RUN = re.compile(r"[^`\\]+")
@@ -814,10 +816,27 @@ class _Parser:
         # after '>&' a number is the target ('2>&1>/dev/null'); after '>' it would be the next descriptor
         target = self.peek(TARGET if op.kind in ("<&", ">&") else ARG)
         if target.kind != WORD:
-            raise self.unexpected(target, f"'{op.kind}' needs a file name or descriptor after it")
+            placeholder = self.placeholder_before(op)
+            if placeholder:
+                hint = f"'{placeholder}' is a placeholder to fill in: bash reads its '<' and '>' as redirections"
+            else:
+                hint = f"'{op.kind}' needs a file name or descriptor after it"
+            raise self.unexpected(target, hint)
         self.take(target)
         if op.kind in ("<<", "<<-"):
             self.heredoc(target, op.kind == "<<-")
+
+    def placeholder_before(self, op: _Token) -> str:
+        """``<master_ip_address>`` when ``op`` is the '>' that closes such a placeholder (templates
+        shipped to be edited: ``MASTER_ADDR=<master_ip_address>``), else ''."""
+        if op.kind != ">":
+            return ""
+        line_start = self.s.rfind("\n", 0, op.start) + 1
+        opening = self.s.rfind("<", line_start, op.start)
+        if opening < 0:
+            return ""
+        text = self.s[opening : op.end]
+        return text if PLACEHOLDER.fullmatch(text) else ""
 
     def simple_command(self) -> None:
         first = self.peek(CMD)
