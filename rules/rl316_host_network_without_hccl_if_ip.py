@@ -13,7 +13,7 @@ from ._common import manifest_source
 ADDRESS_VARIABLES = ("HCCL_IF_IP", "HCCL_SOCKET_IFNAME")
 HOST_IP_FIELDS = [("name", "HCCL_IF_IP"), ("valueFrom", [("fieldRef", [("fieldPath", "status.hostIP")])])]
 
-_JOB = """\
+_HEAD = """\
 apiVersion: mindxdl.gitee.com/v1
 kind: AscendJob
 metadata:
@@ -23,24 +23,27 @@ metadata:
     ring-controller.atlas: ascend-910b
 spec:
   replicaSpecs:
-    Master:
-      replicas: 1
+"""
+_POD = """\
       template:
         spec:
           hostNetwork: true
           containers:
           - name: ascend
-            command: ["/bin/bash", "-c", "torchrun --nproc_per_node 8 /job/code/train.py"]
+            command: ["/bin/bash", "-c", "torchrun --nnodes 2 --nproc_per_node 8 /job/code/train.py"]
             env:
             - name: XDL_IP
               valueFrom:
                 fieldRef:
                   fieldPath: status.hostIP
 """
+_HOST_IP = "            - name: HCCL_IF_IP\n              valueFrom:\n                fieldRef:\n                  fieldPath: status.hostIP\n"
+_JOB = _HEAD + "    Master:\n      replicas: 1\n" + _POD + "    Worker:\n      replicas: 1\n" + _POD
 _FIXED = (
-    _JOB
-    + "            - name: HCCL_IF_IP\n              valueFrom:\n                fieldRef:\n                  fieldPath: status.hostIP\n"
+    _HEAD + "    Master:\n      replicas: 1\n" + _POD + _HOST_IP + "    Worker:\n      replicas: 1\n" + _POD + _HOST_IP
 )
+# one Pod: every rank on one host, which reaches itself on any of its addresses
+_ONE_POD = _HEAD + "    Master:\n      replicas: 1\n" + _POD.replace("--nnodes 2 ", "")
 
 
 class HostNetworkWithoutHcclIfIp(Rule):
@@ -50,17 +53,19 @@ class HostNetworkWithoutHcclIfIp(Rule):
     severity = Severity.WARNING
     fix_availability = "sometimes"
     summary = "An AscendJob on the host network does not set HCCL_IF_IP to the node's address"
+    premises = ("multi-node",)
     what = """
-An AscendJob whose Pods use `hostNetwork: true` while neither the containers nor the launch
+An AscendJob of more than one Pod whose Pods use `hostNetwork: true` while neither the containers nor the launch
 environment of its training (seen up to the training command; a launch script that is not in the
 repository could set it, and then nothing is said) set `HCCL_IF_IP` (the docs: "需要在YAML中同步配置环境变量HCCL_IF_IP为
 status.hostIP") or `HCCL_SOCKET_IFNAME`, which names the interface instead and which the
-official PyTorch samples use.
+official PyTorch samples use. A job of one Pod is not reported: its ranks all run on one host,
+which reaches itself on any of its addresses.
 """
     why = """
 On the host network a node has many interfaces (management, storage, parameter plane), and HCCL
-picks the one its socket connections bind to by itself when it is not told: on the wrong one the
-communication setup waits for HCCL_CONNECT_TIMEOUT and fails, at every start and after every
+picks the one its socket connections bind to by itself when it is not told: on one the other nodes
+cannot reach, the communication setup waits for HCCL_CONNECT_TIMEOUT and fails, at every start and after every
 rescheduling.
 """
     example = """
@@ -106,22 +111,27 @@ a launch script that selects another address at run time may be the one that is 
                 title="the launch script names the interface",
                 files={
                     "job.yaml": _JOB.replace(
-                        "torchrun --nproc_per_node 8 /job/code/train.py", "bash /job/code/train.sh"
+                        "torchrun --nnodes 2 --nproc_per_node 8 /job/code/train.py", "bash /job/code/train.sh"
                     ),
-                    "job/code/train.sh": "export HCCL_SOCKET_IFNAME=enp189s0f0\ntorchrun --nproc_per_node 8 train.py\n",
+                    "job/code/train.sh": (
+                        "export HCCL_SOCKET_IFNAME=enp189s0f0\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n"
+                    ),
                 },
                 config={"jobs": [{"manifest": "job.yaml", "scripts": ["job/code/train.sh"]}]},
             ),
             Case(
                 title="a launch script that is not in the repository may set it",
                 files={
-                    "job.yaml": _JOB.replace("torchrun --nproc_per_node 8 /job/code/train.py", "bash /job/code/run.sh")
+                    "job.yaml": _JOB.replace(
+                        "torchrun --nnodes 2 --nproc_per_node 8 /job/code/train.py", "bash /job/code/run.sh"
+                    )
                 },
             ),
             Case(
                 title="the Pod network needs no HCCL_IF_IP",
                 files={"job.yaml": _JOB.replace("          hostNetwork: true\n", "")},
             ),
+            Case(title="one Pod: its ranks all run on one host", files={"job.yaml": _ONE_POD}),
             Case(
                 title="a Volcano Job: the docs say nothing of it there",
                 files={
