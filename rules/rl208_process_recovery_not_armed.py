@@ -256,12 +256,7 @@ how many retries the job gets is the user's choice.
 
 def _training_containers(doc: ManifestDoc) -> list[tuple[PodSpec, Container]]:
     """The pods' main containers (not their initContainers)."""
-    out = []
-    for pod in doc.pods:
-        main = pod.node.seq("containers")
-        nodes = {id(m) for m in main.maps()} if main is not None else set()
-        out += [(pod, c) for c in pod.containers if id(c.node) in nodes]
-    return out
+    return [(pod, c) for pod in doc.pods for c in pod.main_containers]
 
 
 def _opens_taskd_port(container: Container) -> bool:

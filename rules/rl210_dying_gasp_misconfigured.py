@@ -229,12 +229,7 @@ what to add.
 
 
 def _main_containers(doc: ManifestDoc) -> list[tuple[object, Container]]:
-    out = []
-    for pod in doc.pods:
-        main = pod.node.seq("containers")
-        nodes = {id(m) for m in main.maps()} if main is not None else set()
-        out += [(pod, c) for c in pod.containers if id(c.node) in nodes]
-    return out
+    return [(pod, c) for pod in doc.pods for c in pod.main_containers]
 
 
 def _ttp_container_port(container: Container):

@@ -151,16 +151,13 @@ a launch script that selects another address at run time may be the one that is 
         hosted = [pod for pod in doc.pods if pod.host_network is not None]
         if not hosted or not _training_seen(job) or _address_set(job):
             return  # a launch script that is not in the repository may well set it
+        containers = [c for pod in hosted for c in pod.main_containers]
         edits: list[Edit] | None = []
-        for pod in hosted:
-            main = pod.node.seq("containers")
-            nodes = {id(m) for m in main.maps()} if main is not None else set()
-            for container in pod.containers:
-                if id(container.node) not in nodes or edits is None:
-                    continue
-                if container.env_node is not None and container.env_node.flow:
-                    edits = None
-                elif container.env_node is not None:
+        if any(c.env_node is not None and c.env_node.flow for c in containers):
+            edits = None  # a flow-style list is not extended
+        else:
+            for container in containers:
+                if container.env_node is not None:
                     edits.append(append_item(src, container.env_node, HOST_IP_FIELDS))
                 else:
                     edits.append(insert_sequence_entry(src, container.node, "env", HOST_IP_FIELDS))

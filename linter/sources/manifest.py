@@ -124,6 +124,13 @@ class PodSpec(Record, eq=False):
     policies_entry: tuple[YScalar, YNode] | None = None
 
     @property
+    def main_containers(self) -> list[Container]:
+        """The containers that run the Pod's work: ``containers``, not ``initContainers``."""
+        listed = self.node.seq("containers")
+        nodes = {id(m) for m in listed.maps()} if listed is not None else set()
+        return [c for c in self.containers if id(c.node) in nodes]
+
+    @property
     def host_network(self) -> YScalar | None:
         """``hostNetwork: true`` of the pod, where it is written; None when the pod has its own network."""
         value = self.node.scalar("hostNetwork")
