@@ -5,7 +5,7 @@ from recovery_lint.jobs import Project
 from recovery_lint.knowledge import hccl_link_optimization
 from recovery_lint.rule import Case, Rule, examples
 
-from ._versions import CONFIG_NOTE, config_anchor, first_exact_pins, from_config, lone_pin_files
+from ._versions import CONFIG_NOTE, config_anchor, from_config
 
 _CONSEQUENCE = (
     " Every start and every restart after a fault then sets up HCCL links without it; "
@@ -23,9 +23,10 @@ class HcclLinkOptimizationUnavailable(Rule):
     what = """
 A CANN version known to be older than 8.0.RC2: an exact pin (a CANN toolkit, kernels, nnae or
 nnal package name such as `Ascend-cann-toolkit_7.0.0_linux-aarch64.run`, or a `CANN_VERSION`
-variable) in a Dockerfile or requirements file that a job's files sit under, a pin file that no
-job reads, or `versions.cann` in the configuration. Reported at the pin. An unknown CANN version
-is not reported.
+variable) in a Dockerfile or requirements file that a job's files sit under (or a `docker/` folder
+beside them), or `versions.cann` in the configuration. Reported at the pin. An unknown CANN
+version is not reported, nor a pin file that no training job reads (an inference sample's image
+says nothing of a training job's recovery).
 """
     why = """
 After every fault all ranks set up their HCCL links again, and that setup grows with the number of
@@ -60,8 +61,12 @@ RUN bash Ascend-cann-toolkit_8.0.RC2_linux-aarch64.run --install
             ),
             Case(
                 title="8.0.RC1 is still older than 8.0.RC2",
-                files={"docker/Dockerfile": "FROM x\nARG CANN_VERSION=8.0.RC1\n"},
+                files={"docker/Dockerfile": "FROM x\nARG CANN_VERSION=8.0.RC1\n", "train.sh": "torchrun train.py\n"},
                 expect=("docker/Dockerfile:2:18",),
+            ),
+            Case(
+                title="an image no training job uses",
+                files={"inference/paddle/Dockerfile": "FROM x\nARG CANN_VERSION=5.1.RC1\n"},
             ),
             Case(
                 title="CANN from the configuration: reported once, at the first job relying on it",
@@ -100,12 +105,6 @@ RUN bash Ascend-cann-toolkit_8.0.RC2_linux-aarch64.run --install
             available, reason = hccl_link_optimization(cann)
             if available is False:
                 yield self.report(span, reason + _CONSEQUENCE)
-        for pin_file in lone_pin_files(project):
-            pin = first_exact_pins(pin_file).get("cann")
-            if pin is not None:
-                available, reason = hccl_link_optimization(pin.version)
-                if available is False:
-                    yield self.report(pin.span, reason + _CONSEQUENCE)
         configured = next(
             (j.context.versions.configured.get("cann") for j in project.jobs if from_config(j, "cann")), None
         )
