@@ -534,12 +534,13 @@ def mindio(job: Job) -> Answer:
     return Answer(UNKNOWN, "the MindIO version is not declared" if mindio is None else reason)
 
 
-@premise("pytorch", "the job runs PyTorch (not MindSpore or TensorFlow)", "jobs")
+@premise("pytorch", "nothing says the job runs another framework than PyTorch (MindSpore, TensorFlow)", "jobs")
 def pytorch(job: Job) -> Answer:
     framework = job.context.framework
     if framework not in (None, "pytorch"):
         return Answer(FAILED, f"a {framework} job")
-    return Answer(HELD, "a PyTorch job" if framework else "no other framework is seen")
+    # a torchrun launch or a torch_npu import, which the PyTorch advice also asks, shows PyTorch itself
+    return Answer(HELD, "a PyTorch job" if framework else "nothing says it runs another framework")
 
 
 @premise(
