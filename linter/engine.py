@@ -20,7 +20,7 @@ from .config import Config, cluster_settings
 from .diagnostics import Diagnostic
 from .discover import Candidate, ExcludeSet, discover, readable
 from .fixpolicy import enforce
-from .jobs import Job, JobSpec, Project, build_project
+from .jobs import DECLARATION_FOLDERS, Job, JobSpec, Project, build_project
 from .parse import PIN_KINDS, SHELL_KINDS, ParsedFile, read_and_parse
 from .premises import Withheld, training_file, withheld_for
 from .record import Record, field, replace
@@ -377,11 +377,10 @@ def _reaching(candidates: list[Candidate], named: set[str]) -> set[str]:
     every manifest and script below its folder."""
     launchers = [c for c in candidates if c.kind in LAUNCHING_KINDS and c.display not in named]
     found: set[str] = set()
-    pin_folders = [
-        os.path.dirname(c.location) + os.sep for c in candidates if c.display in named and c.kind in PIN_KINDS
-    ]
+    pin_folders = [_declared_for(c.location) for c in candidates if c.display in named and c.kind in PIN_KINDS]
     if pin_folders:
-        found.update(c.display for c in launchers if c.location.startswith(tuple(pin_folders)))
+        # as a folder run has it: a test suite's or vendored script is read only when a job reaches it
+        found.update(c.display for c in launchers if c.location.startswith(tuple(pin_folders)) and not _aside(c))
     texts: dict[str, bytes] = {}
     targets = [c.location for c in candidates if c.display in named or c.display in found]
     for _ in range(REACH_DEPTH):
@@ -406,6 +405,14 @@ def _reaching(candidates: list[Candidate], named: set[str]) -> set[str]:
             break
         targets = more
     return found
+
+
+def _declared_for(pin_location: str) -> str:
+    """The folder whose files a version file declares for, with a trailing separator: its own, or for
+    one in a declaration folder (``docker/Dockerfile``) the folder that holds it, as the linker reads it."""
+    folder = os.path.dirname(pin_location)
+    parent, name = os.path.split(folder)
+    return (parent if name in DECLARATION_FOLDERS else folder) + os.sep
 
 
 def _needle(referrer: str, target: str) -> bytes:

@@ -93,6 +93,23 @@ def test_a_commit_of_a_pin_file_alone_reports_the_launches_that_read_it(tmp_path
     assert found(repo, "requirements.txt") == folder
 
 
+def test_a_commit_of_the_image_alone_reports_the_launches_it_declares_for(tmp_path):
+    """MindSpeed-LLM's torch_npu lives in docker/Dockerfile, a declaration folder beside the launch
+    scripts' folders: the Dockerfile alone brings in every launch below the folder that holds it (a
+    test suite's scripts only where a job reaches them, as in the folder run)."""
+    launches = {
+        "examples/gpt/pretrain_gpt_ptd.sh": "NNODES=2\ntorchrun --nnodes $NNODES --node_rank 0 --master_addr h"
+        " --master_port 6000 pretrain_gpt.py\n",
+        "examples/gpt/pretrain_gpt.py": ENTRY,
+        "tests/st/run.sh": "torchrun --nnodes 2 --node_rank 0 --master_addr h --master_port 6000 x.py\n",
+    }
+    dockerfile = "FROM ubuntu:22.04\nRUN pip install torch==2.1.0 torch-npu==2.1.0.post10\n"
+    repo = repository(tmp_path, {**launches, "docker/Dockerfile": dockerfile})
+    folder = found(repo, ".")
+    assert folder == ["examples/gpt/pretrain_gpt_ptd.sh:2 RL301"], folder
+    assert found(repo, "docker/Dockerfile") == folder
+
+
 def test_a_script_of_a_configured_job_mapping_is_judged_in_that_job(tmp_path):
     manifest = MANIFEST.replace("bash /job/code/scripts/train_start.sh", "/opt/start")
     config = (
