@@ -83,6 +83,9 @@ PINS = st.lists(
 ).map("\n".join)
 
 
+YAML_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
+
+
 def _check_span(src: SourceText, span: Span, what: str) -> None:
     text = src.text
     assert 0 <= span.start <= span.end <= len(text), f"{what}: {span} outside a text of {len(text)}"
@@ -108,8 +111,9 @@ def manifest_target(text: str) -> None:
             seen.add(id(node))
             _check_span(src, node.span, "node")
             if isinstance(node, YScalar):
-                if node.style is None and node.value and "\n" not in text[node.span.start : node.span.end]:
-                    written = text[node.span.start : node.span.end]
+                written = text[node.span.start : node.span.end]
+                # a line break inside a plain scalar (YAML's: \n, \r, NEL, LS, PS) is folded into its value
+                if node.style is None and node.value and not any(b in written for b in YAML_BREAKS):
                     assert written == node.value, f"plain scalar {node.value!r} spans {written!r}"
             elif isinstance(node, YMap):
                 for k, v in node.items:
