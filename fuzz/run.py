@@ -79,6 +79,7 @@ def run_target(name: str, seconds: float, save: bool = True, last_input: Path | 
         # batches sized to end near the deadline: hypothesis stops on its own, nothing is interrupted
         test = settings(
             max_examples=batch,
+            derandomize=False,  # new inputs in every batch, whatever profile is loaded
             deadline=None,
             database=None,
             phases=[Phase.generate, Phase.shrink],

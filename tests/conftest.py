@@ -8,11 +8,14 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-# The property tests draw the same inputs on every run and machine, and no input fails for taking
-# long on a busy one: a failure in the suite is then the code's and reproducible. New inputs are
-# looked for by ``python -m fuzz.run``.
-settings.register_profile("suite", derandomize=True, deadline=None, database=None)
-settings.load_profile("suite")
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The property tests draw the same inputs on every run and machine, and no input fails for
+    taking long on a busy one: a failure in the suite is then the code's and reproducible. New
+    inputs are looked for by ``python -m fuzz.run`` (which imports test helpers, not this profile)."""
+    settings.register_profile("suite", derandomize=True, deadline=None, database=None)
+    settings.load_profile("suite")
+
 
 # Runs of the suite do not leave a cache in the repositories they lint (tests/test_cache.py turns it on).
 os.environ["RECOVERY_LINT_NO_CACHE"] = "1"
