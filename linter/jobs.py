@@ -48,6 +48,7 @@ from .roles import (
     manifest_verdict,
     standalone_entry_verdict,
     standalone_name,
+    starting_script_verdict,
     tokens,
     vendored,
 )
@@ -740,6 +741,7 @@ class _Linker:
                 continue  # judged with the files no job covers
             for cmd in launch.commands:
                 cmd.verdict = self._command_verdict(cmd)
+            _judge_by_starting_script(launch, f.path)
             training = [c for c in launch.commands if c.judged]
             verdict = training[0].verdict if training else launch.commands[0].verdict
             assert verdict is not None
@@ -1520,3 +1522,15 @@ def _unique(items: list) -> list:
 
 def _depth(path: str) -> int:
     return 0 if path in ("", ".", "/") else path.count("/") + 1
+
+
+def _judge_by_starting_script(launch: Launch, start: str) -> None:
+    """A training launch written in a script the job's own script calls takes the verdict the
+    starting script's name gives, if it names another task (a performance run, an evaluation)."""
+    called = [c for c in launch.commands if c.judged and c.script.source.path != start]
+    if not called:
+        return
+    verdict = starting_script_verdict(start)
+    if verdict is not None:
+        for cmd in called:
+            cmd.verdict = verdict

@@ -174,6 +174,15 @@ def _benchmark_name(words: set[str], what: str) -> Verdict | None:
     return None
 
 
+def starting_script_verdict(path: str) -> Verdict | None:
+    """What the name of the script a standalone job starts from says, where its launch is written in
+    a script it calls (``test/train_performance_multinodes.sh`` running ``dist_train.sh``): a
+    performance, evaluation or inference run is one whichever helper holds the launcher."""
+    words = tokens(_stem(path))
+    what = f"the job's script {posixpath.basename(path)}"
+    return _negative_name(words, what) or _benchmark_name(words, what)
+
+
 class LaunchFacts(Record, frozen=True):
     """What the linker saw of one launch command."""
 

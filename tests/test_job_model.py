@@ -130,6 +130,14 @@ def test_a_name_in_another_project_is_never_linked(tmp_path):
         ({"tools/convert.sh": "torchrun --nproc_per_node 8 convert_ckpt.py\n"}, "conversion"),
         ({"feature_extraction.sh": "torchrun --nproc_per_node 8 get_vace_feature.py\n"}, "data"),
         ({"test/train_performance_8p.sh": "torchrun --nproc_per_node 8 train.py\n"}, "benchmark"),
+        # a performance run whose launch is written in a helper it calls (ModelZoo's FCN8s)
+        (
+            {
+                "test/train_performance_multinodes.sh": "bash tools/dist_train.sh 8\n",
+                "tools/dist_train.sh": "python -m torch.distributed.launch --nproc_per_node=$1 tools/train.py\n",
+            },
+            "benchmark",
+        ),
         ({"tests/st/pretrain.sh": "torchrun --nproc_per_node 8 pretrain_gpt.py\n"}, "ci"),
         # MindSpeed's performance suite, its scripts full of <placeholders>: not even their syntax is judged
         (
