@@ -374,7 +374,8 @@ def _reaching(candidates: list[Candidate], named: set[str]) -> set[str]:
     A reference resolves against the referring file's folder and its ancestors (``jobs.FileIndex``),
     so a file in folder F can reach T only by naming T's path relative to the deepest folder the
     two share: that text is searched for in each manifest and script. A named version file reaches
-    every manifest and script below its folder."""
+    every manifest and script below the folder it declares for (its own, or for ``docker/Dockerfile``
+    the folder holding ``docker/``)."""
     launchers = [c for c in candidates if c.kind in LAUNCHING_KINDS and c.display not in named]
     found: set[str] = set()
     pin_folders = [_declared_for(c.location) for c in candidates if c.display in named and c.kind in PIN_KINDS]
