@@ -54,7 +54,7 @@ from .roles import (
 )
 from .sources.manifest import Container, ManifestDoc, ManifestFile, PodSpec, scalar_script
 from .sources.python import PythonFile
-from .sources.shell import SHELLS, Assignment, Command, ShellScript, Word, shell_invocation
+from .sources.shell import SHELLS, Assignment, Command, ShellScript, Word, inline_script_at, shell_invocation
 from .sources.versions import COMPONENTS, PinFile, VersionPin, pins_in_words
 from .sources.yamlnodes import YScalar
 from .span import Span
@@ -156,6 +156,7 @@ class Launch(Record):
     commands: list[LaunchCommand] = field(default_factory=list)
     env: dict[str, EnvValue] = field(default_factory=dict)  # at the end of the start-up
     inline: ShellScript | None = None
+    note: str = ""  # why the start-up links nothing, where the manifest shows it
 
     @property
     def launch_env(self) -> dict[str, EnvValue]:
@@ -684,6 +685,8 @@ class _Linker:
         else:
             self._argv(run, mf, container, env)
         launch.env = env
+        if not launch.commands:
+            launch.note = _script_left_as_arguments(container)
         if spec and spec.entry:
             entry = self.index.resolve(spec.entry, mf.path, "python")
             for cmd in launch.commands:
@@ -1419,6 +1422,25 @@ def _configmap_scripts(mf: ParsedFile, pod: PodSpec, container: Container) -> di
                 ):
                     out[posixpath.join(posixpath.normpath(mount.mount_path.value), key.value)] = (mf, value)
     return out
+
+
+def _script_left_as_arguments(container: Container) -> str:
+    """Why a container links nothing when its ``-c`` text is a bare shell with words after it
+    (``command: [/bin/bash, -c]`` with ``args: [/bin/bash, -c, "cd …; bash train_start.sh"]``): bash
+    runs that shell and hands it the rest as ``$0``, ``$1``…, so the command they hold never runs."""
+    argv = container.argv
+    at = inline_script_at([a.value for a in argv])
+    if at is None or at + 1 >= len(argv):
+        return ""
+    text = argv[at].value.split()
+    if len(text) != 1 or posixpath.basename(text[0]) not in (*SHELLS, "zsh"):
+        return ""
+    rest = " ".join(a.value for a in argv[at + 1 :])
+    return (
+        f"the -c text at line {argv[at].span.line} is {argv[at].value!r} alone: bash runs that shell with "
+        f"{rest!r} as its $0, $1…, so the command they hold never runs (the shell reads its commands from the "
+        "container's standard input, empty unless stdin is set)"
+    )
 
 
 def _ignored_recovery_labels(doc: ManifestDoc) -> list[tuple[Span, str]]:

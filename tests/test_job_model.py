@@ -237,6 +237,23 @@ def test_a_job_that_only_inspects_the_node_is_no_training_job(tmp_path):
     assert roles["check.yaml"] == ("utility", "its containers run only npu-smi: no training program")
 
 
+def test_a_shell_left_without_its_script_is_shown_and_links_nothing(tmp_path):
+    # mindxdl-deploy's pangu_alpha AscendJobs: the script is in args, after a second "/bin/bash -c",
+    # so the -c text is "/bin/bash" and the launch script never runs
+    manifest = (
+        "apiVersion: mindxdl.gitee.com/v1\nkind: AscendJob\nmetadata:\n  name: pangu\n  labels:\n"
+        "    framework: pytorch\n    fault-scheduling: grace\nspec:\n  replicaSpecs:\n    Master:\n"
+        "      replicas: 1\n      template:\n        spec:\n          containers:\n          - name: ascend\n"
+        "            command:\n              - /bin/bash\n              - -c\n"
+        '            args: ["/bin/bash", "-c", "cd /job/code; bash train.sh;"]\n'
+    )
+    write(tmp_path, {"job.yaml": manifest, "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun train.py\n"})
+    shown = run_cli("check", "--isolated", "--no-cache", "--show-jobs", ".", cwd=tmp_path).stdout
+    assert "note: the -c text at line 19 is '/bin/bash' alone: bash runs that shell with" in shown, shown
+    assert "script train.sh" not in shown.split("\n\n")[0]  # the manifest's job links no script
+    assert not [f for f in findings(tmp_path) if f.startswith("job.yaml") and "RL10" in f]
+
+
 # -- versions from wherever the repository declares them --------------------------------------
 def test_a_dockerfile_in_a_docker_folder_declares_the_version_of_scripts_elsewhere(tmp_path):
     write(

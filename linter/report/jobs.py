@@ -46,6 +46,8 @@ def _job_lines(job: Job) -> list[str]:
         if launch.inline is not None and job.manifest is not None:
             where = f" at {job.manifest.path}:{launch.inline.events[0].span.line}" if launch.inline.events else ""
             lines.append(f"    inline command{where}")
+        if launch.note:
+            lines.append(f"    note: {launch.note}")
         for script in launch.scripts:
             lines.append(f"    script {script.source.path}")
         for cmd in launch.commands:
