@@ -28,6 +28,20 @@ class Report:
     failures: list[str] = field(default_factory=list)
 
 
+def _settings(examples: int, derandomize: bool) -> settings:
+    """No deadline, no example database, no health check: a target is judged by its failures only."""
+    return settings(
+        max_examples=examples,
+        derandomize=derandomize,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate, Phase.shrink],
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        print_blob=False,
+    )
+
+
 def run_fixed(name: str, examples: int) -> Report:
     """The same ``examples`` inputs on every run and machine (hypothesis derandomized, no time
     bound): what the test suite runs, so that a failure there is the code's, reproducible, and never
@@ -42,16 +56,7 @@ def run_fixed(name: str, examples: int) -> Report:
         report.executions += 1
         body(value)
 
-    test = settings(
-        max_examples=examples,
-        derandomize=True,
-        deadline=None,
-        database=None,
-        phases=[Phase.generate, Phase.shrink],
-        suppress_health_check=list(HealthCheck),
-        report_multiple_bugs=False,
-        print_blob=False,
-    )(given(strategy)(counted))
+    test = _settings(examples, derandomize=True)(given(strategy)(counted))
     try:
         test()
     except Exception:
@@ -77,16 +82,8 @@ def run_target(name: str, seconds: float, save: bool = True, last_input: Path | 
     batch = 5
     while time.monotonic() < deadline:
         # batches sized to end near the deadline: hypothesis stops on its own, nothing is interrupted
-        test = settings(
-            max_examples=batch,
-            derandomize=False,  # new inputs in every batch, whatever profile is loaded
-            deadline=None,
-            database=None,
-            phases=[Phase.generate, Phase.shrink],
-            suppress_health_check=list(HealthCheck),
-            report_multiple_bugs=False,
-            print_blob=False,
-        )(given(strategy)(counted))
+        # new inputs in every batch, whatever profile is loaded
+        test = _settings(batch, derandomize=False)(given(strategy)(counted))
         began, done = time.monotonic(), report.executions
         try:
             test()
