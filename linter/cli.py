@@ -532,7 +532,8 @@ def _show_files(request) -> int:
 
     found, _ = gather(request, defer_python_checks=False)
     if request.named:  # file mode reads the files named and what can reach them, not the whole repository
-        found, _ = split_candidates(found, request)
+        eager, lazy = split_candidates(found, request)
+        found = eager + [c for c in lazy if c.display in request.named]  # a named README: read for its table
     for display in _linted({c.display: c.path for c in found}):
         print(display)
     return EXIT_CLEAN

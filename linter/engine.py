@@ -312,7 +312,11 @@ def split_candidates(candidates: list[Candidate], request: LintRequest) -> tuple
         return _split(candidates, lambda c: c.display in wanted and _up_front(c))
     if not named:
         return _split(candidates, _up_front)
-    wanted = named | _reaching(candidates, named) | _configured_manifests(request, named)
+    declaring = {c.display for c in candidates if c.display in named and _declares_now(c, request)}
+    wanted = named | _reaching(candidates, named, declaring) | _configured_manifests(request, named)
+    # a README is read when a job asks for the versions of its folder, named or not (read up front it
+    # would be no file of the index, which holds only what a run lints)
+    wanted -= {c.display for c in candidates if c.kind == "readme"}
     # two passes without a call per file: most of a large repository's listing goes to the second
     return [c for c in candidates if c.display in wanted], [c for c in candidates if c.display not in wanted]
 
@@ -365,25 +369,47 @@ def _aside(candidate: Candidate) -> bool:
 
 
 LAUNCHING_KINDS = frozenset({"manifest", "shell", "maybe-shell"})
+RUNNABLE_KINDS = frozenset({"shell", "maybe-shell", "python"})
 REACH_DEPTH = 4  # manifest -> script -> sourced script -> entry: a longer chain is not linked either
 
 
-def _reaching(candidates: list[Candidate], named: set[str]) -> set[str]:
+def _declares_now(candidate: Candidate, request: LintRequest) -> bool:
+    """Whether a named file is a version declaration its jobs read. A README counts only with a
+    version table in it: a model zoo's READMEs change with every documentation edit, and the root
+    README of a repository would bring in every launch (ModelZoo-PyTorch: 98 s for a README with no
+    table). One whose table this very change deleted is not followed (the folder run sees it).
+    The README read here is the one the run uses."""
+    if candidate.kind not in PIN_KINDS:
+        return False
+    if candidate.kind != "readme":
+        return True
+    text = request.overrides.get(candidate.display)
+    parsed = read_and_parse(candidate.display, candidate.location, candidate.kind, text)
+    if text is None:
+        request.earlier.setdefault(candidate.display, parsed)
+    return bool(getattr(parsed.model, "pins", None))
+
+
+def _reaching(candidates: list[Candidate], named: set[str], declaring: set[str]) -> set[str]:
     """Manifests and scripts that can run one of the named files, and those that can run them.
 
     A reference resolves against the referring file's folder and its ancestors (``jobs.FileIndex``),
     so a file in folder F can reach T only by naming T's path relative to the deepest folder the
-    two share: that text is searched for in each manifest and script. A named version file reaches
-    every manifest and script below the folder it declares for (its own, or for ``docker/Dockerfile``
-    the folder holding ``docker/``)."""
+    two share: that text is searched for in each manifest and script. A named version file in
+    ``declaring`` reaches every manifest and script below the folder it declares for (its own, or
+    for ``docker/Dockerfile`` the folder holding ``docker/``)."""
     launchers = [c for c in candidates if c.kind in LAUNCHING_KINDS and c.display not in named]
     found: set[str] = set()
-    pin_folders = [_declared_for(c.location) for c in candidates if c.display in named and c.kind in PIN_KINDS]
+    pin_folders = [_declared_for(c.location) for c in candidates if c.display in declaring]
     if pin_folders:
         # as a folder run has it: a test suite's or vendored script is read only when a job reaches it
         found.update(c.display for c in launchers if c.location.startswith(tuple(pin_folders)) and not _aside(c))
     texts: dict[str, bytes] = {}
-    targets = [c.location for c in candidates if c.display in named or c.display in found]
+    # what a launcher can run: a named script or entry, and the launchers found so far (a README, a
+    # version file or a manifest is run by nothing; its name in a script's text is an echo or a path)
+    targets = [
+        c.location for c in candidates if (c.display in named and c.kind in RUNNABLE_KINDS) or c.display in found
+    ]
     for _ in range(REACH_DEPTH):
         # a search of each file for any target's name; the precise needles only where a name occurs
         # (``in`` for each name: a third of the time of one regular expression for one name, less

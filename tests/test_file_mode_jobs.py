@@ -110,6 +110,33 @@ def test_a_commit_of_the_image_alone_reports_the_launches_it_declares_for(tmp_pa
     assert found(repo, "docker/Dockerfile") == folder
 
 
+def test_a_readme_brings_in_the_launches_of_its_folder_only_with_a_version_table(tmp_path):
+    """A model's README with a version table declares the torch of the launches below it; a README
+    without one (the repository's front page, mentioning the scripts) brings in nothing."""
+    table = "# ResNet50\n\n| 配套 | 版本 |\n|---|---|\n| PyTorch | 1.11.0 |\n| CANN | 6.0.RC1 |\n"
+    launch = "torchrun --nnodes 2 --nproc_per_node 8 main.py\n"
+    repo = repository(
+        tmp_path,
+        {
+            "README.md": "Models: run models/resnet/test/train_full_16p.sh, see models/resnet/README.md\n",
+            "models/resnet/README.md": table,
+            "models/resnet/test/train_full_16p.sh": launch,
+            "models/resnet/main.py": ENTRY,
+        },
+    )
+
+    def files_read(*paths: str) -> list[str]:
+        result = run_cli("check", "--no-cache", "--isolated", "--show-files", *paths, cwd=repo)
+        assert result.returncode == 0, result.stderr
+        return result.stdout.split()
+
+    assert files_read("README.md") == ["README.md"]
+    assert "models/resnet/test/train_full_16p.sh" in files_read("models/resnet/README.md")
+    folder = found(repo, ".")
+    assert [f for f in folder if "RL101" in f], folder  # torch 1.11 builds leave the watchdog off
+    assert found(repo, "models/resnet/README.md") == folder
+
+
 def test_a_script_of_a_configured_job_mapping_is_judged_in_that_job(tmp_path):
     manifest = MANIFEST.replace("bash /job/code/scripts/train_start.sh", "/opt/start")
     config = (
