@@ -13,7 +13,7 @@ import gc
 import os
 import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
 from .config import Config, cluster_settings
@@ -369,6 +369,8 @@ def _aside(candidate: Candidate) -> bool:
 
 
 LAUNCHING_KINDS = frozenset({"manifest", "shell", "maybe-shell"})
+# what ends a file name in a script or manifest: blanks, path separators, quotes and shell or YAML syntax
+NOT_IN_NAMES = re.compile(rb"[\s/'\"`;&|()<>=$,\[\]{}:*?!#\\]+")
 RUNNABLE_KINDS = frozenset({"shell", "maybe-shell", "python"})
 REACH_DEPTH = 4  # manifest -> script -> sourced script -> entry: a longer chain is not linked either
 
@@ -404,34 +406,95 @@ def _reaching(candidates: list[Candidate], named: set[str], declaring: set[str])
     if pin_folders:
         # as a folder run has it: a test suite's or vendored script is read only when a job reaches it
         found.update(c.display for c in launchers if c.location.startswith(tuple(pin_folders)) and not _aside(c))
-    texts: dict[str, bytes] = {}
     # what a launcher can run: a named script or entry, and the launchers found so far (a README, a
     # version file or a manifest is run by nothing; its name in a script's text is an echo or a path)
     targets = [
         c.location for c in candidates if (c.display in named and c.kind in RUNNABLE_KINDS) or c.display in found
     ]
+    if not targets:
+        return found  # a manifest or a version file alone: nothing to look for in other files
+    words = _WordIndex(launchers)
     for _ in range(REACH_DEPTH):
-        # a search of each file for any target's name; the precise needles only where a name occurs
-        # (``in`` for each name: a third of the time of one regular expression for one name, less
-        # for several)
-        wanted = [(os.fsencode(os.path.basename(t)), t) for t in targets]
-        names = list(dict.fromkeys(n for n, _ in wanted))
+        # the files whose text has a target's name, then the precise needles of the targets of that
+        # name only (a model zoo has hundreds of env_npu.sh)
+        by_name: dict[bytes, list[tuple[bytes, ...]]] = {}
+        for target in targets:
+            parts = _parts(target)
+            by_name.setdefault(parts[-1], []).append(parts)
         more: list[str] = []
-        for c in launchers:
+        for i, present in words.files_naming(by_name):
+            c = launchers[i]
             if c.display in found:
                 continue
-            data = texts.get(c.display)
-            if data is None:
-                data = texts[c.display] = _head(c.location)
-            if not any(name in data for name in names):
-                continue
-            if any(name in data and _names(data, c.location, t) for name, t in wanted):
+            data = words.text(i)
+            folder = _parts(c.location)[:-1]
+            if any(_names(data, folder, target) for name in present for target in by_name[name]):
                 found.add(c.display)
                 more.append(c.location)
         if not more:
             break
         targets = more
     return found
+
+
+class _WordIndex:
+    """Which launchers' texts hold a name as a word of their own (split where no file name goes on:
+    ``${dir}/train.sh;`` has ``train.sh``, ``my_train.sh`` has not). A few names are searched for in
+    each text; many (a commit of hundreds of files, or the launchers found in an earlier round) are
+    looked up in an index of every text's words, made once: searching each text for each of 300
+    names took 36 s on ModelZoo-PyTorch, the index 1.4 s, a search for one name 0.1 s. A name with
+    such a character in it is searched for in the texts themselves."""
+
+    FEW = 8  # names up to which a search of the texts beats making the index
+
+    def __init__(self, launchers: list[Candidate]) -> None:
+        self.launchers = launchers
+        self.by_word: dict[bytes, list[int]] | None = None
+        self._texts: dict[int, bytes] = {}
+        self._words: dict[int, frozenset[bytes]] = {}
+
+    def files_naming(self, names: Collection[bytes]) -> list[tuple[int, list[bytes]]]:
+        """Each file (by index, in order) whose text has one of ``names``, with those it has."""
+        plain = [name for name in names if not NOT_IN_NAMES.search(name)]
+        if len(plain) > self.FEW and self.by_word is None:
+            self.by_word = self._index()
+        present: dict[int, list[bytes]] = {}
+        for name in names:
+            if name not in plain:
+                holders = [i for i in range(len(self.launchers)) if name in self.text(i)]
+            elif self.by_word is not None:
+                holders = self.by_word.get(name, [])
+            else:
+                holders = [i for i in range(len(self.launchers)) if name in self.text(i) and name in self.words(i)]
+            for i in holders:
+                present.setdefault(i, []).append(name)
+        return sorted(present.items())
+
+    def _index(self) -> dict[bytes, list[int]]:
+        by_word: dict[bytes, list[int]] = {}
+        for i, c in enumerate(self.launchers):
+            # read again rather than kept: the texts of a large repository's launchers are a few
+            # hundred MB, and only the few that name a target are read once more
+            known = self._words.get(i)
+            for word in known if known is not None else set(NOT_IN_NAMES.split(_head(c.location))):
+                by_word.setdefault(word, []).append(i)
+        self._words.clear()
+        self._texts.clear()
+        return by_word
+
+    def text(self, i: int) -> bytes:
+        data = self._texts.get(i)
+        if data is None:
+            data = self._texts[i] = _head(self.launchers[i].location)
+        return data
+
+    def words(self, i: int) -> frozenset[bytes]:
+        found = self._words.get(i)
+        if found is None:
+            found = frozenset(NOT_IN_NAMES.split(self.text(i)))
+            if self.by_word is None:
+                self._words[i] = found
+        return found
 
 
 def _declared_for(pin_location: str) -> str:
@@ -442,21 +505,26 @@ def _declared_for(pin_location: str) -> str:
     return (parent if name in DECLARATION_FOLDERS else folder) + os.sep
 
 
-def _needle(referrer: str, target: str) -> bytes:
-    """What a file must contain to name ``target``: its path below the deepest shared folder."""
-    shared = os.path.commonpath([os.path.dirname(referrer), os.path.dirname(target)])
-    return os.fsencode(os.path.relpath(target, shared))
+def _parts(location: str) -> tuple[bytes, ...]:
+    return tuple(os.fsencode(location).split(os.fsencode(os.sep)))
 
 
-def _names(data: bytes, referrer: str, target: str) -> bool:
-    """Whether a file's text can run ``target``: it writes its path below the folder the two share,
-    or (a container that changes into the folder first: ``cd /job/code/scripts; bash train_start.sh``)
-    each folder of that path and the file's name, as words of their own."""
-    needle = _needle(referrer, target)
-    if needle in data:
+def _names(data: bytes, folder: tuple[bytes, ...], target: tuple[bytes, ...]) -> bool:
+    """Whether a file's text (the file in ``folder``) can run ``target``: it writes the target's
+    path below the deepest folder the two share, or (a container that changes into the folder first:
+    ``cd /job/code/scripts; bash train_start.sh``) each folder of that path and the file's name, as
+    words of their own. Paths as their parts, compared part by part (``os.path.relpath`` per pair
+    was most of a file-mode run naming a few hundred files of a model zoo)."""
+    shared = 0
+    limit = min(len(folder), len(target) - 1)
+    while shared < limit and folder[shared] == target[shared]:
+        shared += 1
+    parts = target[shared:]
+    if b"/".join(parts) in data:
         return True
-    parts = needle.split(b"/")
-    return len(parts) > 1 and all(re.search(rb"(?<![\w.-])" + re.escape(p) + rb"(?![\w-])", data) for p in parts)
+    if len(parts) < 2 or not all(p in data for p in parts):
+        return False  # a plain search first: most targets with a shared name are another model's
+    return all(re.search(rb"(?<![\w.-])" + re.escape(p) + rb"(?![\w-])", data) for p in parts)
 
 
 def _head(path: Path | str) -> bytes:
