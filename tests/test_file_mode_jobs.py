@@ -137,6 +137,26 @@ def test_a_readme_brings_in_the_launches_of_its_folder_only_with_a_version_table
     assert found(repo, "models/resnet/README.md") == folder
 
 
+def test_the_scripts_that_run_the_named_files_are_found_for_one_file_and_for_many(tmp_path):
+    """A caller names the file as a word of its own (``bash s0.sh``, ``${DIR}/s0.sh``), never as
+    part of another name (``my_s0.sh``): the same whether one file is named or many (looked up
+    through an index of the scripts' words)."""
+    files = {f"s{i}.sh": f"echo {i}\n" for i in range(10)}
+    files |= {f"c{i}.sh": f"bash s{i}.sh\n" for i in range(9)}
+    files |= {"c9.sh": "DIR=$(dirname $0)\n${DIR}/s9.sh;\n", "decoy.sh": "bash my_s0.sh\n", "my_s0.sh": "echo\n"}
+    repo = repository(tmp_path, files)
+
+    def files_read(*paths: str) -> set[str]:
+        result = run_cli("check", "--no-cache", "--isolated", "--show-files", *paths, cwd=repo)
+        assert result.returncode == 0, result.stderr
+        return set(result.stdout.split())
+
+    assert files_read("s0.sh") == {"s0.sh", "c0.sh"}
+    assert files_read("s9.sh") == {"s9.sh", "c9.sh"}
+    named = [f"s{i}.sh" for i in range(10)]
+    assert files_read(*named) == {*named, *(f"c{i}.sh" for i in range(10))}
+
+
 def test_a_script_of_a_configured_job_mapping_is_judged_in_that_job(tmp_path):
     manifest = MANIFEST.replace("bash /job/code/scripts/train_start.sh", "/opt/start")
     config = (
