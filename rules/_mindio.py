@@ -268,17 +268,21 @@ def mindspeed_groups(judged: list[tuple[Job, AcpState]]) -> list[MindSpeedGroup]
     return list(groups.values())
 
 
-def mindspeed_message(group: MindSpeedGroup) -> str:
+def mindspeed_message(group: MindSpeedGroup, function: str) -> str:
+    """The headline of RL401 (``save``) or RL402 (``load``) on a MindSpeed-LLM entry: each says what
+    of the checkpoint goes without MindIO ACP, so the two findings on one line read apart."""
     launches = sum(state.launches for _, state in group.jobs)
+    patched = "checkpoint saves" if function == "save" else "checkpoint loads"
     if group.acp_import is not None:
         missing = (
             f"no launch script reaching this file sets {AUTO_PATCH}=true"
             if launches == 0
             else f"{_launches(launches)} of it do not set {AUTO_PATCH}=true"
         )
-        return f"{ACP} is imported but {missing}, so Megatron's checkpoint functions are not patched"
+        return f"{ACP} is imported but {missing}, so Megatron's {patched} are not patched"
     runs = f" ({_launches(launches)})" if launches > 1 else ""
-    return f"this MindSpeed-LLM training{runs} does not use MindIO ACP (no `import {ACP}` with {AUTO_PATCH}=true)"
+    doing = "saves its checkpoints" if function == "save" else "loads its checkpoint after a fault"
+    return f"this MindSpeed-LLM training{runs} {doing} without MindIO ACP (no `import {ACP}` with {AUTO_PATCH}=true)"
 
 
 def _launches(n: int) -> str:
@@ -324,7 +328,7 @@ def findings(rule, project: Project, function: str, cost: str, mindspeed_cost: s
     for group in mindspeed_groups(judged):
         found = rule.report(
             group.anchor,
-            f"{mindspeed_message(group)}: {mindspeed_cost}.",
+            f"{mindspeed_message(group, function)}: {mindspeed_cost}.",
             mindspeed_fix(group),
             related=mindspeed_related(group),
         )
