@@ -54,7 +54,7 @@ from .roles import (
 )
 from .sources.manifest import Container, ManifestDoc, ManifestFile, PodSpec, scalar_script
 from .sources.python import PythonFile
-from .sources.shell import SHELLS, Assignment, Command, ShellScript, Word, inline_script_at, shell_invocation
+from .sources.shell import SHELLS, Assignment, Command, ShellScript, Word, shell_invocation
 from .sources.versions import COMPONENTS, PinFile, VersionPin, pins_in_words
 from .sources.yamlnodes import YScalar
 from .span import Span
@@ -643,7 +643,7 @@ class _Linker:
             _platform(doc), _framework(doc, launches, entries), _recovery(doc), versions, settings=dict(self.settings)
         )
         context.notes.extend(_ignored_recovery_labels(doc))
-        if doc.is_ascendjob and doc.annotation("recover-strategy") and context.pytorch:
+        if doc.recover_strategy is not None and context.pytorch:
             _inject_operator_env(launches)
         return Job(doc.identity, doc, mf, launches, entries, context, pin_files, verdict)
 
@@ -1428,8 +1428,7 @@ def _script_left_as_arguments(container: Container) -> str:
     """Why a container links nothing when its ``-c`` text is a bare shell with words after it
     (``command: [/bin/bash, -c]`` with ``args: [/bin/bash, -c, "cd …; bash train_start.sh"]``): bash
     runs that shell and hands it the rest as ``$0``, ``$1``…, so the command they hold never runs."""
-    argv = container.argv
-    at = inline_script_at([a.value for a in argv])
+    argv, at = container.argv, container.script_at
     if at is None or at + 1 >= len(argv):
         return ""
     text = argv[at].value.split()

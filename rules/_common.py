@@ -11,8 +11,9 @@ from recovery_lint.edits import (
     set_assignment,
 )
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
-from recovery_lint.sources.manifest import Container
+from recovery_lint.sources.manifest import Container, ManifestDoc
 from recovery_lint.sources.shell import ShellScript
+from recovery_lint.span import SourceText
 
 
 def script_at(job: Job, path: str) -> ShellScript | None:
@@ -66,10 +67,35 @@ def container_env_entry(job: Job, container: Container, name: str, value: str) -
     src = manifest_source(job)
     if src is None:
         return None
-    fields = [("name", name), ("value", f'"{value}"')]
+    return _env_entry(src, container, [("name", name), ("value", f'"{value}"')])
+
+
+def env_entries(src: SourceText, containers: list[Container], fields: list) -> list[Edit] | None:
+    """An env entry of ``fields`` for each container (its ``env`` list created where there is none);
+    None when one of those lists is written in flow style, which is not extended."""
+    if any(c.env_node is not None and c.env_node.flow for c in containers):
+        return None
+    return [_env_entry(src, c, fields) for c in containers]
+
+
+def _env_entry(src: SourceText, container: Container, fields: list) -> Edit:
     if container.env_node is not None:
         return append_item(src, container.env_node, fields)
     return insert_sequence_entry(src, container.node, "env", fields)
+
+
+def npu_evidence(doc: ManifestDoc) -> str | None:
+    """Why the job is taken for an NPU job: a requested NPU resource or the product label."""
+    for _pod, container in doc.containers():
+        for resource in sorted(container.resources):
+            if resource.startswith("huawei.com/Ascend910") or resource == "huawei.com/npu":
+                return f"requests {resource}"
+    if doc.label("ring-controller.atlas") is not None:
+        return "carries ring-controller.atlas"
+    for pod in doc.pods:
+        if pod.labels is not None and pod.labels.scalar("ring-controller.atlas") is not None:
+            return "carries ring-controller.atlas"
+    return None
 
 
 # what a PyTorch training entry imports (MindSpeed-LLM and Megatron bring torch with them)

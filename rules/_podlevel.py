@@ -130,7 +130,7 @@ def taskd_port_edits(src: SourceText, doc: ManifestDoc) -> list[Edit] | None:
     edits: list[Edit] = []
     for pod in doc.pods:
         for container in pod.containers:
-            if _has_taskd_port(container):
+            if has_taskd_port(container):
                 continue
             fields = [("containerPort", str(TASKD_PORT)), ("name", TASKD_PORT_NAME)]
             ports = container.node.seq("ports")
@@ -143,7 +143,7 @@ def taskd_port_edits(src: SourceText, doc: ManifestDoc) -> list[Edit] | None:
     return edits
 
 
-def _has_taskd_port(container: Container) -> bool:
+def has_taskd_port(container: Container) -> bool:
     ports = container.node.seq("ports")
     if ports is None:
         return False

@@ -210,7 +210,7 @@ explicitly; no fix when it is set behind a condition. The other two findings hav
         if job.context.recovery != "process":
             return
         doc = job.manifest
-        injected = doc is not None and doc.is_ascendjob and doc.annotation("recover-strategy") is not None
+        injected = doc is not None and doc.recover_strategy is not None
         seen: set[tuple[str, int]] = set()
         for _launch, cmd in pytorch_launches(job):
             value = cmd.env.get(NAME)

@@ -10,24 +10,10 @@ from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.manifest import ManifestDoc
 from recovery_lint.sources.yamlnodes import YMap
 
-from ._common import manifest_source
+from ._common import manifest_source, npu_evidence
 
 RESUMABLE = ("grace", "force")
 EXTERNAL_PREFIXES = ("external-grace", "external-force")
-
-
-def npu_evidence(doc: ManifestDoc) -> str | None:
-    """Why the job is taken for an NPU job: a requested NPU resource or the product label."""
-    for _pod, container in doc.containers():
-        for resource in sorted(container.resources):
-            if resource.startswith("huawei.com/Ascend910") or resource == "huawei.com/npu":
-                return f"requests {resource}"
-    if doc.label("ring-controller.atlas") is not None:
-        return "carries ring-controller.atlas"
-    for pod in doc.pods:
-        if pod.labels is not None and pod.labels.scalar("ring-controller.atlas") is not None:
-            return "carries ring-controller.atlas"
-    return None
 
 
 def wants_grace(doc: ManifestDoc) -> bool:

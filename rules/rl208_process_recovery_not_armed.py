@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from recovery_lint.diagnostics import Edit, Severity, safe_fix, unsafe_fix
-from recovery_lint.edits import append_item, insert_sequence_entry, replace_scalar
+from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
+from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.manifest import Container, ManifestDoc, PodSpec
 from recovery_lint.span import SourceText
 
-from ._common import manifest_source
-from ._podlevel import taskd_port_edits
+from ._common import env_entries, manifest_source
+from ._podlevel import has_taskd_port, taskd_port_edits
 
 # the strategies for which both the YAML reference and the configuration guide ask for fault-retry-times
 NEEDS_RETRY_BUDGET = ("recover", "elastic-training")
@@ -189,11 +189,11 @@ how many retries the job gets is the user's choice.
         src = manifest_source(job)
         if doc is None or src is None or not doc.is_ascendjob:
             return
-        strategy = doc.annotation("recover-strategy")
+        strategy = doc.recover_strategy
         if strategy is None:
             return
         strategies = strategy.value.split(",")  # not trimmed: Ascend Operator drops " recover" (RL205)
-        training = _training_containers(doc)
+        training = doc.main_containers()
         if not training:
             return
         yield from self._pod_ip(src, training, strategy)
@@ -221,18 +221,10 @@ how many retries the job gets is the user's choice.
         lacking = [c for _, c in training if not any(v.name.value == "POD_IP" for v in c.env)]
         if not lacking:
             return
-        edits: list[Edit] = []
-        for container in lacking:
-            if container.env_node is not None and container.env_node.flow:
-                edits = []
-                break
-            if container.env_node is not None:
-                edits.append(append_item(src, container.env_node, POD_IP_FIELDS))
-            else:
-                edits.append(insert_sequence_entry(src, container.node, "env", POD_IP_FIELDS))
+        edits = env_entries(src, lacking, POD_IP_FIELDS)
         first = lacking[0]
         yield self.report(
-            _name_span(first),
+            first.name_span,
             f"container {first.name or '(unnamed)'} has no POD_IP from status.podIP, which process-level recovery "
             "needs: MindIO and TaskD talk over it, and without it the docs say the training does not start properly",
             safe_fix("Add POD_IP from status.podIP to the env", *edits) if edits else None,
@@ -240,32 +232,15 @@ how many retries the job gets is the user's choice.
         )
 
     def _taskd_port(self, src: SourceText, doc: ManifestDoc, training, strategy):
-        lacking = [c for _, c in training if not _opens_taskd_port(c)]
+        lacking = [c for _, c in training if not has_taskd_port(c)]
         if not lacking:
             return
         edits = taskd_port_edits(src, doc)
         first = lacking[0]
         yield self.report(
-            _name_span(first),
+            first.name_span,
             f"container {first.name or '(unnamed)'} opens no TaskD port (containerPort 9601, name taskd-port), which "
             "every process-level recovery example of the docs adds on every Pod",
             safe_fix("Add containerPort 9601 named taskd-port", *edits) if edits else None,
             related=[(strategy.span, "process-level recovery is asked for here")],
         )
-
-
-def _training_containers(doc: ManifestDoc) -> list[tuple[PodSpec, Container]]:
-    """The pods' main containers (not their initContainers)."""
-    return [(pod, c) for pod in doc.pods for c in pod.main_containers]
-
-
-def _opens_taskd_port(container: Container) -> bool:
-    ports = container.node.seq("ports")
-    return ports is not None and any(
-        item.text("name") == "taskd-port" or item.text("containerPort") == "9601" for item in ports.maps()
-    )
-
-
-def _name_span(container: Container):
-    name = container.node.scalar("name")
-    return name.span if name is not None else container.node.span

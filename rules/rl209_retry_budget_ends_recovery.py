@@ -8,7 +8,7 @@ from recovery_lint.premises import answer
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.manifest import ManifestDoc
 
-from .rl201_resumable_training_off import npu_evidence
+from ._common import npu_evidence
 
 VOLCANO_DEFAULT_RETRIES = 3  # "不配置maxRetry或配置maxRetry取值为0时，系统默认进行3次重调度"
 

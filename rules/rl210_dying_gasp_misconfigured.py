@@ -161,7 +161,7 @@ what to add.
         doc = job.manifest
         if doc is None or not doc.is_training_job:
             return
-        strategy = doc.annotation("recover-strategy") if doc.is_ascendjob else None
+        strategy = doc.recover_strategy
         strategies = strategy.value.split(",") if strategy is not None else []
         sub = doc.label("subHealthyStrategy")
         if sub is not None and sub.value == "graceExit" and "dump" not in strategies:
@@ -176,11 +176,10 @@ what to add.
         yield from self._grace_period(job, doc)
 
     def _ttp(self, doc: ManifestDoc, strategy):
-        for _pod, container in _main_containers(doc):
+        for _pod, container in doc.main_containers():
             port = _ttp_container_port(container)
             env = next((v for v in container.env if v.name.value == TTP_PORT), None)
-            name = container.node.scalar("name")
-            at = name.span if name is not None else container.node.span
+            at = container.name_span
             if port is None or env is None:
                 missing = " and ".join(
                     m for m, absent in (("ttp-port containerPort", port is None), ("TTP_PORT", env is None)) if absent
@@ -226,10 +225,6 @@ what to add.
                 "force-deletes the Pod before the period ends, in the middle of its dying-gasp save",
                 related=[(fault.span, "graceful deletion")],
             )
-
-
-def _main_containers(doc: ManifestDoc) -> list[tuple[object, Container]]:
-    return [(pod, c) for pod in doc.pods for c in pod.main_containers]
 
 
 def _ttp_container_port(container: Container):

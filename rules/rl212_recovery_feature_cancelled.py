@@ -181,8 +181,7 @@ def _tft(job: Job, cmd: LaunchCommand, words) -> tuple[Span | None, str] | None:
     env = cmd.env.get("HIGH_AVAILABILITY")
     if env is not None and env.known:
         return env.span, f"HIGH_AVAILABILITY={env.known}"
-    doc = job.manifest
-    strategy = doc.annotation("recover-strategy") if doc is not None and doc.is_ascendjob else None
+    strategy = job.manifest.recover_strategy if job.manifest is not None else None
     if strategy is not None and job.context.framework == "pytorch":
         return None, f"the HIGH_AVAILABILITY Ascend Operator sets for recover-strategy {strategy.value}"
     return None
@@ -195,8 +194,7 @@ def _online_recovery(job: Job, cmd: LaunchCommand, words) -> str:
     env = cmd.env.get("HIGH_AVAILABILITY")
     if env is not None and env.known and "retry" in env.known.lower().split(","):
         return f"HIGH_AVAILABILITY={env.known}"
-    doc = job.manifest
-    strategy = doc.annotation("recover-strategy") if doc is not None and doc.is_ascendjob else None
+    strategy = job.manifest.recover_strategy if job.manifest is not None else None
     if strategy is not None and "retry" in strategy.value.split(","):
         return f'recover-strategy "{strategy.value}" (retry)'
     return ""

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
-from recovery_lint.edits import append_item, insert_sequence_entry
+from recovery_lint.diagnostics import Severity, unsafe_fix
 from recovery_lint.jobs import Job
 from recovery_lint.rule import Case, Rule, examples
 
-from ._common import manifest_source
+from ._common import env_entries, manifest_source
 
 # HCCL_SOCKET_IFNAME names the interface instead (the doc-linked PyTorch samples use it)
 ADDRESS_VARIABLES = ("HCCL_IF_IP", "HCCL_SOCKET_IFNAME")
@@ -151,16 +150,7 @@ a launch script that selects another address at run time may be the one that is 
         hosted = [pod for pod in doc.pods if pod.host_network is not None]
         if not hosted or not _training_seen(job) or _address_set(job):
             return  # a launch script that is not in the repository may well set it
-        containers = [c for pod in hosted for c in pod.main_containers]
-        edits: list[Edit] | None = []
-        if any(c.env_node is not None and c.env_node.flow for c in containers):
-            edits = None  # a flow-style list is not extended
-        else:
-            for container in containers:
-                if container.env_node is not None:
-                    edits.append(append_item(src, container.env_node, HOST_IP_FIELDS))
-                else:
-                    edits.append(insert_sequence_entry(src, container.node, "env", HOST_IP_FIELDS))
+        edits = env_entries(src, [c for pod in hosted for c in pod.main_containers], HOST_IP_FIELDS)
         first = hosted[0].host_network
         assert first is not None
         yield self.report(

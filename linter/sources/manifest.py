@@ -102,10 +102,17 @@ class Container(Record, eq=False):
     image: str | None = None
     working_dir: str | None = None
     script: ShellScript | None = None  # what ``bash -c TEXT`` runs, parsed with the manifest
+    script_at: int | None = None  # where that TEXT is in ``argv``
 
     @property
     def argv(self) -> list[YScalar]:
         return self.command + self.args
+
+    @property
+    def name_span(self) -> Span:
+        """Where the container is named (the container itself when it has no name)."""
+        name = self.node.scalar("name")
+        return name.span if name is not None else self.node.span
 
 
 class PodSpec(Record, eq=False):
@@ -208,8 +215,17 @@ class ManifestDoc(Record, eq=False):
         node = self.annotations.get(key) if self.annotations else None
         return node if isinstance(node, YScalar) else None
 
+    @property
+    def recover_strategy(self) -> YScalar | None:
+        """The ``recover-strategy`` annotation that asks for process-level recovery: an AscendJob's only."""
+        return self.annotation("recover-strategy") if self.is_ascendjob else None
+
     def containers(self) -> list[tuple[PodSpec, Container]]:
         return [(pod, c) for pod in self.pods for c in pod.containers]
+
+    def main_containers(self) -> list[tuple[PodSpec, Container]]:
+        """The containers that run the Pods' work, not their initContainers."""
+        return [(pod, c) for pod in self.pods for c in pod.main_containers]
 
 
 class ManifestFile(Record, eq=False):
@@ -532,6 +548,7 @@ def _container(node: YMap) -> Container:
         image=one_copy(node.text("image")),
         working_dir=one_copy(node.text("workingDir")),
         script=scalar_script((command + args)[at]) if at is not None else None,
+        script_at=at,
     )
 
 
