@@ -15,12 +15,12 @@ import posixpath
 import sys
 
 from .discover import readable
-from .engine import LAUNCHING_KINDS
 from .interrupts import signals_held
 from .jobs import folder_and_ancestors
 from .lazyre import LazyPattern
 from .parse import read_and_parse
 from .pool import end_pool, init_worker, parse_chunk, pool_size
+from .reach import LAUNCHING_KINDS
 
 TYPE_CHECKING = False  # as in record.py: typing is not imported at run time
 if TYPE_CHECKING:

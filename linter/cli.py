@@ -528,7 +528,8 @@ def _verbose_files(candidates: dict[str, Path]) -> None:
 
 def _show_files(request) -> int:
     """--show-files: the files a run would read, found as the engine finds them, one per line."""
-    from .engine import gather, split_candidates
+    from .engine import gather
+    from .reach import split_candidates
 
     found, _ = gather(request, defer_python_checks=False)
     if request.named:  # file mode reads the files named and what can reach them, not the whole repository

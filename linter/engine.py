@@ -4,27 +4,27 @@ fix loop, and the pre-commit mode.
 What makes a large run fast lives in modules of its own, imported where a run first needs them: the
 parse pool and the forked rule children (``pool.py``, above ``PARALLEL_THRESHOLD`` files or
 ``PARALLEL_RULES_THRESHOLD`` jobs), the Python files parsed ahead while the linker works
-(``ahead.py``), and what is kept in the cache (``runcache.py``, only with a cache)."""
+(``ahead.py``), and what is kept in the cache (``runcache.py``, only with a cache). Which files are
+parsed up front, and in a run over named files which other files can reach them, is ``reach.py``."""
 
 from __future__ import annotations
 
 import bisect
 import gc
 import os
-import re
 import sys
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from .config import Config, cluster_settings
 from .diagnostics import Diagnostic
 from .discover import Candidate, ExcludeSet, discover, readable
 from .fixpolicy import enforce
-from .jobs import DECLARATION_FOLDERS, Job, JobSpec, Project, build_project
-from .parse import PIN_KINDS, SHELL_KINDS, ParsedFile, read_and_parse
+from .jobs import Job, Project, build_project
+from .parse import ParsedFile, read_and_parse
 from .premises import Withheld, training_file, withheld_for
+from .reach import head, job_specs, split_candidates
 from .record import Record, field, replace
-from .roles import ci_path, vendored
 from .rule import Rule
 from .span import SourceText
 from .suppress import Directive, DirectiveProblem, find_directives
@@ -149,7 +149,7 @@ def _lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
         digests = read_digests(eager, request.overrides)
     by_display = {c.display: c for c in candidates}
     abs_paths = Locations(by_display)
-    specs = _job_specs(request.config, request.cwd)
+    specs = job_specs(request.config, request.cwd)
     loader = _LazyParser(by_display, request)  # asked only for the files left pending
     pending = {c.display: c.kind for c in lazy}
     locations = {c.display: c.location for c in candidates}
@@ -295,259 +295,6 @@ def job_file_set(job: Job) -> set[str]:
     return mine
 
 
-def split_candidates(candidates: list[Candidate], request: LintRequest) -> tuple[list[Candidate], list[Candidate]]:
-    """The files parsed up front, and the files parsed only when a link reaches them.
-
-    A run over folders parses every manifest, script and version declaration up front, and Python
-    files when a launch or a manifest reaches them. A run over named files (pre-commit, an editor)
-    parses the named files and the manifests and scripts that can reach them (those whose text
-    names them, transitively); everything else only when a link asks for it."""
-    named = request.named
-    if not named and request.folders:
-        # folders inside a larger repository: their files, and what can reach them from outside
-        inside = request.report_only or set()
-        outside = [c for c in candidates if c.display not in inside]
-        reaching = _reaching_folders(outside, request.folders)
-        wanted = inside | reaching
-        return _split(candidates, lambda c: c.display in wanted and _up_front(c))
-    if not named:
-        return _split(candidates, _up_front)
-    declaring = {c.display for c in candidates if c.display in named and _declares_now(c, request)}
-    wanted = named | _reaching(candidates, named, declaring) | _configured_manifests(request, named)
-    # a README is read when a job asks for the versions of its folder, named or not (read up front it
-    # would be no file of the index, which holds only what a run lints)
-    wanted -= {c.display for c in candidates if c.kind == "readme"}
-    # two passes without a call per file: most of a large repository's listing goes to the second
-    return [c for c in candidates if c.display in wanted], [c for c in candidates if c.display not in wanted]
-
-
-def _configured_manifests(request: LintRequest, named: set[str]) -> set[str]:
-    """The manifests the configuration links to a named file (``[[jobs]]``: a manifest whose command
-    names no file of the repository, and the scripts and entry it runs)."""
-    out: set[str] = set()
-    for spec in _job_specs(request.config, request.cwd):
-        linked = {*spec.scripts, *([spec.entry] if spec.entry else [])}
-        if linked & named:
-            out.add(spec.manifest.split("#", 1)[0])
-    return out
-
-
-def _split(candidates: list[Candidate], eager: Callable[[Candidate], bool]) -> tuple[list[Candidate], list[Candidate]]:
-    """The candidates parsed up front, and the rest, in one pass."""
-    first: list[Candidate] = []
-    rest: list[Candidate] = []
-    for c in candidates:
-        (first if eager(c) else rest).append(c)
-    return first, rest
-
-
-def _up_front(candidate: Candidate) -> bool:
-    # Python files and READMEs are read when a job reaches them (an entry, versions of its folder)
-    return candidate.kind not in LAZY_KINDS and not _aside(candidate)
-
-
-LAZY_KINDS = frozenset({"python", "readme"})
-
-
-def _reaching_folders(outside: list[Candidate], folders: list[Path]) -> set[str]:
-    """Manifests and scripts outside the given folders that can run something inside them: a
-    reference from outside has to name the folder (see ``_reaching``)."""
-    names = {os.fsencode(f.name) for f in folders}
-    found: set[str] = set()
-    for c in outside:
-        if c.kind in LAUNCHING_KINDS and any(name in _head(c.location) for name in names):
-            found.add(c.display)
-    return found
-
-
-def _aside(candidate: Candidate) -> bool:
-    """A script of vendored third-party code or of a test suite: no job of its own, so it is parsed
-    only when a training launch reaches it (ESPnet recipes alone are thousands of scripts)."""
-    return candidate.kind in SHELL_KINDS and (
-        vendored(candidate.display) is not None or ci_path(candidate.display) is not None
-    )
-
-
-LAUNCHING_KINDS = frozenset({"manifest", "shell", "maybe-shell"})
-# what ends a file name in a script or manifest: blanks, path separators, quotes and shell or YAML syntax
-NOT_IN_NAMES = re.compile(rb"[\s/'\"`;&|()<>=$,\[\]{}:*?!#\\]+")
-RUNNABLE_KINDS = frozenset({"shell", "maybe-shell", "python"})
-REACH_DEPTH = 4  # manifest -> script -> sourced script -> entry: a longer chain is not linked either
-
-
-def _declares_now(candidate: Candidate, request: LintRequest) -> bool:
-    """Whether a named file is a version declaration its jobs read. A README counts only with a
-    version table in it: a model zoo's READMEs change with every documentation edit, and the root
-    README of a repository would bring in every launch (ModelZoo-PyTorch: 98 s for a README with no
-    table). One whose table this very change deleted is not followed (the folder run sees it).
-    The README read here is the one the run uses."""
-    if candidate.kind not in PIN_KINDS:
-        return False
-    if candidate.kind != "readme":
-        return True
-    text = request.overrides.get(candidate.display)
-    parsed = read_and_parse(candidate.display, candidate.location, candidate.kind, text)
-    if text is None:
-        request.earlier.setdefault(candidate.display, parsed)
-    return bool(getattr(parsed.model, "pins", None))
-
-
-def _reaching(candidates: list[Candidate], named: set[str], declaring: set[str]) -> set[str]:
-    """Manifests and scripts that can run one of the named files, and those that can run them.
-
-    A reference resolves against the referring file's folder and its ancestors (``jobs.FileIndex``),
-    so a file in folder F can reach T only by naming T's path relative to the deepest folder the
-    two share: that text is searched for in each manifest and script. A named version file in
-    ``declaring`` reaches every manifest and script below the folder it declares for (its own, or
-    for ``docker/Dockerfile`` the folder holding ``docker/``)."""
-    launchers = [c for c in candidates if c.kind in LAUNCHING_KINDS and c.display not in named]
-    found: set[str] = set()
-    pin_folders = [_declared_for(c.location) for c in candidates if c.display in declaring]
-    if pin_folders:
-        # as a folder run has it: a test suite's or vendored script is read only when a job reaches it
-        found.update(c.display for c in launchers if c.location.startswith(tuple(pin_folders)) and not _aside(c))
-    # what a launcher can run: a named script or entry, and the launchers found so far (a README, a
-    # version file or a manifest is run by nothing; its name in a script's text is an echo or a path)
-    targets = [
-        c.location for c in candidates if (c.display in named and c.kind in RUNNABLE_KINDS) or c.display in found
-    ]
-    if not targets:
-        return found  # a manifest or a version file alone: nothing to look for in other files
-    words = _WordIndex(launchers)
-    for _ in range(REACH_DEPTH):
-        # the files whose text has a target's name, then the precise needles of the targets of that
-        # name only (a model zoo has hundreds of env_npu.sh)
-        by_name: dict[bytes, list[tuple[bytes, ...]]] = {}
-        for target in targets:
-            parts = _parts(target)
-            by_name.setdefault(parts[-1], []).append(parts)
-        more: list[str] = []
-        for i, present in words.files_naming(by_name):
-            c = launchers[i]
-            if c.display in found:
-                continue
-            data = words.text(i)
-            folder = _parts(c.location)[:-1]
-            if any(_names(data, folder, target) for name in present for target in by_name[name]):
-                found.add(c.display)
-                more.append(c.location)
-        if not more:
-            break
-        targets = more
-    return found
-
-
-class _WordIndex:
-    """Which launchers' texts hold a name as a word of their own (split where no file name goes on:
-    ``${dir}/train.sh;`` has ``train.sh``, ``my_train.sh`` has not). A few names are searched for in
-    each text; many (a commit of hundreds of files, or the launchers found in an earlier round) are
-    looked up in an index of every text's words, made once: searching each text for each of 300
-    names took 36 s on ModelZoo-PyTorch, the index 1.4 s, a search for one name 0.1 s. A name with
-    such a character in it is searched for in the texts themselves."""
-
-    FEW = 8  # names up to which a search of the texts beats making the index
-
-    def __init__(self, launchers: list[Candidate]) -> None:
-        self.launchers = launchers
-        self.by_word: dict[bytes, list[int]] | None = None
-        self._texts: dict[int, bytes] = {}
-        self._words: dict[int, frozenset[bytes]] = {}
-
-    def files_naming(self, names: Collection[bytes]) -> list[tuple[int, list[bytes]]]:
-        """Each file (by index, in order) whose text has one of ``names``, with those it has."""
-        plain = [name for name in names if not NOT_IN_NAMES.search(name)]
-        if len(plain) > self.FEW and self.by_word is None:
-            self.by_word = self._index()
-        present: dict[int, list[bytes]] = {}
-        for name in names:
-            if name not in plain:
-                holders = [i for i in range(len(self.launchers)) if name in self.text(i)]
-            elif self.by_word is not None:
-                holders = self.by_word.get(name, [])
-            else:
-                holders = [i for i in range(len(self.launchers)) if name in self.text(i) and name in self.words(i)]
-            for i in holders:
-                present.setdefault(i, []).append(name)
-        return sorted(present.items())
-
-    def _index(self) -> dict[bytes, list[int]]:
-        by_word: dict[bytes, list[int]] = {}
-        for i, c in enumerate(self.launchers):
-            # read again rather than kept: the texts of a large repository's launchers are a few
-            # hundred MB, and only the few that name a target are read once more
-            known = self._words.get(i)
-            for word in known if known is not None else set(NOT_IN_NAMES.split(_head(c.location))):
-                by_word.setdefault(word, []).append(i)
-        self._words.clear()
-        self._texts.clear()
-        return by_word
-
-    def text(self, i: int) -> bytes:
-        data = self._texts.get(i)
-        if data is None:
-            data = self._texts[i] = _head(self.launchers[i].location)
-        return data
-
-    def words(self, i: int) -> frozenset[bytes]:
-        found = self._words.get(i)
-        if found is None:
-            found = frozenset(NOT_IN_NAMES.split(self.text(i)))
-            if self.by_word is None:
-                self._words[i] = found
-        return found
-
-
-def _declared_for(pin_location: str) -> str:
-    """The folder whose files a version file declares for, with a trailing separator: its own, or for
-    one in a declaration folder (``docker/Dockerfile``) the folder that holds it, as the linker reads it."""
-    folder = os.path.dirname(pin_location)
-    parent, name = os.path.split(folder)
-    return (parent if name in DECLARATION_FOLDERS else folder) + os.sep
-
-
-def _parts(location: str) -> tuple[bytes, ...]:
-    return tuple(os.fsencode(location).split(os.fsencode(os.sep)))
-
-
-def _names(data: bytes, folder: tuple[bytes, ...], target: tuple[bytes, ...]) -> bool:
-    """Whether a file's text (the file in ``folder``) can run ``target``: it writes the target's
-    path below the deepest folder the two share, or (a container that changes into the folder first:
-    ``cd /job/code/scripts; bash train_start.sh``) each folder of that path and the file's name, as
-    words of their own. Paths as their parts, compared part by part (``os.path.relpath`` per pair
-    was most of a file-mode run naming a few hundred files of a model zoo)."""
-    shared = 0
-    limit = min(len(folder), len(target) - 1)
-    while shared < limit and folder[shared] == target[shared]:
-        shared += 1
-    parts = target[shared:]
-    if b"/".join(parts) in data:
-        return True
-    if len(parts) < 2 or not all(p in data for p in parts):
-        return False  # a plain search first: most targets with a shared name are another model's
-    return all(re.search(rb"(?<![\w.-])" + re.escape(p) + rb"(?![\w-])", data) for p in parts)
-
-
-def _head(path: Path | str) -> bytes:
-    # os-level calls: a buffered file object per file costs more than the read of a small script
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the scan
-    except OSError:
-        return b""
-    try:
-        data = os.read(fd, FIRST_READ)  # most scripts fit: no buffer of the largest size per file
-        if len(data) == FIRST_READ:
-            data += os.read(fd, MAX_SCAN_BYTES - FIRST_READ)
-        return data
-    except OSError:
-        return b""
-    finally:
-        os.close(fd)
-
-
-MAX_SCAN_BYTES = 1 << 20
-FIRST_READ = 1 << 16
-
-
 class _LazyParser:
     """Parses a Python file the first time the linker reaches it (through the cache when there is one,
     or from the files parsed ahead in the pool)."""
@@ -621,25 +368,8 @@ class _LazyParser:
             return any(n.decode() in text for n in needles)
         if not readable(c):
             return False
-        data = _head(c.location)
+        data = head(c.location)
         return any(n in data for n in needles)
-
-
-def _job_specs(config: Config, cwd: Path) -> list[JobSpec]:
-    root = config.root or cwd
-    out = []
-    for spec in config.jobs:
-
-        def rel(p: str) -> str:
-            path = (root / p.split("#", 1)[0]).resolve()
-            try:
-                shown = path.relative_to(cwd.resolve()).as_posix()
-            except ValueError:
-                shown = path.as_posix()
-            return shown + ("#" + p.split("#", 1)[1] if "#" in p else "")
-
-        out.append(JobSpec(rel(spec.manifest), [rel(s) for s in spec.scripts], rel(spec.entry) if spec.entry else None))
-    return out
 
 
 # -- parsing -----------------------------------------------------------------------------------
