@@ -8,16 +8,15 @@ label on another workload does nothing (RL205), so it forbids nothing there.
 
 from __future__ import annotations
 
-import re
-
 from recovery_lint.jobs import EnvValue, Job
+from recovery_lint.lazyre import LazyPattern
 from recovery_lint.span import Span
 
 HOT_SWITCH_LABEL = "subHealthyStrategy"
 HOT_SWITCH = "hotSwitch"
 OP_RETRY = "HCCL_OP_RETRY_ENABLE"
 # "L0:0, L1:1, L2:1": a retry level switched on
-_LEVEL_ON = re.compile(r"\bL\d\s*:\s*1\b")
+_LEVEL_ON = LazyPattern(r"\bL\d\s*:\s*1\b")  # compiled when a launch sets the variable
 
 
 def op_retry_on(value: EnvValue | None) -> bool:

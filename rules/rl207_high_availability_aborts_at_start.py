@@ -403,7 +403,7 @@ def _operator_value(job: Job, table: dict) -> tuple[str, Span, str] | None:
     if doc is None or not doc.is_ascendjob or job.context.framework != "pytorch":
         return None
     values: list[str] = []
-    strategy = doc.annotation("recover-strategy")
+    strategy = doc.recover_strategy
     if strategy is not None and strategy.value:
         values += [table["strategies"][s] for s in strategy.value.split(",") if s in table["strategies"]]
     hot = doc.label(HOT_SWITCH_LABEL)

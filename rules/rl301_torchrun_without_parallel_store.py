@@ -1,12 +1,11 @@
 from __future__ import annotations
 
-import re
-
 from recovery_lint.diagnostics import Edit, Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import edit, replace_words
 from recovery_lint.jobs import Job, LaunchCommand
 from recovery_lint.knowledge import feature_support
 from recovery_lint.launch import PURE_VARIABLE, option_value, word_value
+from recovery_lint.lazyre import LazyPattern
 from recovery_lint.premises import answer, release_facts
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.shell import Word
@@ -403,7 +402,7 @@ def _taskd_or_ttp(job: Job) -> str:
 
 ENDPOINT = ("--rdzv_endpoint", "--rdzv-endpoint")
 # HOST:PORT with a literal port; HOST may be a variable (${MASTER_ADDR}) or an IPv6 address in brackets
-_HOST_PORT = re.compile(r"^(?P<host>\[[^\]]+\]|[^:\[\]]+):(?P<port>\d{1,5})$")
+_HOST_PORT = LazyPattern(r"^(?P<host>\[[^\]]+\]|[^:\[\]]+):(?P<port>\d{1,5})$")
 
 
 def _static_endpoint(cmd: LaunchCommand) -> tuple[Word, str, str] | str | None:
