@@ -1,6 +1,10 @@
 import os
-import signal
 import sys
+
+try:  # the C module alone, as in cli.py
+    import _signal as signal
+except ImportError:
+    import signal  # type: ignore[no-redef]
 
 
 def _quiet_exit(signum: int, frame: object) -> None:

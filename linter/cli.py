@@ -2,173 +2,32 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import gc
 import os
 import re
-import signal
 import sys
 from pathlib import Path
 
-from . import __version__
-from .config import FAIL_ON, Config, ConfigError, find_config, load_config
+from .argv import UsageError, check_parser, quick_parse, rule_parser
+from .config import Config, ConfigError, find_config, load_config
 
-# argparse asks gettext for each message's translation, and gettext searches the disk for a catalog on
-# every call (argparse has none; a miss is not remembered): a tenth of a one-file run. The messages
-# stay the English ones, as the rest of the output.
-argparse._ = lambda message: message  # type: ignore[attr-defined]
+try:  # the C module alone: ``signal`` builds three enums when imported, a fiftieth of a one-file run
+    import _signal as signal
+except ImportError:  # an interpreter without it
+    import signal  # type: ignore[no-redef]
 
 TYPE_CHECKING = False  # typing is not imported at run time (see record.py)
 if TYPE_CHECKING:
+    import argparse
     from typing import NoReturn
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT, 128 + SIGTERM, as a shell reports them
 COMMANDS = ("check", "rule")
 ALWAYS_REPORTED = ("RL900",)  # parse errors: see _always_reported
-CHECK_FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
 PROGRESS_THRESHOLD = 300  # files; fewer finish before a progress bar would be worth drawing
 NOTHING_TO_LINT = "No files to lint (no manifests, shell scripts, Python files or version pins found)."
-
-
-HELP_EPILOG = """\
-commands:
-  check [PATH ...]      lint files and folders (the default command; PATH defaults to .)
-  rule CODE|NAME        print a rule's documentation; 'rule --all' lists every rule
-
-exit codes:
-  0    nothing at or above --fail-on is left (or there was nothing to lint)
-  1    findings remain; also --diff with a patch, --exit-non-zero-on-fix after a fix
-  2    usage, configuration or internal error (one line; --verbose shows a traceback)
-  130  interrupted (Ctrl-C or SIGINT); 143: terminated (SIGTERM)
-
-examples:
-  recovery-lint .                                  lint the repository
-  recovery-lint --fix .                            apply the safe fixes
-  recovery-lint --diff --unsafe-fixes .            show every fix as a patch
-  recovery-lint --select RL1,RL3 --statistics .    count the findings of two phases
-  recovery-lint --output-format sarif --output-file recovery-lint.sarif .
-  recovery-lint rule RL101                         why RL101 matters and how its fix works
-"""
-
-
-class UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, **kwargs) -> None:
-        kwargs.setdefault("formatter_class", _Help)
-        super().__init__(**kwargs)
-
-    def error(self, message: str):  # argparse exits 2 as well; keep our one-line style
-        raise UsageError(message)
-
-
-class _Width:
-    """argparse's help formatter, told the terminal's width. Left to find it, it imports shutil, and
-    shutil the compression modules, on every run: argparse makes a formatter for each argument added."""
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width=None) -> None:
-        width = _columns() - 2 if width is None else width
-        super().__init__(prog, indent_increment, max_help_position, width)  # type: ignore[call-arg]
-
-
-class _Help(_Width, argparse.HelpFormatter):
-    pass
-
-
-class _RawHelp(_Width, argparse.RawDescriptionHelpFormatter):
-    pass
-
-
-def _columns() -> int:
-    """The terminal's width as ``shutil.get_terminal_size`` gives it: $COLUMNS, the terminal, or 80."""
-    columns = 0
-    with contextlib.suppress(KeyError, ValueError):
-        columns = int(os.environ["COLUMNS"])
-    if columns <= 0:
-        with contextlib.suppress(AttributeError, ValueError, OSError):
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-    return columns if columns > 0 else 80
-
-
-def _worker_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number of processes (1 or more; default: all cores)")
-    return value
-
-
-def _check_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="recovery-lint",
-        usage="recovery-lint [check] [options] [PATH ...]\n       recovery-lint rule CODE|NAME|--all",
-        description="Find missing or misconfigured recovery-time optimizations in Ascend NPU PyTorch\n"
-        "training jobs: manifests, launch scripts, training code and version pins.",
-        epilog=HELP_EPILOG,
-        formatter_class=_RawHelp,
-    )
-    p.add_argument(
-        "paths", nargs="*", metavar="PATH", help="files or folders to lint (default: .); '-' reads standard input"
-    )
-    p.add_argument("--fix", action="store_true", help="apply safe fixes")
-    p.add_argument("--unsafe-fixes", action="store_true", help="also apply unsafe fixes (with --fix or --diff)")
-    p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing")
-    p.add_argument(
-        "--select", metavar="RULES", action="append", help="comma-separated codes, prefixes (RL3) or names; repeatable"
-    )
-    p.add_argument(
-        "--ignore",
-        metavar="RULES",
-        action="append",
-        help="comma-separated codes, prefixes or names to skip; repeatable",
-    )
-    p.add_argument("--extend-select", metavar="RULES", action="append", help="add rules to the selection; repeatable")
-    p.add_argument("--output-format", choices=CHECK_FORMATS, help="default: full on a terminal, else concise")
-    p.add_argument("--output-file", metavar="FILE", help="write the report alone to FILE (atomically)")
-    p.add_argument("--scorecard", action="store_true", help="print the recovery scorecard of every job")
-    p.add_argument("--fail-on", choices=FAIL_ON, help="lowest severity that makes the exit code 1 (default warning)")
-    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
-    p.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when a fix was applied")
-    p.add_argument(
-        "--statistics", action="store_true", help="print the number of findings per rule instead of the findings"
-    )
-    p.add_argument("--add-suppressions", action="store_true", help="add an ignore directive for every finding")
-    p.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline")
-    p.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE and exit")
-    p.add_argument("--stdin-filename", metavar="NAME", help="name of the file read from standard input ('-')")
-    p.add_argument("--config", metavar="FILE", help="use this config file (pyproject.toml or .recovery-lint.toml)")
-    p.add_argument("--isolated", action="store_true", help="ignore every config file")
-    p.add_argument(
-        "--force-exclude",
-        action="store_true",
-        help="apply the config's exclude also to paths passed on the command line (as pre-commit passes them)",
-    )
-    p.add_argument("--show-jobs", action="store_true", help="print how the files were linked into jobs")
-    p.add_argument("--jobs", type=_worker_count, metavar="N", help="worker processes, at least 1 (default: all cores)")
-    p.add_argument(
-        "--no-cache", action="store_true", help="neither read nor write the cache (also RECOVERY_LINT_NO_CACHE=1)"
-    )
-    p.add_argument(
-        "--cache-dir", metavar="DIR", help="where the cache lives (default: .recovery-lint_cache in the project root)"
-    )
-    p.add_argument("--no-color", action="store_true", help="no colour, even on a terminal")
-    p.add_argument(
-        "--verbose",
-        action="store_true",
-        help="show the config file and the files linted, and tracebacks of internal errors",
-    )
-    p.add_argument(
-        "-q", "--quiet", action="store_true", help="print the findings and errors only: no summary, no warnings"
-    )
-    p.add_argument("--show-files", action="store_true", help="list the files that would be linted, then exit")
-    p.add_argument("--version", action="version", version=f"recovery-lint {__version__}")
-    return p
 
 
 class Interrupted(KeyboardInterrupt):
@@ -262,7 +121,8 @@ def _dispatch(argv: list[str]) -> int:
         argv = argv[1:]
     elif argv:
         _refuse_mistyped_command(argv[0], Path.cwd())
-    return _check_command(_check_parser().parse_args(argv))
+    args = quick_parse(argv)
+    return _check_command(args if args is not None else check_parser().parse_args(argv))
 
 
 def _main(argv: list[str], verbose: bool) -> int:
@@ -298,11 +158,7 @@ def _discard_stdout() -> None:
 
 # -- rule ---------------------------------------------------------------------------------------
 def _rule_command(argv: list[str]) -> int:
-    p = _Parser(prog="recovery-lint rule", description="Print a rule's documentation, or list every rule.")
-    p.add_argument("code", nargs="?", help="rule code (RL301) or name")
-    p.add_argument("--all", action="store_true", help="list every rule")
-    p.add_argument("--output-format", choices=("text", "json", "markdown"), default="text")
-    args = p.parse_args(argv)
+    args = rule_parser().parse_args(argv)
     from .registry import all_rules, by_name
 
     rules = all_rules()
@@ -686,7 +542,7 @@ def _refuse_mistyped_command(word: str, cwd: Path) -> None:
     close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
     if close:
         raise UsageError(f"{word}: no such command, file or directory (did you mean 'recovery-lint {close[0]}'?)")
-    if f"--{word}" in _check_parser()._option_string_actions:
+    if f"--{word}" in check_parser()._option_string_actions:
         raise UsageError(f"{word}: no such command, file or directory (did you mean '--{word}'?)")
 
 

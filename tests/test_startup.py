@@ -64,6 +64,9 @@ NOT_USED = (
     "importlib.resources",
     "tempfile",
     "zipfile",
+    "argparse",  # a plain command line is read without it (argv.quick_parse)
+    "gettext",
+    "signal",  # the C module _signal is enough
 )
 
 
