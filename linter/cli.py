@@ -535,7 +535,7 @@ def _count(n: int, noun: str) -> str:
 def _refuse_mistyped_command(word: str, cwd: Path) -> None:
     """A first word that names no path but is close to a command (or is an option without its
     dashes: `recovery-lint fix .`) is a mistyped command."""
-    if not re.fullmatch(r"[a-z][a-z-]*", word) or os.path.lexists(cwd / word):
+    if word.startswith("-") or not re.fullmatch(r"[a-z][a-z-]*", word) or os.path.lexists(cwd / word):
         return
     import difflib
 

@@ -37,6 +37,7 @@ from .launch import (
     unwrap,
     word_value,
 )
+from .lazyre import LazyPattern
 from .parse import PIN_KINDS, SHELL_KINDS, ParsedFile
 from .record import Record, field, one_copy
 from .roles import (
@@ -62,7 +63,7 @@ from .span import Span
 # a path's characters: word characters of any script (a Chinese file name), the bytes of a name that
 # is not UTF-8 (kept as U+DC80..U+DCFF), and . + @ % ~ = -; shell syntax ($, quotes, ;) ends it
 _NAME = r"[\w.+@%~=\udc80-\udcff-]+"
-SCRIPT_PATH = re.compile(rf"({_NAME}(?:/{_NAME})*\.(?:sh|bash|py))$")
+SCRIPT_PATH = LazyPattern(rf"({_NAME}(?:/{_NAME})*\.(?:sh|bash|py))$")
 PROCESS_RECOVERY_STRATEGIES = {"retry", "recover", "recover-in-place", "elastic-training", "dump", "exit"}
 # folders beside a job's folders (or the repository root) that declare the versions of the whole tree
 DECLARATION_FOLDERS = ("docker", "dockerfiles", "ci", "build", "env", "install", "requirements", "image", "images")

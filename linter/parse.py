@@ -5,8 +5,7 @@ Runs in worker processes for large runs, so everything it returns is plain pickl
 
 from __future__ import annotations
 
-import re
-
+from .lazyre import LazyPattern
 from .record import Record, field
 from .span import SourceText, Span
 
@@ -64,7 +63,7 @@ def decode(path: str, data: bytes, kind: str = "") -> tuple[SourceText | None, F
 
 
 # PEP 263: a comment on the first or second line naming the source encoding (``# -*- coding: gbk -*-``)
-_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_CODING = LazyPattern(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 
 def declared_encoding(data: bytes) -> str | None:
@@ -153,7 +152,7 @@ def parse_source(source: SourceText, kind: str) -> ParsedFile:
     return ParsedFile(source.path, "other", source, None, [], relevant=False)
 
 
-_KUBERNETES_KEY = re.compile(r"(?m)^[ \t-]*[\"']?(?:apiVersion|kind)[\"']?[ \t]*:")
+_KUBERNETES_KEY = LazyPattern(r"(?m)^[ \t-]*[\"']?(?:apiVersion|kind)[\"']?[ \t]*:")
 
 
 def yaml_named(source: SourceText) -> ParsedFile:

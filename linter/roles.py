@@ -13,6 +13,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from .lazyre import LazyPattern
 from .record import Record
 
 TRAINING = "training"
@@ -29,7 +30,7 @@ class Verdict(Record, frozen=True):
         return self.role == TRAINING
 
 
-_TOKEN = re.compile(r"[a-z]+|\d+")
+_TOKEN = LazyPattern(r"[a-z]+|\d+")
 
 INFERENCE = frozenset(
     {

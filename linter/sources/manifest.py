@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..lazyre import LazyPattern
 from ..record import Record, field, one_copy
 from ..span import SourceText, Span
 from .shell import ShellScript, inline_script_at, parse_detached, parse_embedded
@@ -22,7 +23,7 @@ from .yamlnodes import (
     expanded_size,
 )
 
-TEMPLATE_MARKERS = re.compile(r"\{\{-?\s|\{\{[.$a-zA-Z_]|\{%-?\s|\{#")
+TEMPLATE_MARKERS = LazyPattern(r"\{\{-?\s|\{\{[.$a-zA-Z_]|\{%-?\s|\{#")
 MAX_DOCUMENTS = 5_000
 
 

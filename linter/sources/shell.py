@@ -18,6 +18,7 @@ import re
 from functools import lru_cache
 from sys import intern
 
+from ..lazyre import LazyPattern
 from ..record import Record, field, one_copy
 from ..span import Located, SourceText, Span, to_bytes
 
@@ -379,7 +380,7 @@ def _as_bash_reads_it(text: str) -> str:
 # after a redirection and '{' ("<{" + an emoji), and it is not given bytes that are not UTF-8 (a
 # GBK comment, kept as U+DC80..U+DCFF): either is given U+FFFD in its place, one character for one,
 # so character offsets still hold; the words' text is then taken from the file.
-NOT_FOR_TREE_SITTER = re.compile("[\U00010000-\U0010ffff\udc80-\udcff]")
+NOT_FOR_TREE_SITTER = LazyPattern("[\U00010000-\U0010ffff\udc80-\udcff]")
 
 
 def tree_sitter_text(text: str) -> str:
@@ -766,13 +767,19 @@ def shell_invocation(args: list[str]) -> tuple[str | None, int]:
             continue
         if arg == "--":
             return ("script", i + 1) if i + 1 < len(args) else (None, -1)
-        if re.fullmatch(r"-[a-zA-Z]*c[a-zA-Z]*", arg):
+        if _is_command_option(arg):
             return ("inline", i + 1) if i + 1 < len(args) else (None, -1)
         if arg.startswith(("-", "+")):
             i += 1
             continue
         return "script", i
     return None, -1
+
+
+def _is_command_option(arg: str) -> bool:
+    """``-c`` alone or among other one-letter options (``-lc``, ``-xec``): the script is the next word."""
+    letters = arg[1:]
+    return arg.startswith("-") and "c" in letters and letters.isascii() and letters.isalpha()
 
 
 _INLINE_SHELLS = SHELLS | {"zsh"}

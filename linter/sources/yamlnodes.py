@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
+from ..lazyre import LazyPattern
 from ..record import Record, one_copy
 from ..span import Located, SourceText, Span
 
@@ -192,7 +193,7 @@ class YScalar(Located):
         return (_restore_scalar, (self._value, self._tag, self.style, self._source, self._high, self._low, self._size))
 
 
-_PROPERTY = re.compile(r"[!&][^ \t\r\n]*[ \t\r\n]+")
+_PROPERTY = LazyPattern(r"[!&][^ \t\r\n]*[ \t\r\n]+")
 
 
 def _after_properties(text: str, start: int, stop: int) -> int:
