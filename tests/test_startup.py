@@ -105,6 +105,20 @@ def test_a_manifest_running_a_script_loads_the_bash_grammar_but_not_its_package_
     assert sorted(m for m in ("importlib.resources", "tempfile", "zipfile", "shutil") if m in modules) == []
 
 
+def test_a_plain_inline_command_is_read_without_the_bash_grammar(tmp_path):
+    inline = MANIFEST.replace(
+        '["torchrun", "--nproc_per_node", "8", "train.py"]',
+        '["/bin/bash", "-c", "cd /job/code && torchrun --nproc_per_node=8 train.py"]',
+    )
+    (tmp_path / "job.yaml").write_text(inline)
+    output: list[str] = []
+    modules = imported_by_run(
+        tmp_path, "--isolated", "--no-cache", "--output-format", "concise", "job.yaml", output=output
+    )
+    assert "RL301" in output[0]  # the launch was read
+    assert sorted(m for m in ("tree_sitter", "tree_sitter_bash") if m in modules) == []
+
+
 def test_the_check_sees_modules_that_are_imported(tmp_path):
     # the same run with terminal output and a config file does load rich and jsonschema
     (tmp_path / "job.yaml").write_text(MANIFEST)

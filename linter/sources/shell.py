@@ -453,9 +453,95 @@ def parse_embedded(src: SourceText, start: int, end: int, fold: bool = False) ->
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     tail = text[end : line_end + 1] if line_end != -1 else text[end:]
-    masked = _blank(text[line_start:start]) + inner + _blank(tail)
-    script = _parse(src, SourceText(src.path, masked), line_start)
+    plain = plain_commands(inner)
+    if plain is not None:
+        script = _plain_script(src, start, plain)
+    else:
+        masked = _blank(text[line_start:start]) + inner + _blank(tail)
+        script = _parse(src, SourceText(src.path, masked), line_start)
     script.folded = fold
+    return script
+
+
+# The characters of a word that means itself: no quoting, expansion, globbing, redirection, comment
+# or assignment in it. A command line of such words, joined by ; && || only, is read here as
+# tree-sitter would read it: loading the grammar was a twentieth of a one-manifest run, and most
+# inline commands (``python train.py``, ``cd /job/code && bash train.sh``) are written so.
+_PLAIN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./,-")
+# an argument may hold ':' and '=' (--master_addr=host:port); a first word may not (tree-sitter reads
+# '==' and a word with '+:', '%' or '@' otherwise than bash: such a line goes to it, and is read as it reads it)
+_PLAIN_ARGUMENT = _PLAIN | {":", "="}
+_OPERATORS = ("&&", "||", ";")
+# words that begin something other than a simple command where they come first
+_NOT_A_COMMAND = frozenset(
+    {
+        *("if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done"),
+        *("in", "function", "time", "coproc"),
+        *DECLARATION_KINDS,
+        "unset",
+    }
+)
+
+# a plain command line: its statements, each a list of commands joined by && or ||, each command
+# the (start, end) offsets of its words in the text
+PlainLine = list[list[list[tuple[int, int]]]]
+
+
+def plain_commands(text: str) -> PlainLine | None:
+    """The statements of ``text`` when it is a plain command line (see ``_PLAIN``); None otherwise."""
+    statements: PlainLine = []
+    commands: list[list[tuple[int, int]]] = []
+    words: list[tuple[int, int]] = []
+    at, size = 0, len(text)
+    while at < size:
+        char = text[at]
+        if char == " " or char == "\t":
+            at += 1
+            continue
+        operator = next((op for op in _OPERATORS if text.startswith(op, at)), None)
+        if operator is not None:
+            if not words:
+                return None  # an operator with no command before it
+            commands.append(words)
+            words = []
+            if operator == ";":
+                statements.append(commands)
+                commands = []
+            at += len(operator)
+            continue
+        allowed = _PLAIN_ARGUMENT if words else _PLAIN
+        begin = at
+        while at < size and text[at] in allowed:
+            at += 1
+        if at == begin or (at < size and text[at] not in " \t;&|") or "==" in text[begin:at]:
+            return None
+        if not words and (text[begin] == "-" or text[begin:at] in _NOT_A_COMMAND):
+            return None
+        words.append((begin, at))
+    if words:
+        commands.append(words)
+    elif commands:
+        return None  # a line ending in && or ||
+    if commands:
+        statements.append(commands)
+    return statements or None
+
+
+def _plain_script(src: SourceText, offset: int, statements: PlainLine) -> ShellScript:
+    """The model of a plain command line at ``offset`` of ``src``: each command's statement is the
+    whole && / || list it belongs to, and the commands after the first in a list run on a condition."""
+    script = ShellScript(src)
+    for commands in statements:
+        statement = src.span(offset + commands[0][0][0], offset + commands[-1][-1][1])
+        for index, words in enumerate(commands):
+            span = src.span(offset + words[0][0], offset + words[-1][1])
+            command = Command(
+                [Word(None, src.text[offset + a : offset + b], src.span(offset + a, offset + b)) for a, b in words],
+                statement if span == statement else span,
+                statement,
+            )
+            command.conditional = index > 0
+            script.events.append(command)
     return script
 
 
