@@ -11,7 +11,6 @@ of a one-manifest run, spent before anything was read.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from types import SimpleNamespace
@@ -309,6 +308,8 @@ def _argparse_classes() -> tuple[type[argparse.ArgumentParser], type, type]:
 
 def _columns() -> int:
     """The terminal's width as ``shutil.get_terminal_size`` gives it: $COLUMNS, the terminal, or 80."""
+    import contextlib
+
     columns = 0
     with contextlib.suppress(KeyError, ValueError):
         columns = int(os.environ["COLUMNS"])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import re
@@ -109,8 +108,10 @@ def _exit_now(code: int) -> NoReturn:
     gone and the writes finished or undone, and interpreter shutdown would free every model one by
     one and could still wait on pool threads."""
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
+        try:  # noqa: SIM105 - not contextlib.suppress: a run that needs no other part of contextlib skips its import
             stream.flush()
+        except (OSError, ValueError):
+            pass
     os._exit(code)
 
 
@@ -152,6 +153,8 @@ def _main(argv: list[str], verbose: bool) -> int:
 
 def _discard_stdout() -> None:
     """Point standard output at /dev/null, so the interpreter's final flush has nowhere to fail."""
+    import contextlib
+
     with contextlib.suppress(OSError, ValueError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
@@ -268,11 +271,11 @@ def _select_rules(args: argparse.Namespace, config: Config):
 def _always_reported(chosen: list, ignore: list[str]) -> list:
     """A file that could not be parsed was not checked at all, so its RL900 is reported whatever
     the selection (as ruff reports syntax errors), unless RL900 itself is ignored by code or name."""
-    from .registry import all_rules
+    from .registry import indexed_rules
 
     named = {s.strip().upper() for s in ignore} | {s.strip() for s in ignore}
     have = {r.code for r in chosen}
-    rules = all_rules()
+    rules = indexed_rules()
     return [
         rules[code]
         for code in ALWAYS_REPORTED
@@ -695,6 +698,8 @@ def _stdin_fix_command(args: argparse.Namespace, request, scope, fail_on: str) -
         sys.stdout.buffer.write(to_bytes(fixed))
     sys.stdout.flush()
     if not args.diff:  # --diff says what it would fix (above); the fixed text's own report would be of no file
+        import contextlib
+
         with contextlib.redirect_stdout(sys.stderr):
             out = _Output(args)
             out.stdin, out.fail_on = True, fail_on

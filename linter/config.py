@@ -3,7 +3,6 @@ path upwards and validated against ``schemas/config.schema.json``."""
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -36,6 +35,8 @@ class Config(Record):
     raw: dict[str, object] = field(default_factory=dict)
 
     def fingerprint(self) -> str:
+        import json
+
         return json.dumps(self.raw, sort_keys=True, default=str)
 
 
@@ -234,6 +235,8 @@ def _expected(err) -> str:
     """A schema violation in the words the other configuration errors use: the value, then what was
     expected."""
     value = err.instance
+    import json
+
     shown = f"'{value}'" if isinstance(value, str) else json.dumps(value)
     kind = err.validator
     if kind == "type":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import re
@@ -692,6 +691,7 @@ def _collect(process: subprocess.Popen[bytes] | None) -> bytes | None:
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
+    import contextlib
     import subprocess
 
     process.kill()

@@ -481,16 +481,16 @@ class _Hooks:
         count = 0
         training_files: list[ParsedFile] | None = None
         for rule in rules:
-            cls = type(rule)
+            hooks = rule.hooks
             files = project.files
             if "training-file" in rule.premises:
                 if training_files is None:
                     training_files = [f for f in project.files if training_file(f, project, self.paths.every)]
                 files = training_files
             for overridden, targets in (
-                (cls.check_project is not Rule.check_project, (project,)),
-                (cls.check_file is not Rule.check_file, files),
-                (cls.check_job is not Rule.check_job, project.jobs),
+                ("project" in hooks, (project,)),
+                ("file" in hooks, files),
+                ("job" in hooks, project.jobs),
             ):
                 if overridden and targets:
                     self._starts.append(count)
@@ -519,7 +519,8 @@ class _Hooks:
             return _as_withheld(gate, found)
         if isinstance(target, Project):
             view, out = _premised(rule, target)
-            out += [d if isinstance(d, Withheld) else enforce(d, paths.every) for d in rule.check_project(view)]
+            if view is not None:
+                out += [d if isinstance(d, Withheld) else enforce(d, paths.every) for d in rule.check_project(view)]
             return out
         return [enforce(d, None) for d in rule.check_file(target)]  # type: ignore[arg-type]
 
@@ -533,10 +534,10 @@ def _as_withheld(gate: list[Withheld], found: list[Diagnostic | Withheld]) -> li
     return own
 
 
-def _premised(rule: Rule, project: Project) -> tuple[Project, list[Diagnostic | Withheld]]:
+def _premised(rule: Rule, project: Project) -> tuple[Project | None, list[Diagnostic | Withheld]]:
     """The project as a rule that checks it whole sees it: only the jobs where the rule's premises
-    hold; and the withheld advice of the jobs where one is unknown and the rule, run on that job
-    alone, would have given advice."""
+    hold (None when there is none, nor one where a premise is unknown); and the withheld advice of
+    the jobs where one is unknown and the rule, run on that job alone, would have given advice."""
     if not rule.premises:
         return project, []
     jobs: list[Job] = []
@@ -550,6 +551,8 @@ def _premised(rule: Rule, project: Project) -> tuple[Project, list[Diagnostic | 
         others.append(job)
         if gate:
             unknown.append((job, gate))
+    if not jobs and not unknown:
+        return None, []  # the advice applies to no job: the rule is not run (nor imported)
     withheld: list[Diagnostic | Withheld] = []
     for job, gate in unknown:
         alone = replace(project, jobs=[job], premise_skipped=[j for j in project.jobs if j is not job])
@@ -617,9 +620,9 @@ def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 def _per_file_ignores(diagnostics: list[Diagnostic], config: Config, cwd: Path) -> list[Diagnostic]:
     if not config.per_file_ignores:
         return diagnostics
-    from .registry import all_rules, matches
+    from .registry import indexed_rules, matches
 
-    rules = all_rules()
+    rules = indexed_rules()
     root = config.root or cwd
     # matched as `exclude` is: .gitignore patterns relative to the config file's folder
     patterns = [(ExcludeSet([pattern], root), selectors) for pattern, selectors in config.per_file_ignores.items()]
@@ -686,7 +689,6 @@ def _suppress(d: Diagnostic, directives: list[Directive]) -> bool:
 def run_directive_rules(rules: list[Rule], state: SuppressionState) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for rule in rules:
-        hook = getattr(rule, "check_directives", None)
-        if hook is not None:
-            out.extend(hook(state))
+        if "directives" in rule.hooks:
+            out.extend(rule.check_directives(state))
     return out

@@ -63,11 +63,36 @@ from .span import Span
 # a path's characters: word characters of any script (a Chinese file name), the bytes of a name that
 # is not UTF-8 (kept as U+DC80..U+DCFF), and . + @ % ~ = -; shell syntax ($, quotes, ;) ends it
 _NAME = r"[\w.+@%~=\udc80-\udcff-]+"
-SCRIPT_PATH = LazyPattern(rf"({_NAME}(?:/{_NAME})*\.(?:sh|bash|py))$")
+SCRIPT_PATH = LazyPattern(rf"({_NAME}(?:/{_NAME})*\.(?:sh|bash|py))$")  # what script_path_at_end finds
+_NAME_PUNCTUATION = frozenset(".+@%~=-")
 PROCESS_RECOVERY_STRATEGIES = {"retry", "recover", "recover-in-place", "elastic-training", "dump", "exit"}
 # folders beside a job's folders (or the repository root) that declare the versions of the whole tree
 DECLARATION_FOLDERS = ("docker", "dockerfiles", "ci", "build", "env", "install", "requirements", "image", "images")
 MAX_DEPTH = 8
+
+
+def script_path_at_end(text: str) -> str | None:
+    """The script or Python file path ``text`` ends with (``SCRIPT_PATH.search``'s group, found by a
+    scan from the end: compiling the pattern's Unicode classes was a hundredth of a one-manifest run)."""
+    end = len(text) - 1 if text.endswith("\n") else len(text)  # where '$' matches
+    body = text[:end]
+    suffix = next((s for s in (".sh", ".bash", ".py") if body.endswith(s)), None)
+    if suffix is None or len(body) == len(suffix) or not _name_char(body[-len(suffix) - 1]):
+        return None
+    start = len(body) - len(suffix) - 1  # a name character: the leftmost so far
+    at = start - 1
+    while at >= 0:
+        char = body[at]
+        if _name_char(char):
+            start = at
+        elif char != "/" or body[at + 1] == "/":
+            break  # a '/' joins two names; anything else ends the path
+        at -= 1
+    return body[start:]
+
+
+def _name_char(char: str) -> bool:
+    return char.isalnum() or char == "_" or char in _NAME_PUNCTUATION or "\udc80" <= char <= "\udcff"
 
 
 # -- the model ---------------------------------------------------------------------------------
@@ -422,10 +447,10 @@ class FileIndex:
         return self._resolved[key]
 
     def _resolve(self, reference: str, near: str, kind: str, cwd: str | None) -> ParsedFile | None:
-        match = SCRIPT_PATH.search(reference.strip("\"'"))
-        if not match:
+        found = script_path_at_end(reference.strip("\"'"))
+        if found is None:
             return None
-        ref = posixpath.normpath(match.group(1))
+        ref = posixpath.normpath(found)
         near_dir = self.folder_of(near)
         if not ref.startswith("/"):
             for base in ([cwd] if cwd is not None else []) + [near_dir]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from collections.abc import Callable, Mapping
 
 from .lazyre import LazyPattern
@@ -217,6 +216,8 @@ def expand_command(words: list[Word], values: Lookup) -> tuple[list[Word], bool]
     line = expand(words[0].text, values)
     if not line:
         return words, False
+    import shlex  # only a command held in a variable is split: a run without one skips the import
+
     try:
         parts = shlex.split(line)
     except ValueError:

@@ -69,6 +69,9 @@ class examples:
         return built
 
 
+HOOKS = ("project", "file", "job", "directives")  # a rule's check_<hook> methods
+
+
 class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
@@ -83,11 +86,22 @@ class Rule:
     fix_availability: ClassVar[str] = "none"  # always | sometimes | none
     cases: ClassVar[tuple[Case, ...]] = ()  # a rule gives them as ``examples(lambda: (Case(...), ...))``
     # what the advice takes for granted (names in premises.PREMISES): the engine runs the rule for a
-    # job only where every one is held, and counts the jobs where one is unknown
+    # job only where every one is held, and counts the jobs where one is unknown; a project check sees
+    # the jobs where they hold, and is not run when there is none (nor one where one is unknown)
     premises: ClassVar[tuple[str, ...]] = ()
     # premises only some of its findings need (the rule asks them itself): named with the declared ones
     # when those are unknown, so that one run lists every key that would turn the advice on
     also_asks: ClassVar[tuple[str, ...]] = ()
+
+    # the hooks the rule overrides (project, file, job, directives), set for each rule class: the
+    # engine runs these only, and the rule index records them so that a run knows them unimported
+    hooks: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.hooks = frozenset(
+            hook for hook in HOOKS if getattr(cls, f"check_{hook}", None) is not getattr(Rule, f"check_{hook}", None)
+        )
 
     # -- hooks: override one or more -----------------------------------------------------------
     def check_job(self, job: Job) -> Iterable[Diagnostic]:

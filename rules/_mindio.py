@@ -24,13 +24,10 @@ from recovery_lint.sources.python import DYNAMIC, PyArg, PyCall, PyImport, Pytho
 from recovery_lint.span import Span
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
+from ._mindio_names import ACP, AUTO_PATCH, AUTO_PATCH_ON, TTP, imports_of
 
-ACP = "mindio_acp"
-TTP = "mindio_ttp"
 MINDSPEED = "mindspeed_llm"
 ADAPTOR = "mindspeed_llm.megatron_adaptor"
-AUTO_PATCH = "MINDIO_AUTO_PATCH_MEGATRON"
-AUTO_PATCH_ON = ("1", "true")  # what mindio_acp accepts, after strip() and lower()
 IMPORT_LINE = f"import {ACP}"
 LOAD_MAP_LOCATIONS = (None, "cpu")  # mindio_acp.load accepts nothing else
 # what a saved object that is not training state looks like (arguments, features, caches, results)
@@ -79,10 +76,6 @@ def on_megatron(entry: PythonFile, mindspeed: list[PyImport]) -> bool:
     patches): it imports the Megatron adaptor or Megatron itself. Its FSDP2 path
     (``mindspeed_llm.fsdp2``) saves through its own checkpoint manager, which the patch never touches."""
     return any(i.module == ADAPTOR for i in mindspeed) or bool(imports_of(entry, "megatron"))
-
-
-def imports_of(file: PythonFile, module: str) -> list[PyImport]:
-    return [i for i in file.imports if i.module == module or i.module.startswith(module + ".")]
 
 
 def acp_state(job: Job) -> AcpState:

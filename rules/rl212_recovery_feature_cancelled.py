@@ -7,7 +7,7 @@ from recovery_lint.jobs import Job, LaunchCommand
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.span import Span
 
-from ._mindio import ACP, AUTO_PATCH, AUTO_PATCH_ON, TTP
+from ._mindio_names import ACP, AUTO_PATCH, AUTO_PATCH_ON, TTP
 
 NO_CACHING = "PYTORCH_NO_NPU_MEMORY_CACHING"
 HA_FLAG = "--enable-high-availability"

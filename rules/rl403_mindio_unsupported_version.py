@@ -6,7 +6,7 @@ from recovery_lint.knowledge import mindio_support
 from recovery_lint.rule import Case, Rule, examples
 
 from ._examples import PYTORCH_VCJOB as _VCJOB
-from ._mindio import ACP, imports_of
+from ._mindio_names import ACP, imports_of
 
 _LAUNCH = "torchrun --nproc_per_node 8 train.py\n"
 _TRAIN = """\

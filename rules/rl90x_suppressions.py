@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.edits import edit
-from recovery_lint.registry import all_rules
+from recovery_lint.registry import rule_codes
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.suppress import removal_edit
 
@@ -117,7 +117,7 @@ fault-scheduling: "off"   # recovery-lint: ignore RL201   <- RL902: no brackets
     )
 
     def check_directives(self, state):
-        known = all_rules()
+        known = rule_codes()
         for _path, problems in state.problems.items():
             for problem in problems:
                 yield self.report(problem.span, problem.message)

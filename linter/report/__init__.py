@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 
@@ -71,6 +70,8 @@ def _write_replacing(path: Path, directory: Path, text: str) -> None:
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
+        import contextlib
+
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise

@@ -1,0 +1,50 @@
+"""Scans that stand in for patterns on the start path give what the patterns give: the path of a script
+or Python file at the end of a word (SCRIPT_PATH), a Kubernetes key in a YAML text."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from recovery_lint.jobs import SCRIPT_PATH, script_path_at_end
+
+TEXT = st.text(alphabet="ab_./-=+~@%é\udc80 $\n\"'" + "pyshb/", max_size=14)
+ENDING = st.sampled_from(["", ".py", ".sh", ".bash", ".py\n", "x.py", "/.py", "//a.sh", "\n"])
+
+
+@settings(max_examples=800)
+@given(TEXT, ENDING)
+def test_the_scan_finds_what_the_pattern_finds(text, ending):
+    text += ending
+    match = SCRIPT_PATH.search(text)
+    assert script_path_at_end(text) == (match.group(1) if match else None)
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("/job/code/train.py", "job/code/train.py"),
+        ("${CODE}/scripts/train_start.sh", "scripts/train_start.sh"),
+        ("a//b.sh", "b.sh"),
+        ("训练/run.bash", "训练/run.bash"),
+        ("train.py\n", "train.py"),
+        ("a/.py", None),
+        ("train.pyc", None),
+    ],
+)
+def test_paths_at_the_end_of_words(text, path):
+    assert script_path_at_end(text) == path
+
+
+# -- the Kubernetes-key test of a YAML text ------------------------------------------------------
+KEY_PARTS = st.sampled_from(["apiVersion", "kind", " ", "\t", "-", '"', "'", ":", "\n", "\r", "a", "x: y", "#"])
+
+
+@settings(max_examples=800)
+@given(st.lists(KEY_PARTS, max_size=90))
+def test_the_key_scan_agrees_with_the_pattern(parts):
+    from recovery_lint.parse import _KUBERNETES_KEY, has_kubernetes_key
+
+    text = "".join(parts)
+    assert has_kubernetes_key(text) == (_KUBERNETES_KEY.search(text) is not None)
