@@ -54,7 +54,6 @@ from .roles import (
     vendored,
 )
 from .sources.manifest import Container, ManifestDoc, ManifestFile, PodSpec, scalar_script
-from .sources.python import PythonFile
 from .sources.shell import SHELLS, Assignment, Command, ShellScript, Word, shell_invocation
 from .sources.versions import COMPONENTS, PinFile, VersionPin, pins_in_words
 from .sources.yamlnodes import YScalar
@@ -69,6 +68,18 @@ PROCESS_RECOVERY_STRATEGIES = {"retry", "recover", "recover-in-place", "elastic-
 # folders beside a job's folders (or the repository root) that declare the versions of the whole tree
 DECLARATION_FOLDERS = ("docker", "dockerfiles", "ci", "build", "env", "install", "requirements", "image", "images")
 MAX_DEPTH = 8
+
+TYPE_CHECKING = False  # as in record.py: typing is not imported at run time
+if TYPE_CHECKING:
+    from .sources.python import PythonFile
+
+
+def _python_model(model: object) -> bool:
+    """Whether a parsed file's model is a Python file's (the Python model's module is loaded by a
+    run that reaches one: a run over manifests and scripts alone never needs it)."""
+    from .sources.python import PythonFile
+
+    return isinstance(model, PythonFile)
 
 
 def script_path_at_end(text: str) -> str | None:
@@ -658,7 +669,7 @@ class _Linker:
         entries = _unique([c.entry_file for launch in launches for c in launch.commands if c.entry_file and c.judged])
         if spec and spec.entry:
             extra = self.index.resolve(spec.entry, mf.path, "python")
-            if extra and isinstance(extra.model, PythonFile) and extra.model not in entries:
+            if extra and _python_model(extra.model) and extra.model not in entries:
                 entries.append(extra.model)
         for e in entries:
             self.reached.add(e.source.path)
@@ -716,7 +727,7 @@ class _Linker:
         if spec and spec.entry:
             entry = self.index.resolve(spec.entry, mf.path, "python")
             for cmd in launch.commands:
-                if cmd.entry_file is None and entry and isinstance(entry.model, PythonFile):
+                if cmd.entry_file is None and entry and _python_model(entry.model):
                     cmd.entry_file = entry.model
                     cmd.entry_note = ""
         return launch
@@ -835,7 +846,7 @@ class _Linker:
             if self._secondary(path) or not self.index.may_contain(path, NPU_STACK_BYTES):
                 continue
             parsed = self.index.get(path, "python")
-            if parsed is None or not isinstance(parsed.model, PythonFile):
+            if parsed is None or not _python_model(parsed.model):
                 continue
             model = parsed.model
             imports = frozenset(i.module.split(".")[0] for i in model.imports)
@@ -889,7 +900,7 @@ class _Linker:
                             continue
                         if self.index.holds(path, PROCESS_SETTINGS):
                             parsed = self.index.get(path, "python")
-                            if parsed is not None and isinstance(parsed.model, PythonFile):
+                            if parsed is not None and _python_model(parsed.model):
                                 found[path] = parsed.model
         return list(found.values())
 
@@ -1196,7 +1207,7 @@ class _Run:
         target = self.linker.index.resolve(text, near, "python", self._cwd_folder(near))
         if target is None:
             return None, f"{text} is not in the linted files", None
-        if not isinstance(target.model, PythonFile):
+        if not _python_model(target.model):
             return None, f"{target.path} could not be read", target.path
         return target.model, "", target.path
 

@@ -156,6 +156,25 @@ def cluster(job: Job) -> Answer:
     return Answer(UNKNOWN, "no manifest runs it")
 
 
+@premise(
+    "rescheduling",
+    "MindCluster reschedules the job after a fault: its fault-scheduling label is grace or force (Job- or "
+    "Pod-level rescheduling, or process-level recovery)",
+    "[[jobs]] manifest",
+)
+def rescheduling(job: Job) -> Answer:
+    level = job.context.recovery
+    if level is None:
+        return Answer(UNKNOWN, "no manifest says how the cluster reschedules it")
+    where = job.manifest.path if job.manifest is not None else "its manifest"
+    if level == "none":
+        return Answer(FAILED, f"{where} sets no fault-scheduling grace or force: the job is not rescheduled")
+    return Answer(HELD, f"{where} asks for {LEVELS.get(level, level)}")
+
+
+LEVELS = {"job": "Job-level rescheduling", "pod": "Pod-level rescheduling", "process": "process-level recovery"}
+
+
 @premise("multi-node", "the job spans more than one node (where the Parallel Store pays off)", "target.nodes")
 def multi_node(job: Job) -> Answer:
     doc = job.manifest

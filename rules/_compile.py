@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from recovery_lint.jobs import Job
 from recovery_lint.record import Record
-from recovery_lint.sources.python import PyArg, PyCall, PythonFile
 from recovery_lint.span import Span
+
+TYPE_CHECKING = False  # the Python model's module loads with the first Python file a run reads
+if TYPE_CHECKING:
+    from recovery_lint.sources.python import PyArg, PyCall, PythonFile
 
 CACHE = "ASCEND_CACHE_PATH"
 

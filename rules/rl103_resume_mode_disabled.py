@@ -57,6 +57,7 @@ class ResumeModeDisabled(Rule):
     name = "resume-mode-disabled"
     phase = "detection"
     severity = Severity.WARNING
+    premises = ("rescheduling",)
     fix_availability = "sometimes"
     summary = "A resumable PyTorch job whose launch environment does not set RESUME_MODE_ENABLE=1"
     what = """

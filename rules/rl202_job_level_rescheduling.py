@@ -62,6 +62,7 @@ class JobLevelRescheduling(Rule):
     name = "job-level-rescheduling"
     phase = "rescheduling"
     severity = Severity.WARNING
+    premises = ("rescheduling",)
     fix_availability = "sometimes"
     summary = "Resumable job without Pod-level rescheduling: every fault deletes and reschedules all Pods"
     what = """

@@ -82,6 +82,7 @@ class PodReschedulingRestartsJob(Rule):
     name = "pod-rescheduling-restarts-job"
     phase = "rescheduling"
     severity = Severity.WARNING
+    premises = ("rescheduling",)
     fix_availability = "sometimes"
     summary = "Pod-level rescheduling is on, but a Volcano policy still restarts the whole job"
     what = """

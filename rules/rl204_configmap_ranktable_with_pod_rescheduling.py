@@ -81,6 +81,7 @@ class ConfigMapRanktableWithPodRescheduling(Rule):
     name = "configmap-ranktable-with-pod-rescheduling"
     phase = "rescheduling"
     severity = Severity.WARNING
+    premises = ("rescheduling",)
     fix_availability = "none"
     summary = "Pod- or process-level rescheduling with the rank table mounted from a rings-config ConfigMap"
     what = """

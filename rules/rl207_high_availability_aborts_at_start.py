@@ -330,7 +330,7 @@ def _uses_high_availability(job: Job, args: _Arguments, cmd: LaunchCommand) -> b
     options = {o[2:].replace("-", "_") for o in HA_OPTIONS}
     if options & set(args.values) or (env is not None and bool(env.known)):
         return True
-    return _operator_value(job, mindspeed_llm_checks()["operator_env"]) is not None
+    return _operator_value(job) is not None
 
 
 def _series_of(job: Job) -> str:
@@ -384,7 +384,7 @@ def _high_availability_env(job: Job, cmd: LaunchCommand, data: dict) -> tuple[st
     env = cmd.env.get(ENV)
     if env is not None and env.origin in ("script", "inline"):
         return env.known, env.span, f"{ENV}={env.known}"
-    injected = _operator_value(job, data["operator_env"])
+    injected = _operator_value(job)
     if injected is not None:
         if env is not None:
             return None, None, ""
@@ -398,10 +398,12 @@ def _high_availability_env(job: Job, cmd: LaunchCommand, data: dict) -> tuple[st
     return "", None, ""
 
 
-def _operator_value(job: Job, table: dict) -> tuple[str, Span, str] | None:
+def _operator_value(job: Job) -> tuple[str, Span, str] | None:
+    """What Ascend Operator sets HIGH_AVAILABILITY to on the job's containers, where, and why."""
     doc = job.manifest
     if doc is None or not doc.is_ascendjob or job.context.framework != "pytorch":
-        return None
+        return None  # decided before the release data is read: most jobs are not PyTorch AscendJobs
+    table = mindspeed_llm_checks()["operator_env"]
     values: list[str] = []
     strategy = doc.recover_strategy
     if strategy is not None and strategy.value:
