@@ -687,7 +687,11 @@ def _suppress(d: Diagnostic, directives: list[Directive]) -> bool:
 
 
 def run_directive_rules(rules: list[Rule], state: SuppressionState) -> list[Diagnostic]:
+    """The findings of the rules that check suppression directives: none where no file has one (the
+    rules are then not even imported)."""
     out: list[Diagnostic] = []
+    if not any(state.directives.values()) and not any(state.problems.values()):
+        return out
     for rule in rules:
         if "directives" in rule.hooks:
             out.extend(rule.check_directives(state))

@@ -94,7 +94,8 @@ class Rule:
     also_asks: ClassVar[tuple[str, ...]] = ()
 
     # the hooks the rule overrides (project, file, job, directives), set for each rule class: the
-    # engine runs these only, and the rule index records them so that a run knows them unimported
+    # engine runs these only, and the rule index records them so that a run knows them unimported;
+    # check_directives(state) sees the run's suppression directives, and runs only where there is one
     hooks: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: object) -> None:

@@ -13,11 +13,11 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from .config import find_config
 from .discover import Candidate, classify, discover, display_path
+from .lazyre import LazyPattern
 from .parse import SHELL_KINDS
 from .record import Record, field
 
@@ -121,7 +121,7 @@ def _stdin_scope(cwd: Path, name: str | None, data: bytes) -> Scope:
     return Scope(paths, path, {display}, [cand], overrides={display: text}, stdin=display, root=root)
 
 
-_API_VERSION = re.compile(r"^apiVersion\s*:", re.MULTILINE)
+_API_VERSION = LazyPattern(r"(?m)^apiVersion\s*:")  # standard input only
 
 
 def guess_kind(text: str) -> str:
