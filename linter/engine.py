@@ -487,9 +487,11 @@ class _Hooks:
                 if training_files is None:
                     training_files = [f for f in project.files if training_file(f, project, self.paths.every)]
                 files = training_files
+            if "issues" in hooks:  # a parse-issue rule: the files holding one of its issues
+                files = [f for f in files if any(issue.code == rule.code for issue in f.issues)]
             for overridden, targets in (
                 ("project" in hooks, (project,)),
-                ("file" in hooks, files),
+                ("file" in hooks or "issues" in hooks, files),
                 ("job" in hooks, project.jobs),
             ):
                 if overridden and targets:

@@ -95,14 +95,19 @@ class Rule:
 
     # the hooks the rule overrides (project, file, job, directives), set for each rule class: the
     # engine runs these only, and the rule index records them so that a run knows them unimported;
-    # check_directives(state) sees the run's suppression directives, and runs only where there is one
+    # check_directives(state) sees the run's suppression directives, and runs only where there is one;
+    # "issues" is the file hook of a ParseIssueRule, run on the files holding one of its issues
     hooks: ClassVar[frozenset[str]] = frozenset()
+    reports_parse_issues: ClassVar[bool] = False  # see ParseIssueRule
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
-        cls.hooks = frozenset(
+        hooks = {
             hook for hook in HOOKS if getattr(cls, f"check_{hook}", None) is not getattr(Rule, f"check_{hook}", None)
-        )
+        }
+        if cls.reports_parse_issues:  # its check_file is given the files holding its issues only
+            hooks = (hooks - {"file"}) | {"issues"}
+        cls.hooks = frozenset(hooks)
 
     # -- hooks: override one or more -----------------------------------------------------------
     def check_job(self, job: Job) -> Iterable[Diagnostic]:
@@ -178,3 +183,16 @@ class Rule:
             more = [f"- {PREMISES[name].question} (`{name}`; `{PREMISES[name].key}`)" for name in cls.also_asks]
             text += "Some of its findings also need that:\n" + "\n".join(more) + "\n\n"
         return text
+
+
+class ParseIssueRule(Rule):
+    """A rule that reports what a parser found in a file: the file's issues that carry the rule's code
+    (a syntax error, a template, a script for another shell). The engine gives it only the files that
+    hold such an issue, so a run whose files parse cleanly never loads it."""
+
+    reports_parse_issues = True
+
+    def check_file(self, parsed: ParsedFile) -> Iterable[Diagnostic]:
+        for issue in parsed.issues:
+            if issue.code == self.code:
+                yield self.report(issue.span, issue.message)

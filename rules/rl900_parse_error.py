@@ -1,11 +1,10 @@
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
-from recovery_lint.parse import ParsedFile
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import Case, ParseIssueRule, examples
 
 
-class ParseError(Rule):
+class ParseError(ParseIssueRule):
     code = "RL900"
     name = "parse-error"
     phase = "meta"
@@ -98,8 +97,3 @@ metadata:
             Case(title="valid files", files={"train.sh": "echo ok\n", "train.py": "x = 1\n"}),
         )
     )
-
-    def check_file(self, parsed: ParsedFile):
-        for issue in parsed.issues:
-            if issue.code == self.code:
-                yield self.report(issue.span, issue.message)

@@ -1,11 +1,10 @@
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
-from recovery_lint.parse import ParsedFile
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import Case, ParseIssueRule, examples
 
 
-class TemplatedManifest(Rule):
+class TemplatedManifest(ParseIssueRule):
     code = "RL903"
     name = "templated-manifest"
     phase = "meta"
@@ -53,8 +52,3 @@ spec:
             ),
         )
     )
-
-    def check_file(self, parsed: ParsedFile):
-        for issue in parsed.issues:
-            if issue.code == self.code:
-                yield self.report(issue.span, issue.message)

@@ -1,11 +1,10 @@
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
-from recovery_lint.parse import ParsedFile
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import Case, ParseIssueRule, examples
 
 
-class NonBashScript(Rule):
+class NonBashScript(ParseIssueRule):
     code = "RL904"
     name = "non-bash-script"
     phase = "meta"
@@ -61,8 +60,3 @@ torchrun --nnodes 2 --nproc_per_node 8 pretrain.py
             ),
         )
     )
-
-    def check_file(self, parsed: ParsedFile):
-        for issue in parsed.issues:
-            if issue.code == self.code:
-                yield self.report(issue.span, issue.message)

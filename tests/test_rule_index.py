@@ -87,7 +87,8 @@ def test_a_rule_whose_premises_fail_for_every_job_is_not_imported(tmp_path):
     loaded = result.stdout.rpartition("loaded=")[2].split()[0].split(",")
     # one Pod: multi-node fails (RL301, RL316); no Python entry: the MindIO ACP stack and an NPU entry
     # are not known to be there (RL401, RL402, RL501); no fault-scheduling: no rescheduling (RL103,
-    # RL202-RL204); no suppression directive to check (RL901, RL902)
+    # RL202-RL204); no suppression directive to check (RL901, RL902); nothing the parsers found (RL900,
+    # RL903, RL904)
     not_run = {
         "rl301_torchrun_without_parallel_store",
         "rl316_host_network_without_hccl_if_ip",
@@ -99,6 +100,9 @@ def test_a_rule_whose_premises_fail_for_every_job_is_not_imported(tmp_path):
         "rl203_pod_rescheduling_restarts_job",
         "rl204_configmap_ranktable_with_pod_rescheduling",
         "rl90x_suppressions",
+        "rl900_parse_error",
+        "rl903_templated_manifest",
+        "rl904_non_bash_script",
         "_mindio",
     }
     assert not_run & set(loaded) == set()
