@@ -585,6 +585,15 @@ def npu_entry(job: Job) -> Answer:
     return Answer(FAILED, "no entry of the job imports torch_npu")
 
 
+@premise("torch-npu-run-launch", "the job launches PyTorch through torch_npu_run", "jobs")
+def torch_npu_run_launch(job: Job) -> Answer:
+    for launch in job.launches:
+        for cmd in launch.torch_commands:
+            if cmd.launcher == "torch_npu_run":
+                return Answer(HELD, cmd.launcher, where=f"{cmd.command.span.path}:{cmd.command.span.line}")
+    return Answer(FAILED, "no torch_npu_run launch")
+
+
 @premise(
     "torchrun-launch",
     "the job launches PyTorch through torchrun, python -m torch.distributed.run or python -m torch.distributed.launch",

@@ -31,6 +31,7 @@ class ParallelStoreUnsupportedVersion(Rule):
     name = "parallel-store-unsupported-version"
     phase = "comm-init"
     severity = Severity.ERROR
+    premises = ("pytorch", "torch-npu-run-launch")
     fix_availability = "none"
     summary = "torch_npu_run is used with torch/torch_npu versions that cannot run the Parallel Store"
     what = """

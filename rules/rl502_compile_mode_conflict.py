@@ -42,6 +42,7 @@ class CompileModeConflict(Rule):
     name = "compile-mode-conflict"
     phase = "compile"
     severity = Severity.WARNING
+    premises = ("pytorch", "npu-entry")
     fix_availability = "none"
     summary = "Binary operators (jit_compile=False) and the operator compile cache are configured together"
     what = """

@@ -86,15 +86,18 @@ def test_a_rule_whose_premises_fail_for_every_job_is_not_imported(tmp_path):
     result = subprocess.run([sys.executable, "-c", _RUN], cwd=tmp_path, capture_output=True, text=True)
     loaded = result.stdout.rpartition("loaded=")[2].split()[0].split(",")
     # one Pod: multi-node fails (RL301, RL316); no Python entry: the MindIO ACP stack and an NPU entry
-    # are not known to be there (RL401, RL402, RL501); no fault-scheduling: no rescheduling (RL103,
-    # RL202-RL204); no suppression directive to check (RL901, RL902); nothing the parsers found (RL900,
-    # RL903, RL904)
+    # are not known to be there (RL401, RL402, RL501, RL502); no torch_npu_run launch (RL302); no
+    # fault-scheduling: no rescheduling (RL103, RL202-RL204); no suppression directive to check
+    # (RL901, RL902); nothing the parsers found (RL900, RL903, RL904)
     not_run = {
         "rl301_torchrun_without_parallel_store",
         "rl316_host_network_without_hccl_if_ip",
         "rl401_blocking_checkpoint_save",
         "rl402_checkpoint_load_from_storage",
         "rl501_operator_jit_compile",
+        "rl502_compile_mode_conflict",
+        "rl302_parallel_store_unsupported_version",
+        "_compile",
         "rl103_resume_mode_disabled",
         "rl202_job_level_rescheduling",
         "rl203_pod_rescheduling_restarts_job",
