@@ -577,6 +577,14 @@ def without_mindio_tft(job: Job) -> Answer:
     return Answer(HELD, "no process-level recovery and no mindio_ttp import")
 
 
+@premise("mindio-acp-import", "an entry of the job imports mindio_acp (MindIO ACP is in use)", "[[jobs]] entry")
+def mindio_acp_import(job: Job) -> Answer:
+    for entry in job.entries:
+        if entry.imports_module("mindio_acp"):
+            return Answer(HELD, f"{entry.source.path} imports mindio_acp")
+    return Answer(FAILED, "no entry of the job imports mindio_acp")
+
+
 @premise("npu-entry", "a training entry of the job imports torch_npu (the code the advice is about)", "[[jobs]] entry")
 def npu_entry(job: Job) -> Answer:
     for entry in job.entries:

@@ -25,6 +25,7 @@ class MindioUnsupportedVersion(Rule):
     name = "mindio-unsupported-version"
     phase = "checkpoint"
     severity = Severity.ERROR
+    premises = ("pytorch", "mindio-acp-import")
     fix_availability = "none"
     summary = "MindIO ACP is used with MindIO or MindCluster older than 6.0.RC2"
     what = """

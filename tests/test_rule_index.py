@@ -86,7 +86,7 @@ def test_a_rule_whose_premises_fail_for_every_job_is_not_imported(tmp_path):
     result = subprocess.run([sys.executable, "-c", _RUN], cwd=tmp_path, capture_output=True, text=True)
     loaded = result.stdout.rpartition("loaded=")[2].split()[0].split(",")
     # one Pod: multi-node fails (RL301, RL316); no Python entry: the MindIO ACP stack and an NPU entry
-    # are not known to be there (RL401, RL402, RL501, RL502); no torch_npu_run launch (RL302); no
+    # are not known to be there (RL401-RL403, RL501, RL502); no torch_npu_run launch (RL302); no
     # fault-scheduling: no rescheduling (RL103, RL202-RL204); no suppression directive to check
     # (RL901, RL902); nothing the parsers found (RL900, RL903, RL904)
     not_run = {
@@ -96,6 +96,7 @@ def test_a_rule_whose_premises_fail_for_every_job_is_not_imported(tmp_path):
         "rl402_checkpoint_load_from_storage",
         "rl501_operator_jit_compile",
         "rl502_compile_mode_conflict",
+        "rl403_mindio_unsupported_version",
         "rl302_parallel_store_unsupported_version",
         "_compile",
         "rl103_resume_mode_disabled",
