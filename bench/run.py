@@ -800,26 +800,8 @@ def _skipped(quick: bool) -> str:
 
 
 # the smallest job a pre-commit hook sees: one Volcano Job of 18 lines, its command in the manifest
-SMALL_MANIFEST = """\
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata:
-  name: small
-  labels:
-    ring-controller.atlas: ascend-910b
-spec:
-  minAvailable: 1
-  schedulerName: volcano
-  tasks:
-  - name: default
-    replicas: 1
-    template:
-      spec:
-        containers:
-        - name: train
-          image: pytorch:24.0
-          command: ["/bin/bash", "-c", "python train.py"]
-"""
+# (tests/test_rule_index.py runs it too)
+SMALL_MANIFEST = Path(__file__).with_name("small_manifest.yaml")
 
 
 def write_small_manifest(repos: Path) -> Path:
@@ -827,7 +809,7 @@ def write_small_manifest(repos: Path) -> Path:
     folder = repos / "small-manifest"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "job.yaml"
-    path.write_text(SMALL_MANIFEST, encoding="utf-8")
+    path.write_text(SMALL_MANIFEST.read_text(encoding="utf-8"), encoding="utf-8")
     return path
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import cache
 from types import SimpleNamespace
 
 from . import __version__
@@ -176,21 +177,17 @@ def quick_parse(argv: list[str]) -> SimpleNamespace | None:
     where argparse has to read it (see the module's docstring)."""
     values = defaults()
     paths: list[str] = []
-    path_runs = 0
-    previous_was_path = False
+    paths_ended = False  # an option came after the paths: argparse refuses paths after it
     at = 0
     while at < len(argv):
         word = argv[at]
         at += 1
         if word and not word.startswith("-"):
-            if not previous_was_path:
-                path_runs += 1
-            if path_runs > 1:
-                return None  # argparse takes one run of paths and refuses the rest
+            if paths_ended:
+                return None
             paths.append(word)
-            previous_was_path = True
             continue
-        previous_was_path = False
+        paths_ended = bool(paths)
         name, equals, value = word.partition("=")
         option = _BY_FLAG.get(name)
         if option is None or option.action == "version":
@@ -265,14 +262,9 @@ def rule_parser() -> argparse.ArgumentParser:
     return p
 
 
-_classes: tuple[type, type, type] | None = None
-
-
+@cache
 def _argparse_classes() -> tuple[type[argparse.ArgumentParser], type, type]:
     """argparse, loaded when a command line needs it, and the parser and help classes built on it."""
-    global _classes
-    if _classes is not None:
-        return _classes
     import argparse
 
     # argparse asks gettext for each message's translation, and gettext searches the disk for a
@@ -302,8 +294,7 @@ def _argparse_classes() -> tuple[type[argparse.ArgumentParser], type, type]:
     class RawHelp(Width, argparse.RawDescriptionHelpFormatter):
         pass
 
-    _classes = (Parser, Help, RawHelp)
-    return _classes
+    return Parser, Help, RawHelp
 
 
 def _columns() -> int:

@@ -54,7 +54,7 @@ from .roles import (
     vendored,
 )
 from .sources.manifest import Container, ManifestDoc, ManifestFile, PodSpec, scalar_script
-from .sources.shell import SHELLS, Assignment, Command, ShellScript, Word, shell_invocation
+from .sources.shell import INLINE_SHELLS, SHELLS, Assignment, Command, ShellScript, Word, shell_invocation
 from .sources.versions import COMPONENTS, PinFile, VersionPin, pins_in_words
 from .sources.yamlnodes import YScalar
 from .span import Span
@@ -1469,7 +1469,7 @@ def _script_left_as_arguments(container: Container) -> str:
     if at is None or at + 1 >= len(argv):
         return ""
     text = argv[at].value.split()
-    if len(text) != 1 or posixpath.basename(text[0]) not in (*SHELLS, "zsh"):
+    if len(text) != 1 or posixpath.basename(text[0]) not in INLINE_SHELLS:
         return ""
     rest = " ".join(a.value for a in argv[at + 1 :])
     return (

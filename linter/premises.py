@@ -163,13 +163,12 @@ def cluster(job: Job) -> Answer:
     "[[jobs]] manifest",
 )
 def rescheduling(job: Job) -> Answer:
-    level = job.context.recovery
-    if level is None:
+    level, doc = job.context.recovery, job.manifest  # the level is known where a manifest is
+    if level is None or doc is None:
         return Answer(UNKNOWN, "no manifest says how the cluster reschedules it")
-    where = job.manifest.path if job.manifest is not None else "its manifest"
     if level == "none":
-        return Answer(FAILED, f"{where} sets no fault-scheduling grace or force: the job is not rescheduled")
-    return Answer(HELD, f"{where} asks for {LEVELS.get(level, level)}")
+        return Answer(FAILED, f"{doc.path} sets no fault-scheduling grace or force: the job is not rescheduled")
+    return Answer(HELD, f"{doc.path} asks for {LEVELS.get(level, level)}")
 
 
 LEVELS = {"job": "Job-level rescheduling", "pod": "Pod-level rescheduling", "process": "process-level recovery"}
@@ -579,27 +578,24 @@ def without_mindio_tft(job: Job) -> Answer:
 
 @premise("mindio-acp-import", "an entry of the job imports mindio_acp (MindIO ACP is in use)", "[[jobs]] entry")
 def mindio_acp_import(job: Job) -> Answer:
-    for entry in job.entries:
-        if entry.imports_module("mindio_acp"):
-            return Answer(HELD, f"{entry.source.path} imports mindio_acp")
-    return Answer(FAILED, "no entry of the job imports mindio_acp")
+    return _entry_importing(job, "mindio_acp")
 
 
 @premise("npu-entry", "a training entry of the job imports torch_npu (the code the advice is about)", "[[jobs]] entry")
 def npu_entry(job: Job) -> Answer:
+    return _entry_importing(job, "torch_npu")
+
+
+def _entry_importing(job: Job, module: str) -> Answer:
     for entry in job.entries:
-        if entry.imports_module("torch_npu"):
-            return Answer(HELD, f"{entry.source.path} imports torch_npu")
-    return Answer(FAILED, "no entry of the job imports torch_npu")
+        if entry.imports_module(module):
+            return Answer(HELD, f"{entry.source.path} imports {module}")
+    return Answer(FAILED, f"no entry of the job imports {module}")
 
 
 @premise("torch-npu-run-launch", "the job launches PyTorch through torch_npu_run", "jobs")
 def torch_npu_run_launch(job: Job) -> Answer:
-    for launch in job.launches:
-        for cmd in launch.torch_commands:
-            if cmd.launcher == "torch_npu_run":
-                return Answer(HELD, cmd.launcher, where=f"{cmd.command.span.path}:{cmd.command.span.line}")
-    return Answer(FAILED, "no torch_npu_run launch")
+    return _launch_through(job, lambda launcher: launcher == "torch_npu_run", "no torch_npu_run launch")
 
 
 @premise(
@@ -608,8 +604,13 @@ def torch_npu_run_launch(job: Job) -> Answer:
     "jobs",
 )
 def torchrun_launch(job: Job) -> Answer:
+    return _launch_through(job, lambda launcher: launcher != "torch_npu_run", "no torchrun-style launch")
+
+
+def _launch_through(job: Job, wanted: Callable[[str], bool], missing: str) -> Answer:
+    """The first PyTorch launch command whose launcher is ``wanted``, as the evidence."""
     for launch in job.launches:
         for cmd in launch.torch_commands:
-            if cmd.launcher != "torch_npu_run":
+            if wanted(cmd.launcher):
                 return Answer(HELD, cmd.launcher, where=f"{cmd.command.span.path}:{cmd.command.span.line}")
-    return Answer(FAILED, "no torchrun-style launch")
+    return Answer(FAILED, missing)

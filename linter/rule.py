@@ -98,16 +98,12 @@ class Rule:
     # check_directives(state) sees the run's suppression directives, and runs only where there is one;
     # "issues" is the file hook of a ParseIssueRule, run on the files holding one of its issues
     hooks: ClassVar[frozenset[str]] = frozenset()
-    reports_parse_issues: ClassVar[bool] = False  # see ParseIssueRule
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
-        hooks = {
+        cls.hooks = frozenset(
             hook for hook in HOOKS if getattr(cls, f"check_{hook}", None) is not getattr(Rule, f"check_{hook}", None)
-        }
-        if cls.reports_parse_issues:  # its check_file is given the files holding its issues only
-            hooks = (hooks - {"file"}) | {"issues"}
-        cls.hooks = frozenset(hooks)
+        )
 
     # -- hooks: override one or more -----------------------------------------------------------
     def check_job(self, job: Job) -> Iterable[Diagnostic]:
@@ -190,7 +186,9 @@ class ParseIssueRule(Rule):
     (a syntax error, a template, a script for another shell). The engine gives it only the files that
     hold such an issue, so a run whose files parse cleanly never loads it."""
 
-    reports_parse_issues = True
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.hooks = (cls.hooks - {"file"}) | {"issues"}  # its check_file sees the files holding its issues
 
     def check_file(self, parsed: ParsedFile) -> Iterable[Diagnostic]:
         for issue in parsed.issues:

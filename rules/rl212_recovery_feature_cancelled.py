@@ -181,7 +181,7 @@ def _tft(job: Job, cmd: LaunchCommand, words) -> tuple[Span | None, str] | None:
     env = cmd.env.get("HIGH_AVAILABILITY")
     if env is not None and env.known:
         return env.span, f"HIGH_AVAILABILITY={env.known}"
-    strategy = job.manifest.recover_strategy if job.manifest is not None else None
+    strategy = _recover_strategy(job)
     if strategy is not None and job.context.framework == "pytorch":
         return None, f"the HIGH_AVAILABILITY Ascend Operator sets for recover-strategy {strategy.value}"
     return None
@@ -194,7 +194,12 @@ def _online_recovery(job: Job, cmd: LaunchCommand, words) -> str:
     env = cmd.env.get("HIGH_AVAILABILITY")
     if env is not None and env.known and "retry" in env.known.lower().split(","):
         return f"HIGH_AVAILABILITY={env.known}"
-    strategy = job.manifest.recover_strategy if job.manifest is not None else None
+    strategy = _recover_strategy(job)
     if strategy is not None and "retry" in strategy.value.split(","):
         return f'recover-strategy "{strategy.value}" (retry)'
     return ""
+
+
+def _recover_strategy(job: Job):
+    """The AscendJob's recover-strategy annotation, which Ascend Operator turns into HIGH_AVAILABILITY."""
+    return job.manifest.recover_strategy if job.manifest is not None else None

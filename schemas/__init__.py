@@ -48,4 +48,3 @@ class _Decoding:
     parse_float = float
     parse_int = int
     parse_constant = None
-    memo: dict = {}  # noqa: RUF012 - read by the scanner, never written here

@@ -44,26 +44,8 @@ def test_selection_and_the_selectors_use_the_index():
     assert not registry.is_known_selector("RL999")
 
 
-ONE_POD = """\
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata:
-  name: small
-  labels:
-    ring-controller.atlas: ascend-910b
-spec:
-  minAvailable: 1
-  schedulerName: volcano
-  tasks:
-  - name: default
-    replicas: 1
-    template:
-      spec:
-        containers:
-        - name: train
-          image: pytorch:24.0
-          command: ["/bin/bash", "-c", "torchrun --nproc_per_node=8 train.py"]
-"""
+# the bench's small manifest (one Pod, `python train.py`): the start-up target is measured on it
+SMALL_MANIFEST = Path(__file__).parent.parent / "bench" / "small_manifest.yaml"
 # the console script's run, then the rule modules it imported (it leaves through os._exit)
 _RUN = """\
 import os, sys
@@ -82,7 +64,7 @@ main()
 
 
 def test_a_rule_whose_premises_fail_for_every_job_is_not_imported(tmp_path):
-    (tmp_path / "job.yaml").write_text(ONE_POD)
+    (tmp_path / "job.yaml").write_text(SMALL_MANIFEST.read_text(encoding="utf-8"))
     result = subprocess.run([sys.executable, "-c", _RUN], cwd=tmp_path, capture_output=True, text=True)
     loaded = result.stdout.rpartition("loaded=")[2].split()[0].split(",")
     # one Pod: multi-node fails (RL301, RL316); no Python entry: the MindIO ACP stack and an NPU entry

@@ -93,31 +93,27 @@ def test_a_one_file_concise_run_imports_none_of_the_heavy_modules(tmp_path):
     assert sorted(m for m in NOT_USED if m in modules) == []
 
 
-def test_a_manifest_running_a_script_loads_the_bash_grammar_but_not_its_package_helpers(tmp_path):
-    script = MANIFEST.replace(
-        '["torchrun", "--nproc_per_node", "8", "train.py"]',
-        '["/bin/bash", "-c", "export HCCL_ASYNC_ERROR_HANDLING=0; torchrun --nproc_per_node=8 train.py"]',
+def run_inline(tmp_path: Path, text: str) -> tuple[set[str], str]:
+    """The modules a concise run imports, and its output, on MANIFEST with ``bash -c text`` as its command."""
+    (tmp_path / "job.yaml").write_text(
+        MANIFEST.replace('["torchrun", "--nproc_per_node", "8", "train.py"]', f'["/bin/bash", "-c", "{text}"]')
     )
-    (tmp_path / "job.yaml").write_text(script)
     output: list[str] = []
     modules = imported_by_run(
         tmp_path, "--isolated", "--no-cache", "--output-format", "concise", "job.yaml", output=output
     )
-    assert "RL101" in output[0]  # found in the script: the grammar was loaded
+    return modules, output[0]
+
+
+def test_a_manifest_running_a_script_loads_the_bash_grammar_but_not_its_package_helpers(tmp_path):
+    modules, output = run_inline(tmp_path, "export HCCL_ASYNC_ERROR_HANDLING=0; torchrun --nproc_per_node=8 train.py")
+    assert "RL101" in output  # found in the script: the grammar was loaded
     assert sorted(m for m in ("importlib.resources", "tempfile", "zipfile", "shutil") if m in modules) == []
 
 
 def test_a_plain_inline_command_is_read_without_the_bash_grammar(tmp_path):
-    inline = MANIFEST.replace(
-        '["torchrun", "--nproc_per_node", "8", "train.py"]',
-        '["/bin/bash", "-c", "cd /job/code && torchrun --nproc_per_node=8 train.py"]',
-    )
-    (tmp_path / "job.yaml").write_text(inline)
-    output: list[str] = []
-    modules = imported_by_run(
-        tmp_path, "--isolated", "--no-cache", "--output-format", "concise", "job.yaml", output=output
-    )
-    assert "RL301" in output[0]  # the launch was read
+    modules, output = run_inline(tmp_path, "cd /job/code && torchrun --nproc_per_node=8 train.py")
+    assert "RL301" in output  # the launch was read
     assert sorted(m for m in ("tree_sitter", "tree_sitter_bash") if m in modules) == []
 
 

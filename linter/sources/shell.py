@@ -450,13 +450,13 @@ def parse_embedded(src: SourceText, start: int, end: int, fold: bool = False) ->
     inner = text[start:end]
     if fold:
         inner = inner.replace("\r", " ").replace("\n", " ")
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    tail = text[end : line_end + 1] if line_end != -1 else text[end:]
     plain = plain_commands(inner)
     if plain is not None:
         script = _plain_script(src, start, plain)
     else:
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        tail = text[end : line_end + 1] if line_end != -1 else text[end:]
         masked = _blank(text[line_start:start]) + inner + _blank(tail)
         script = _parse(src, SourceText(src.path, masked), line_start)
     script.folded = fold
@@ -868,13 +868,13 @@ def _is_command_option(arg: str) -> bool:
     return arg.startswith("-") and "c" in letters and letters.isascii() and letters.isalpha()
 
 
-_INLINE_SHELLS = SHELLS | {"zsh"}
+INLINE_SHELLS = SHELLS | {"zsh"}  # the shells whose -c text is read as bash
 
 
 def inline_script_at(argv: list[str]) -> int | None:
     """Where the script is in a command list that runs ``bash -c TEXT`` (or another shell read as
     bash, zsh included); None for any other command."""
-    if not argv or posixpath.basename(argv[0]) not in _INLINE_SHELLS:
+    if not argv or posixpath.basename(argv[0]) not in INLINE_SHELLS:
         return None
     kind, index = shell_invocation(argv[1:])
     return 1 + index if kind == "inline" else None
