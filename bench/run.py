@@ -31,6 +31,7 @@ from importlib import metadata
 from pathlib import Path
 
 from generate import describe, file_kind, generate
+from scale import batch_rows, scale_rows
 from zoo import (
     REPRO_FILES,
     REPRO_FOLDERS,
@@ -966,7 +967,8 @@ def parse_sizes(text: str) -> list[int]:
     return sizes
 
 
-SECTIONS = ("startup", "synthetic", "repro", "zoo", "real")
+SECTIONS = ("startup", "synthetic", "repro", "zoo", "real", "scale", "batch")
+DEFAULT_SECTIONS = ("startup", "synthetic", "repro", "zoo", "real")  # scale and batch need a source tree
 
 
 def parse_sections(text: str) -> list[str]:
@@ -1016,7 +1018,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--pairs", type=int, default=11, help="rounds of the paired one-manifest CPU runs")
     parser.add_argument(
-        "--only", type=parse_sections, default=list(SECTIONS), help=f"comma-separated sections: {','.join(SECTIONS)}"
+        "--scale-source", type=Path, metavar="PATH", help="section scale: a real repository whose files are copied"
+    )
+    parser.add_argument(
+        "--scale", type=parse_sizes, default=[1000, 10000, 30000], help="section scale: tree sizes in files"
+    )
+    parser.add_argument("--batch-source", type=Path, metavar="PATH", help="section batch: a real git checkout")
+    parser.add_argument("--batch", type=int, default=2000, help="section batch: files in the pre-commit batch")
+    parser.add_argument(
+        "--only",
+        type=parse_sections,
+        default=list(DEFAULT_SECTIONS),
+        help=f"comma-separated sections: {','.join(SECTIONS)}",
     )
     args = parser.parse_args(argv)
     if min(args.repeat, args.repo_repeat, args.pairs) < 1:
@@ -1066,6 +1079,14 @@ def run_bench(args: argparse.Namespace) -> str:
         described.append(zoo_rows(whole, args.repos, args.zoo, args.seed))
     if "real" in sections:
         described += [real_rows(whole, path) for path in args.real]
+    if "scale" in sections:
+        if args.scale_source is None:
+            raise SystemExit("section scale needs --scale-source PATH")
+        described.append(scale_rows(bench, args.repos, args.scale_source.resolve(), args.scale))
+    if "batch" in sections:
+        if args.batch_source is None:
+            raise SystemExit("section batch needs --batch-source PATH")
+        described.append(batch_rows(bench, args.batch_source.resolve(), args.batch))
     loads.append(f"- load average at the end: {load_average()} (other work shares the machine)")
     header = "\n".join(machine_lines(ours, repos, args, [*described, *loads]))
     return f"{header}\n\n{render_table(bench.rows)}\n"
