@@ -125,13 +125,6 @@ def manifest_target(text: str) -> None:
                 _check_span(src, var.name.span, "env name")
 
 
-def yaml_block_target(text: str) -> None:
-    """The block reader gives libyaml's nodes for every text it accepts."""
-    from tests.test_yaml_block import agrees
-
-    assert agrees(text) is not False, "the block reader and libyaml disagree"
-
-
 def shell_target(text: str) -> None:
     from recovery_lint.sources.shell import Assignment, parse_shell
     from recovery_lint.span import to_bytes
@@ -232,7 +225,6 @@ def lint_files(root: Path):
 
 TARGETS: dict[str, tuple[st.SearchStrategy, Callable[[object], None]]] = {
     "manifest": (inputs(MANIFESTS), manifest_target),
-    "yaml-block": (inputs(MANIFESTS), yaml_block_target),
     "shell": (inputs(SCRIPTS, tuple(UNDECODABLE)), shell_target),
     "python": (inputs(PYTHON), python_target),
     "pins": (inputs(PINS), pins_target),

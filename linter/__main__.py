@@ -1,10 +1,8 @@
-import os
-import sys
+"""``python -m recovery_lint``."""
 
-try:  # the C module alone, as in cli.py
-    import _signal as signal
-except ImportError:
-    import signal  # type: ignore[no-redef]
+import os
+import signal
+import sys
 
 
 def _quiet_exit(signum: int, frame: object) -> None:
@@ -20,7 +18,6 @@ for _signum in (signal.SIGINT, signal.SIGTERM):
 if sys.path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
 
-# the console script's entry: the collector stops before the CLI's imports (see console.py)
 from .console import main  # noqa: E402 - after the start-up signal handlers and the sys.path fix
 
 sys.exit(main())

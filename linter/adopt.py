@@ -17,10 +17,10 @@ import json
 import re
 import tokenize
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Diagnostic, Edit
-from .record import Record, field
 from .span import SourceText, to_bytes
 from .suppress import find_directives
 
@@ -31,7 +31,8 @@ SNIPPET_MAX_LINES = 5
 
 
 # -- where a comment may go ----------------------------------------------------------------------
-class CommentRules(Record):
+@dataclass
+class CommentRules:
     """Character ranges whose interior a comment must not enter, and lines continued onto the next."""
 
     protected: list[tuple[int, int, str]] = field(default_factory=list)  # (start, end, what) open interval
@@ -149,7 +150,8 @@ def _toml_ranges(src: SourceText) -> list[tuple[int, int, str]]:
 
 
 # -- --add-suppressions ------------------------------------------------------------------------
-class SuppressionPlan(Record):
+@dataclass
+class SuppressionPlan:
     texts: dict[str, str] = field(default_factory=dict)  # display path -> new text (changed files)
     added: int = 0  # new directives
     extended: int = 0  # existing directives that got more codes

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import posixpath
 import sys
+from typing import TYPE_CHECKING
 
 from .discover import readable
 from .interrupts import signals_held
@@ -22,7 +23,6 @@ from .parse import read_and_parse
 from .pool import end_pool, init_worker, parse_chunk, pool_size
 from .reach import LAUNCHING_KINDS
 
-TYPE_CHECKING = False  # as in record.py: typing is not imported at run time
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 

@@ -1,28 +1,14 @@
-"""The check command's options, declared once as data, and the two readers of a command line.
-
-``quick_parse`` reads the command lines a hook or a CI job writes (exact option names, a value
-after its option or after ``=``, the paths in one run) into the namespace argparse would give; it
-returns None for anything else: help, ``--version``, an abbreviated or unknown option, ``--``, a
-value that is not allowed, paths on both sides of an option. ``argparse_parser`` builds the
-argparse parser from the same table; the command falls back to it, so its usage, errors and help
-are argparse's. Importing argparse (and gettext with it) and building the parser was a twentieth
-of a one-manifest run, spent before anything was read.
-"""
+"""The command line: the check command's options declared once as data, and the argparse parsers
+built from them."""
 
 from __future__ import annotations
 
-import os
-import sys
+import argparse
+from collections.abc import Callable
 from functools import cache
-from types import SimpleNamespace
 
 from . import __version__
 from .config import FAIL_ON
-
-TYPE_CHECKING = False  # typing is not imported at run time (see record.py)
-if TYPE_CHECKING:
-    import argparse
-    from collections.abc import Callable
 
 CHECK_FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
 
@@ -88,8 +74,6 @@ def worker_count(text: str) -> int:
     except ValueError:
         value = 0
     if value < 1:
-        import argparse
-
         raise argparse.ArgumentTypeError(f"'{text}' is not a number of processes (1 or more; default: all cores)")
     return value
 
@@ -160,77 +144,23 @@ OPTIONS = (
     Option("--version", action="version", help="show program's version number and exit"),
 )
 
-_BY_FLAG = {flag: option for option in OPTIONS for flag in option.flags}
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its errors raised as one-line usage errors (exit 2, as argparse's own)."""
+
+    def error(self, message: str):
+        raise UsageError(message)
 
 
-def defaults() -> dict[str, object]:
-    """Every option's value when it is not given, as argparse sets it."""
-    values: dict[str, object] = {"paths": []}
-    for option in OPTIONS:
-        if option.action != "version":
-            values[option.dest] = False if option.action == "flag" else None
-    return values
-
-
-def quick_parse(argv: list[str]) -> SimpleNamespace | None:
-    """The namespace argparse would make of ``argv``, for a command line written plainly; None
-    where argparse has to read it (see the module's docstring)."""
-    values = defaults()
-    paths: list[str] = []
-    paths_ended = False  # an option came after the paths: argparse refuses paths after it
-    at = 0
-    while at < len(argv):
-        word = argv[at]
-        at += 1
-        if word and not word.startswith("-"):
-            if paths_ended:
-                return None
-            paths.append(word)
-            continue
-        paths_ended = bool(paths)
-        name, equals, value = word.partition("=")
-        option = _BY_FLAG.get(name)
-        if option is None or option.action == "version":
-            return None
-        if option.action == "flag":
-            if equals:
-                return None
-            values[option.dest] = True
-            continue
-        if not equals:
-            if at == len(argv) or not argv[at] or argv[at].startswith("-"):
-                return None  # a missing value, or one argparse could read as an option
-            value = argv[at]
-            at += 1
-        if not value:
-            return None
-        converted = _value_of(option, value)
-        if converted is None:
-            return None
-        if option.action == "append":
-            values[option.dest] = [*(values[option.dest] or []), converted]  # type: ignore[misc]
-        else:
-            values[option.dest] = converted
-    values["paths"] = paths
-    return SimpleNamespace(**values)
-
-
-def _value_of(option: Option, value: str) -> object | None:
-    if option.choices is not None and value not in option.choices:
-        return None
-    if option.convert is None:
-        return value
-    try:
-        return option.convert(value)
-    except Exception:  # argparse reports it
-        return None
-
-
+@cache
 def check_parser() -> argparse.ArgumentParser:
-    """The check command's argparse parser, from the table above."""
-    parser_class, _, raw_help = _argparse_classes()
-    p = parser_class(
-        prog="recovery-lint", usage=USAGE, description=DESCRIPTION, epilog=EPILOG, formatter_class=raw_help
+    """The check command's parser, from the table above."""
+    p = _Parser(
+        prog="recovery-lint",
+        usage=USAGE,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help=PATHS_HELP)
     for option in OPTIONS:
@@ -254,57 +184,8 @@ def check_parser() -> argparse.ArgumentParser:
 
 def rule_parser() -> argparse.ArgumentParser:
     """The rule command's parser."""
-    parser_class = _argparse_classes()[0]
-    p = parser_class(prog="recovery-lint rule", description="Print a rule's documentation, or list every rule.")
+    p = _Parser(prog="recovery-lint rule", description="Print a rule's documentation, or list every rule.")
     p.add_argument("code", nargs="?", help="rule code (RL301) or name")
     p.add_argument("--all", action="store_true", help="list every rule")
     p.add_argument("--output-format", choices=("text", "json", "markdown"), default="text")
     return p
-
-
-@cache
-def _argparse_classes() -> tuple[type[argparse.ArgumentParser], type, type]:
-    """argparse, loaded when a command line needs it, and the parser and help classes built on it."""
-    import argparse
-
-    # argparse asks gettext for each message's translation, and gettext searches the disk for a
-    # catalog on every call (argparse has none; a miss is not remembered). The messages stay the
-    # English ones, as the rest of the output.
-    argparse._ = lambda message: message  # type: ignore[attr-defined]
-
-    class Parser(argparse.ArgumentParser):
-        def __init__(self, **kwargs) -> None:
-            kwargs.setdefault("formatter_class", Help)
-            super().__init__(**kwargs)
-
-        def error(self, message: str):  # argparse exits 2 as well; keep the one-line style
-            raise UsageError(message)
-
-    class Width:
-        """argparse's help formatter, told the terminal's width. Left to find it, it imports shutil,
-        and shutil the compression modules: argparse makes a formatter for each argument added."""
-
-        def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width=None) -> None:
-            width = _columns() - 2 if width is None else width
-            super().__init__(prog, indent_increment, max_help_position, width)  # type: ignore[call-arg]
-
-    class Help(Width, argparse.HelpFormatter):
-        pass
-
-    class RawHelp(Width, argparse.RawDescriptionHelpFormatter):
-        pass
-
-    return Parser, Help, RawHelp
-
-
-def _columns() -> int:
-    """The terminal's width as ``shutil.get_terminal_size`` gives it: $COLUMNS, the terminal, or 80."""
-    import contextlib
-
-    columns = 0
-    with contextlib.suppress(KeyError, ValueError):
-        columns = int(os.environ["COLUMNS"])
-    if columns <= 0:
-        with contextlib.suppress(AttributeError, ValueError, OSError):
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-    return columns if columns > 0 else 80

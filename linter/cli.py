@@ -5,18 +5,14 @@ from __future__ import annotations
 import gc
 import os
 import re
+import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .argv import UsageError, check_parser, quick_parse, rule_parser
+from .argv import OPTIONS, UsageError, check_parser, rule_parser
 from .config import Config, ConfigError, find_config, load_config
 
-try:  # the C module alone: ``signal`` builds three enums when imported, a fiftieth of a one-file run
-    import _signal as signal
-except ImportError:  # an interpreter without it
-    import signal  # type: ignore[no-redef]
-
-TYPE_CHECKING = False  # typing is not imported at run time (see record.py)
 if TYPE_CHECKING:
     import argparse
     from typing import NoReturn
@@ -122,8 +118,7 @@ def _dispatch(argv: list[str]) -> int:
         argv = argv[1:]
     elif argv:
         _refuse_mistyped_command(argv[0], Path.cwd())
-    args = quick_parse(argv)
-    return _check_command(args if args is not None else check_parser().parse_args(argv))
+    return _check_command(check_parser().parse_args(argv))
 
 
 def _main(argv: list[str], verbose: bool) -> int:
@@ -545,7 +540,7 @@ def _refuse_mistyped_command(word: str, cwd: Path) -> None:
     close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
     if close:
         raise UsageError(f"{word}: no such command, file or directory (did you mean 'recovery-lint {close[0]}'?)")
-    if f"--{word}" in check_parser()._option_string_actions:
+    if any(f"--{word}" in option.flags for option in OPTIONS):
         raise UsageError(f"{word}: no such command, file or directory (did you mean '--{word}'?)")
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .jobs import JobSpec
-from .record import Record, field
 
 CONFIG_FILES = (".recovery-lint.toml", "recovery-lint.toml", "pyproject.toml")
 FAIL_ON = ("error", "warning", "info")
@@ -18,7 +18,8 @@ class ConfigError(Exception):
     """A configuration problem; the message names the file and the key."""
 
 
-class Config(Record):
+@dataclass
+class Config:
     path: Path | None = None
     root: Path | None = None  # the folder of the config file: base of relative paths
     select: list[str] | None = None

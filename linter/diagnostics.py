@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
 
-from .record import Record, field, replace
 from .span import Span
 
 
@@ -25,7 +25,8 @@ class Applicability(str, Enum):
     UNSAFE = "unsafe"
 
 
-class Edit(Record, frozen=True):
+@dataclass(frozen=True)
+class Edit:
     """Replace the characters ``span.start:span.end`` of ``span.path`` with ``content``."""
 
     span: Span
@@ -47,7 +48,8 @@ class Edit(Record, frozen=True):
         }
 
 
-class Fix(Record, frozen=True):
+@dataclass(frozen=True)
+class Fix:
     """Edits that must be applied together; one or several files."""
 
     message: str
@@ -77,12 +79,14 @@ def unsafe_fix(message: str, *edits: Edit) -> Fix:
     return Fix(message, tuple(edits), Applicability.UNSAFE)
 
 
-class Related(Record, frozen=True):
+@dataclass(frozen=True)
+class Related:
     span: Span
     message: str
 
 
-class Diagnostic(Record, frozen=True):
+@dataclass(frozen=True)
+class Diagnostic:
     code: str
     name: str
     message: str

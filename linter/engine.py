@@ -14,7 +14,9 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .config import Config, cluster_settings
 from .diagnostics import Diagnostic
@@ -24,12 +26,10 @@ from .jobs import Job, Project, build_project
 from .parse import ParsedFile, read_and_parse
 from .premises import Withheld, training_file, withheld_for
 from .reach import head, job_specs, split_candidates
-from .record import Record, field, replace
 from .rule import Rule
 from .span import SourceText
 from .suppress import Directive, DirectiveProblem, find_directives
 
-TYPE_CHECKING = False  # as in record.py: typing is not imported at run time
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
@@ -40,7 +40,8 @@ CACHED_MODELS_THRESHOLD = 400  # files; a larger run in one process caches its f
 PARALLEL_RULES_THRESHOLD = 1000  # jobs; below this forking for the rules costs more than it saves
 
 
-class LintRequest(Record):
+@dataclass
+class LintRequest:
     paths: list[Path]
     cwd: Path
     config: Config
@@ -67,7 +68,8 @@ class LintRequest(Record):
         return {c.display for c in self.extra_candidates}
 
 
-class SuppressionState(Record):
+@dataclass
+class SuppressionState:
     directives: dict[str, list[Directive]]
     problems: dict[str, list[DirectiveProblem]]
     sources: dict[str, SourceText]
@@ -75,7 +77,8 @@ class SuppressionState(Record):
     files: dict[str, ParsedFile] = field(default_factory=dict)  # what decides where a file's comments are
 
 
-class LintResult(Record):
+@dataclass
+class LintResult:
     diagnostics: list[Diagnostic]
     files: list[ParsedFile]
     project: Project

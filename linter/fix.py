@@ -9,19 +9,20 @@ import difflib
 import os
 import stat
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Applicability, Diagnostic, Edit, Fix
 from .engine import LintRequest, LintResult, lint
 from .interrupts import signals_held
 from .parse import ParsedFile, parse_guarded
-from .record import Record, field
 from .span import SourceText, to_bytes
 
 MAX_PASSES = 10
 
 
-class FixOutcome(Record):
+@dataclass
+class FixOutcome:
     result: LintResult  # the lint of the final text
     original: dict[str, str]  # display path -> text before any fix
     fixed: dict[str, str]  # display path -> text after the fixes (changed files only)

@@ -17,9 +17,9 @@ Rules describe what their fix touches; this module alone decides what that means
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import replace
 
 from .diagnostics import Applicability, Diagnostic
-from .record import replace
 
 
 def reasons(diagnostic: Diagnostic, launch_paths: Collection[str] | None) -> list[str]:

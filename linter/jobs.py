@@ -19,7 +19,8 @@ import functools
 import posixpath
 import re
 from collections.abc import Callable, Mapping
-from sys import intern
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .knowledge import WATCHDOG_VAR
 from .launch import (
@@ -39,7 +40,6 @@ from .launch import (
 )
 from .lazyre import LazyPattern
 from .parse import PIN_KINDS, SHELL_KINDS, ParsedFile
-from .record import Record, field, one_copy
 from .roles import (
     TRAINING,
     LaunchFacts,
@@ -69,7 +69,6 @@ PROCESS_RECOVERY_STRATEGIES = {"retry", "recover", "recover-in-place", "elastic-
 DECLARATION_FOLDERS = ("docker", "dockerfiles", "ci", "build", "env", "install", "requirements", "image", "images")
 MAX_DEPTH = 8
 
-TYPE_CHECKING = False  # as in record.py: typing is not imported at run time
 if TYPE_CHECKING:
     from .sources.python import PythonFile
 
@@ -107,43 +106,19 @@ def _name_char(char: str) -> bool:
 
 
 # -- the model ---------------------------------------------------------------------------------
-class EnvValue(Record):
+@dataclass(slots=True)
+class EnvValue:
     """One variable as the training process would see it, and where that came from."""
-
-    __slots__ = ("assignment", "container", "expanded", "exported", "name", "origin", "span", "template", "value")
 
     name: str
     value: str | None  # None when dynamic (valueFrom, an expansion)
     origin: str  # operator | container | inline | script | argument
     span: Span | None
-    exported: bool
-    assignment: Assignment | None  # the shell assignment, for edits
-    container: Container | None
-    expanded: str | None  # the value with the variables known at that point substituted
-    template: str | None  # the value as written, quotes removed, when it holds expansions
-
-    def __init__(
-        self,
-        name: str,
-        value: str | None,
-        origin: str,
-        span: Span | None,
-        exported: bool = True,
-        assignment: Assignment | None = None,
-        container: Container | None = None,
-        expanded: str | None = None,
-        template: str | None = None,
-    ) -> None:
-        # a run holds tens of thousands: each name and short value is kept once (``one_copy``)
-        self.name = intern(name)
-        self.value = one_copy(value)
-        self.origin = origin
-        self.span = span
-        self.exported = exported
-        self.assignment = assignment
-        self.container = container
-        self.expanded = one_copy(expanded)
-        self.template = one_copy(template)
+    exported: bool = True
+    assignment: Assignment | None = None  # the shell assignment, for edits
+    container: Container | None = None
+    expanded: str | None = None  # the value with the variables known at that point substituted
+    template: str | None = None  # the value as written, quotes removed, when it holds expansions
 
     @property
     def known(self) -> str | None:
@@ -155,7 +130,8 @@ class EnvValue(Record):
         return self.assignment is not None and self.assignment.conditional
 
 
-class LaunchCommand(Record):
+@dataclass
+class LaunchCommand:
     command: Command
     script: ShellScript  # where the command is written (a file, or a manifest's inline text)
     launcher: str  # torchrun | torch.distributed.run | torch.distributed.launch | torch_npu_run | python | …
@@ -184,7 +160,8 @@ class LaunchCommand(Record):
         return self.verdict is None or self.verdict.judged
 
 
-class Launch(Record):
+@dataclass
+class Launch:
     """What one container (or one standalone script) runs at start-up."""
 
     pod: PodSpec | None
@@ -208,7 +185,8 @@ class Launch(Record):
         return [c for c in self.commands if c.is_torch_launcher and c.judged]
 
 
-class Versions(Record):
+@dataclass
+class Versions:
     pins: dict[str, VersionPin] = field(default_factory=dict)
     configured: dict[str, str] = field(default_factory=dict)
     conflicts: dict[str, str] = field(default_factory=dict)  # component -> why no single version is known
@@ -260,7 +238,8 @@ class Versions(Record):
         return f"the {component} version is not declared"
 
 
-class JobContext(Record):
+@dataclass
+class JobContext:
     platform: str | None  # ascend-910 | ascend-910b | ascend-npu | None (unknown)
     framework: str | None  # pytorch | mindspore | tensorflow | None
     recovery: str | None  # none | job | pod | process | None (unknown: no manifest)
@@ -274,7 +253,8 @@ class JobContext(Record):
         return self.framework in (None, "pytorch")
 
 
-class Job(Record):
+@dataclass
+class Job:
     id: str
     manifest: ManifestDoc | None
     manifest_file: ParsedFile | None
@@ -309,7 +289,8 @@ class Job(Record):
         return paths
 
 
-class Project(Record):
+@dataclass
+class Project:
     files: list[ParsedFile]  # every parsed file (Python files only when something reached them)
     jobs: list[Job]  # the jobs recovery advice applies to (training)
     by_path: dict[str, ParsedFile]
@@ -321,7 +302,8 @@ class Project(Record):
     sharing: object = None  # Sharing: the other scripts that name a file (asked before a fix imports into it)
 
 
-class JobSpec(Record):
+@dataclass
+class JobSpec:
     """An explicit link from config: ``[[tool.recovery-lint.jobs]]``."""
 
     manifest: str

@@ -57,11 +57,11 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .lazyre import LazyPattern
-from .record import Record, field
 
-TYPE_CHECKING = False  # typing is not imported at run time (see record.py)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -109,7 +109,8 @@ _PRE_RANK = {"alpha": 0, "beta": 1}
 
 
 @functools.total_ordering
-class AscendVersion(Record, frozen=True, eq=False):
+@dataclass(frozen=True, eq=False)
+class AscendVersion:
     """A parsed Ascend release name such as ``6.0.RC3``, ``8.0.RC2.alpha002`` or ``6.0.0``.
 
     Exactly one of ``rc`` (release candidate number) and ``micro`` (final release number) is set.
@@ -324,7 +325,8 @@ def _non_npu_build(torch: str | None) -> str | None:
 # The release table
 
 
-class Release(Record, frozen=True):
+@dataclass(frozen=True)
+class Release:
     """One torch_npu release build, as its tag in Ascend/pytorch has it (see the module docstring)."""
 
     tag: str
@@ -460,7 +462,8 @@ def _and_list(items: list[str]) -> str:
 # Looking up declared versions
 
 
-class NpuFacts(Record, frozen=True):
+@dataclass(frozen=True)
+class NpuFacts:
     """The torch_npu releases a job's declared versions allow, and how they were found."""
 
     releases: tuple[Release, ...]
@@ -691,7 +694,8 @@ def watchdog_value(text: str) -> int:
     return max(_INT64[0], min(_INT64[1], sign * int(digits)))
 
 
-class WatchdogFacts(Record, frozen=True):
+@dataclass(frozen=True)
+class WatchdogFacts:
     """What the candidate releases do with HCCL_ASYNC_ERROR_HANDLING; None where they differ or are unknown."""
 
     read: bool | None  # HCCL_ASYNC_ERROR_HANDLING is read at all
@@ -763,14 +767,16 @@ def _shared(values: list[bool]) -> bool | None:
 # Features a release has, and the range the docs support
 
 
-class Support(Record, frozen=True):
+@dataclass(frozen=True)
+class Support:
     """Whether a feature is there for a job's versions: ``status`` (see the module docstring) and why."""
 
     status: str
     reason: str
 
 
-class _Feature(Record, frozen=True):
+@dataclass(frozen=True)
+class _Feature:
     attribute: str  # the Release field that says whether a build has it
     requirement: str  # the knowledge.json requirement with the documented range
     name: str
@@ -911,7 +917,8 @@ def _first_with(spec: _Feature, releases: tuple[Release, ...]) -> str:
 # Older helpers on the release table (the current rules call these)
 
 
-class TorchNpuVersion(Record, frozen=True):
+@dataclass(frozen=True)
+class TorchNpuVersion:
     """A torch_npu version: a package version (``2.1.0.post10``) or a release name (``6.0.RC3``).
 
     ``release`` is the release of the tag that builds the package (None when no release tag does);

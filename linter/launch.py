@@ -9,9 +9,9 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from .lazyre import LazyPattern
-from .record import Record
 from .sources.shell import Word
 
 PYTHON = LazyPattern(r"^(?:python[0-9.]*|pypy[0-9.]*)$")
@@ -95,16 +95,11 @@ WRAPPERS: dict[str, Callable[[list[str], int], int]] = {
 }
 
 
-class Unwrapped(Record):
+@dataclass(slots=True)
+class Unwrapped:
     words: list[Word]  # the command after its wrappers
     offset: int  # how many words were stripped
     assignments: list[tuple[str, str | None, Word]]  # ``env NAME=value`` settings, in order
-
-    def __init__(self, words: list[Word], offset: int, assignments: list[tuple[str, str | None, Word]]) -> None:
-        # a record's generic __init__ was a tenth of linking's time here (one per command, most of them plain)
-        self.words = words
-        self.offset = offset
-        self.assignments = assignments
 
 
 def _written(word: Word) -> str:
@@ -352,7 +347,8 @@ def module_path(word: Word, words: list[Word], values: Lookup) -> str | None:
 
 
 # -- scale -------------------------------------------------------------------------------------
-class Scale(Record, frozen=True):
+@dataclass(frozen=True)
+class Scale:
     """How many processes a launch starts: per node and nodes (None when not known statically)."""
 
     per_node: int | None

@@ -5,14 +5,16 @@ Runs in worker processes for large runs, so everything it returns is plain pickl
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from .lazyre import LazyPattern
-from .record import Record, field
 from .span import SourceText, Span
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 
 
-class FileIssue(Record):
+@dataclass
+class FileIssue:
     """A problem reading or parsing a file: becomes RL900 (or RL903 for templates)."""
 
     span: Span
@@ -20,7 +22,8 @@ class FileIssue(Record):
     code: str = "RL900"
 
 
-class ParsedFile(Record):
+@dataclass
+class ParsedFile:
     path: str  # display path
     kind: str  # manifest | shell | python | requirements | pyproject | dockerfile | other
     source: SourceText | None

@@ -14,12 +14,12 @@ import contextlib
 import gc
 import os
 import signal
+from typing import TYPE_CHECKING
 
 from .interrupts import leave_signals_to_parent, signals_held
 from .parse import read_and_parse
 from .span import SourceText
 
-TYPE_CHECKING = False  # as in record.py: typing is not imported at run time
 if TYPE_CHECKING:
     from collections.abc import Callable
     from concurrent.futures import Executor

@@ -21,11 +21,11 @@ repository does not say, and a job's own manifest wins over it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .lazyre import LazyPattern
-from .record import Record
 
-TYPE_CHECKING = False  # typing is not imported at run time (see record.py)
 if TYPE_CHECKING:
     from .jobs import Job, Project
     from .knowledge import NpuFacts
@@ -36,7 +36,8 @@ FAILED = "failed"
 UNKNOWN = "unknown"
 
 
-class Answer(Record, frozen=True):
+@dataclass(frozen=True)
+class Answer:
     """One premise answered for one job."""
 
     status: str  # held | failed | unknown
@@ -58,14 +59,16 @@ class Answer(Record, frozen=True):
         return self.status == UNKNOWN
 
 
-class Premise(Record, frozen=True):
+@dataclass(frozen=True)
+class Premise:
     name: str  # how rules name it: "multi-node"
     question: str  # what it asks, as --show-jobs and the documentation say it
     key: str  # the configuration key that declares it where the repository does not
     decide: Callable[[Job], Answer]
 
 
-class Withheld(Record, frozen=True):
+@dataclass(frozen=True)
+class Withheld:
     """Advice a rule did not give because a premise of it is unknown for a job."""
 
     code: str  # the rule

@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Callable, Collection
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .discover import Candidate
 from .jobs import DECLARATION_FOLDERS, JobSpec
@@ -20,7 +21,6 @@ from .lazyre import LazyPattern
 from .parse import PIN_KINDS, SHELL_KINDS, read_and_parse
 from .roles import ci_path, vendored
 
-TYPE_CHECKING = False  # as in record.py: typing is not imported at run time
 if TYPE_CHECKING:
     from .config import Config
     from .engine import LintRequest

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import dataclass
 
 from .lazyre import LazyPattern
-from .record import Record
 
 TRAINING = "training"
 
 
-class Verdict(Record, frozen=True):
+@dataclass(frozen=True)
+class Verdict:
     role: str  # training | evaluation | inference | conversion | data | benchmark | ci | test | library |
     #            vendored | single-process | mindspore | no-launch | unknown
     reason: str  # the evidence, for --show-jobs and the JSON report
@@ -184,7 +185,8 @@ def starting_script_verdict(path: str) -> Verdict | None:
     return _negative_name(words, what) or _benchmark_name(words, what)
 
 
-class LaunchFacts(Record, frozen=True):
+@dataclass(frozen=True)
+class LaunchFacts:
     """What the linker saw of one launch command."""
 
     script: str  # the file the command is written in (a script or a manifest)

@@ -4,13 +4,13 @@ examples) and yields diagnostics from the job and file models. It never opens a 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .diagnostics import Diagnostic, Fix, Related, Severity
 from .premises import PREMISES, Withheld
-from .record import Record, field
 from .span import Span
 
-TYPE_CHECKING = False  # typing is not imported at run time (see record.py)
 if TYPE_CHECKING:
     from typing import ClassVar
 
@@ -29,7 +29,8 @@ PHASE_TITLES = {
 }
 
 
-class Case(Record, frozen=True):
+@dataclass(frozen=True)
+class Case:
     """An example a rule must get right: a small repository, where it must fire, and the fixed text.
 
     ``expect`` lists ``path:line`` (or ``path:line:column``) positions; empty means the rule must

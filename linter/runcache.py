@@ -10,12 +10,12 @@ The engine loads this module, as it loads ``cache.py``, only for a run with a ca
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from .engine import LintResult, Locations, _lint
 from .parse import ParsedFile
 from .span import to_bytes
 
-TYPE_CHECKING = False  # as in record.py: typing is not imported at run time
 if TYPE_CHECKING:
     from collections.abc import Callable
 

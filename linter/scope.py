@@ -13,13 +13,13 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import find_config
 from .discover import Candidate, classify, discover, display_path
 from .lazyre import LazyPattern
 from .parse import SHELL_KINDS
-from .record import Record, field
 
 STDIN_DISPLAY = "-"
 
@@ -28,7 +28,8 @@ class ScopeError(Exception):
     pass
 
 
-class Scope(Record):
+@dataclass
+class Scope:
     paths: list[Path]  # what the engine walks
     config_start: Path  # where config discovery starts
     report_only: set[str] | None = None  # display paths to report; None reports everything

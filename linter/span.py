@@ -15,7 +15,6 @@ from __future__ import annotations
 import bisect
 from array import array
 from itertools import chain, repeat
-from sys import intern
 
 
 def to_bytes(text: str) -> bytes:
@@ -184,9 +183,7 @@ class SourceText:
     )
 
     def __init__(self, path: str, text: str, encoding: str = "utf-8") -> None:
-        # display path, relative to the working directory, '/' separated; one object for the
-        # file's models, parsed here or in a worker (whose model brings a copy of its own)
-        self.path = intern(path) if path.__class__ is str else path
+        self.path = path  # display path, relative to the working directory, '/' separated
         self.text = text
         # the codec the file was read with: UTF-8, or what a Python file declares (PEP 263, ``# coding: gbk``)
         self.encoding = encoding

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass, field
 
 from .lazyre import LazyPattern
-from .record import Record, field
 from .span import SourceText, Span
 
 MARKER = "recovery-lint"  # files without it are never tokenized
@@ -25,7 +25,8 @@ DIRECTIVE = LazyPattern(
 CODE = LazyPattern(r"^RL\d{3}$")
 
 
-class Directive(Record):
+@dataclass
+class Directive:
     kind: str  # ignore | ignore-file
     codes: list[tuple[str, Span]]  # each code with its own span
     span: Span  # the directive text, reason included
@@ -44,7 +45,8 @@ class Directive(Record):
         return span.line <= self.applies_to <= last
 
 
-class DirectiveProblem(Record):
+@dataclass
+class DirectiveProblem:
     span: Span
     message: str
 

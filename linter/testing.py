@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from .config import Config, config_from_dict
 from .engine import LintRequest, LintResult, lint
 from .fix import fix_loop
-from .record import Record
 from .rule import Case, Rule
 
 
-class CaseOutcome(Record):
+@dataclass
+class CaseOutcome:
     positions: list[str]  # "path:line:column" of the rule's findings
     messages: list[str]
     fixed: dict[str, str]  # every case file's text after the fix loop

@@ -3,11 +3,12 @@ the operator compile cache (``ASCEND_CACHE_PATH``) of the launches that run it."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from recovery_lint.jobs import Job
-from recovery_lint.record import Record
 from recovery_lint.span import Span
 
-TYPE_CHECKING = False  # the Python model's module loads with the first Python file a run reads
 if TYPE_CHECKING:
     from recovery_lint.sources.python import PyArg, PyCall, PythonFile
 
@@ -24,7 +25,8 @@ def compile_mode_calls(file: PythonFile) -> list[tuple[PyCall, PyArg | None]]:
     return out
 
 
-class CacheSetting(Record):
+@dataclass
+class CacheSetting:
     spans: list[Span]  # where ASCEND_CACHE_PATH is set for this file
     everywhere: bool  # set for every launch that runs the file (False when no launch reaches it)
     launches: int  # how many launch environments were looked at

@@ -15,11 +15,11 @@ path string and ``map_location`` of ``None`` or ``'cpu'`` only.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from recovery_lint.diagnostics import Edit, Fix, unsafe_fix
 from recovery_lint.edits import edit, insert_line_after
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand, Project
-from recovery_lint.record import Record, field, replace
 from recovery_lint.sources.python import DYNAMIC, PyArg, PyCall, PyImport, PythonFile
 from recovery_lint.span import Span
 
@@ -56,7 +56,8 @@ PATH_NAME_ENDINGS = ("path", "filename", "fname", "_name", "_dir")
 STATE_WORDS = ("state", "ckpt", "checkpoint", "model", "optim", "epoch", "step", "iteration", "weights", "net")
 
 
-class AcpState(Record):
+@dataclass
+class AcpState:
     acp_imports: list[tuple[PythonFile, PyImport]] = field(default_factory=list)
     mindspeed: tuple[PythonFile, PyImport] | None = None
     # PyTorch launches whose environment lacks MINDIO_AUTO_PATCH_MEGATRON=true (with the value seen)
@@ -234,7 +235,8 @@ def _api_mismatch(file: PythonFile, call: PyCall, function: str) -> str:
 
 
 # -- MindSpeed-LLM: one finding per entry file ---------------------------------------------------
-class MindSpeedGroup(Record):
+@dataclass
+class MindSpeedGroup:
     """The jobs that run one MindSpeed-LLM entry without MindIO ACP."""
 
     file: PythonFile
@@ -355,7 +357,8 @@ def findings(rule, project: Project, function: str, cost: str, mindspeed_cost: s
 
 
 # -- the rollback checkpoint: saved in the loop, read back on resume -------------------------------------
-class Rollback(Record):
+@dataclass
+class Rollback:
     saves: list[tuple[PythonFile, PyCall]] = field(default_factory=list)  # torch.save of the rollback state
     loads: list[tuple[PythonFile, PyCall]] = field(default_factory=list)  # torch.load on the resume path
     # torch.load calls reading a path that mindio_acp.save writes (a save converted without its load)

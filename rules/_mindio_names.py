@@ -3,7 +3,8 @@ look for MindIO (RL212, RL403) need, without the checkpoint machinery of ``_mind
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing is not imported at run time (see recovery_lint.record)
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from recovery_lint.sources.python import PyImport, PythonFile
 

@@ -9,10 +9,11 @@ the TaskD manager on rank 0, and no ``force`` with host network).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from recovery_lint.diagnostics import Edit
 from recovery_lint.edits import append_item, insert_sequence_entry, remove_block_keep_comments, remove_items
 from recovery_lint.jobs import Job
-from recovery_lint.record import Record
 from recovery_lint.sources.manifest import Container, ManifestDoc, Policy
 from recovery_lint.sources.yamlnodes import YNode, YScalar, YSeq, content_end
 from recovery_lint.span import SourceText
@@ -77,7 +78,8 @@ def missing_taskd(job: Job) -> list[str]:
     return out
 
 
-class PolicyGroup(Record):
+@dataclass
+class PolicyGroup:
     """One Volcano policy list (the job's or a task's) and the policies Pod-level rescheduling needs gone."""
 
     policies: list[Policy]

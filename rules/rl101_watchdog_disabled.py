@@ -1,12 +1,13 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand, asks_process_recovery
 from recovery_lint.knowledge import WATCHDOG_NEW_VAR as NEW_NAME
 from recovery_lint.knowledge import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge import documented_default, newest_release, watchdog_facts, watchdog_value
 from recovery_lint.premises import answer, release_facts
-from recovery_lint.record import replace
 from recovery_lint.rule import Case, Rule, examples
 
 from ._common import insert_env_before, pytorch_launches, set_env_value

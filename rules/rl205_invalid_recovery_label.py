@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
-from recovery_lint.record import Record
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.manifest import ManifestDoc
 from recovery_lint.sources.yamlnodes import STR_TAG, YMap, YNode, YScalar, YSeq
 
 from ._common import manifest_source
 
-TYPE_CHECKING = False  # typing is not imported at run time (see record.py)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -56,7 +56,8 @@ def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-class KeyRule(Record, frozen=True):
+@dataclass(frozen=True)
+class KeyRule:
     """What one key accepts at one location, as the pre-check reads it from the schema."""
 
     location: str

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 from functools import cache
+from typing import TYPE_CHECKING
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job, LaunchCommand
@@ -15,7 +16,6 @@ from recovery_lint.span import Span
 
 from ._watchdog import HOT_SWITCH, HOT_SWITCH_LABEL
 
-TYPE_CHECKING = False  # ast is imported when a high-availability launch is checked, not by every run
 if TYPE_CHECKING:
     import ast
 

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import insert_lines_before
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
 from recovery_lint.knowledge import feature_support
-from recovery_lint.record import Record, field
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.span import Span
 
@@ -58,7 +59,8 @@ _SAMPLE_FORM = "/user/serverid/devindex/config"
 _CONTAINER_ENV = '            env:\n            - name: RANK_TABLE_FILE\n              value: "{value}"\n'
 
 
-class _Finding(Record):
+@dataclass
+class _Finding:
     span: Span
     value: EnvValue | None
     command: tuple[Launch, LaunchCommand] | None  # the launch when the variable is unset

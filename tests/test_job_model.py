@@ -381,19 +381,6 @@ def test_a_setting_made_in_an_imported_module_is_seen_in_file_mode_as_in_folder_
     assert rl501() == ["tools/train.py:2 RL501"]
 
 
-def test_environment_names_and_short_values_are_kept_once():
-    """Every launch command of every job holds its environment: the same names, one object each."""
-    from recovery_lint.jobs import EnvValue
-
-    built = ["".join(["MASTER", "_ADDR"]), "".join(["MASTER_", "ADDR"])]
-    values = ["".join(["local", "host"]), "".join(["loc", "alhost"])]
-    assert built[0] is not built[1] and values[0] is not values[1]
-    first, second = (EnvValue(n, v, "script", None) for n, v in zip(built, values, strict=True))
-    assert first.name is second.name and first.value is second.value
-    long = "x" * 500
-    assert EnvValue("A", long, "script", None).value is long  # a long value is kept as given
-
-
 def test_a_run_over_a_folder_reads_the_standalone_entries_beside_it_only_where_their_jobs_reach_it(tmp_path):
     """A standalone entry outside the folders a run is given is read only when its job can hold one
     of their files: a setting module it imports (looked up from its folder and the two above), or

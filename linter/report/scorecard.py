@@ -11,10 +11,10 @@ the phase out, and ``unknown`` otherwise.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic, Severity
 from ..jobs import EnvValue, Job, Project
-from ..record import Record, field
 from ..rule import PHASE_TITLES
 
 PHASES = ("detection", "rescheduling", "comm-init", "checkpoint", "compile")
@@ -77,14 +77,16 @@ def rule_phase(code: str) -> tuple[str, str] | None:
 
 
 # -- the model ------------------------------------------------------------------------------------
-class WorstCase(Record):
+@dataclass
+class WorstCase:
     text: str
     seconds: int | None  # None when the bound is not a number (never, or not known statically)
     setting: str
     origin: str  # "job" (the job sets it) | "default" (documented default)
 
 
-class PhaseScore(Record):
+@dataclass
+class PhaseScore:
     phase: str
     status: str
     detail: str
@@ -100,7 +102,8 @@ class PhaseScore(Record):
         return sorted({d.code for d in self.findings})
 
 
-class JobCard(Record):
+@dataclass
+class JobCard:
     job: Job
     phases: list[PhaseScore]
     other: list[Diagnostic]  # findings of the job outside the five phases (versions, parse errors, ...)

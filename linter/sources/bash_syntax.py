@@ -15,8 +15,7 @@ gets wrong (the commands around them are then parsed as bash parses them).
 from __future__ import annotations
 
 import re
-
-from ..record import Record, field
+from dataclasses import dataclass, field
 
 # reserved words that end or continue a construct: where a command starts, one is an error unless the
 # construct it belongs to is open and expects it
@@ -115,13 +114,15 @@ WORD, NEWLINE, EOF, ARITH = "word", "newline", "end of file", "(("
 CMD, PREFIX, ARG, DECL, ARRAY, PATTERN, TARGET, COND, COND_EXTGLOB, COND_REGEX = range(10)
 
 
-class SyntaxProblem(Record):
+@dataclass
+class SyntaxProblem:
     offset: int  # where bash reports it (character offsets)
     end: int
     message: str
 
 
-class Checked(Record):
+@dataclass
+class Checked:
     problem: SyntaxProblem | None = None
     undecided: bool = False  # nested too deeply to check; nothing is known
     rewrites: list[tuple[int, int, str]] = field(default_factory=list)  # (start, end, same-length text)
@@ -164,31 +165,19 @@ def outermost(rewrites: list[tuple[int, int, str]]) -> list[tuple[int, int, str]
     return out
 
 
-class _Token(Record):
-    __slots__ = ("end", "kind", "start", "text")
-
+@dataclass(slots=True)
+class _Token:
     kind: str  # WORD, NEWLINE, EOF, ARITH or the operator itself
     start: int
     end: int
-    text: str  # a word's text as written
-
-    def __init__(
-        self,
-        kind: str,
-        start: int,
-        end: int,
-        text: str = "",
-    ) -> None:
-        self.kind = kind
-        self.start = start
-        self.end = end
-        self.text = text
+    text: str = ""  # a word's text as written
 
     def is_word(self, *texts: str) -> bool:
         return self.kind == WORD and self.text in texts
 
 
-class _Heredoc(Record):
+@dataclass
+class _Heredoc:
     delimiter: str
     strip_tabs: bool
     quoted: bool

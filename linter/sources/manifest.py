@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from functools import lru_cache
 
+import yaml
+
 from ..lazyre import LazyPattern
-from ..record import Record, field, one_copy
 from ..span import SourceText, Span
 from .shell import ShellScript, inline_script_at, parse_detached, parse_embedded
-from .yamlblock import read_block_yaml
 from .yamlnodes import (
     MAX_EXPANDED,
     PLAIN,
@@ -27,70 +28,32 @@ TEMPLATE_MARKERS = LazyPattern(r"\{\{-?\s|\{\{[.$a-zA-Z_]|\{%-?\s|\{#")
 MAX_DOCUMENTS = 5_000
 
 
-class EnvVar(Record):
-    __slots__ = ("entry", "name", "value", "value_from")
-
+@dataclass(slots=True)
+class EnvVar:
     name: YScalar
     value: YScalar | None  # None for valueFrom or a missing value
     entry: YMap
-    value_from: bool
-
-    def __init__(
-        self,
-        name: YScalar,
-        value: YScalar | None,
-        entry: YMap,
-        value_from: bool = False,
-    ) -> None:
-        self.name = name
-        self.value = value
-        self.entry = entry
-        self.value_from = value_from
+    value_from: bool = False
 
 
-class VolumeMount(Record):
-    __slots__ = ("entry", "mount_path", "name")
-
+@dataclass(slots=True)
+class VolumeMount:
     name: YScalar
     mount_path: YScalar | None
     entry: YMap
 
-    def __init__(
-        self,
-        name: YScalar,
-        mount_path: YScalar | None,
-        entry: YMap,
-    ) -> None:
-        self.name = name
-        self.mount_path = mount_path
-        self.entry = entry
 
-
-class Volume(Record):
-    __slots__ = ("config_map", "entry", "kind", "name", "path")
-
+@dataclass(slots=True)
+class Volume:
     name: YScalar
     kind: str | None  # hostPath, nfs, configMap, emptyDir, ...
     path: YScalar | None  # hostPath.path / nfs.path
     config_map: YScalar | None
     entry: YMap
 
-    def __init__(
-        self,
-        name: YScalar,
-        kind: str | None,
-        path: YScalar | None,
-        config_map: YScalar | None,
-        entry: YMap,
-    ) -> None:
-        self.name = name
-        self.kind = kind
-        self.path = path
-        self.config_map = config_map
-        self.entry = entry
 
-
-class Container(Record, eq=False):
+@dataclass(eq=False)
+class Container:
     name: str | None
     node: YMap
     command: list[YScalar]
@@ -116,7 +79,8 @@ class Container(Record, eq=False):
         return name.span if name is not None else self.node.span
 
 
-class PodSpec(Record, eq=False):
+@dataclass(eq=False)
+class PodSpec:
     """A pod template inside a job: one vcjob task or one AscendJob replica type."""
 
     role: str  # task name or replica type (Master/Worker), "" for a plain pod spec
@@ -145,7 +109,8 @@ class PodSpec(Record, eq=False):
         return value if value is not None and value.value.lower() == "true" else None
 
 
-class Policy(Record):
+@dataclass
+class Policy:
     """A Volcano lifecycle policy: ``event`` (or ``events``) and ``action``."""
 
     event: str | None
@@ -157,7 +122,8 @@ class Policy(Record):
         return self.event == event or event in self.events
 
 
-class ManifestDoc(Record, eq=False):
+@dataclass(eq=False)
+class ManifestDoc:
     path: str
     index: int  # 0-based document number in the file
     root: YMap
@@ -229,7 +195,8 @@ class ManifestDoc(Record, eq=False):
         return [(pod, c) for pod in self.pods for c in pod.main_containers]
 
 
-class ManifestFile(Record, eq=False):
+@dataclass(eq=False)
+class ManifestFile:
     source: SourceText
     docs: list[ManifestDoc] = field(default_factory=list)
     issues: list[YamlIssue] = field(default_factory=list)
@@ -246,8 +213,6 @@ def looks_templated(text: str) -> re.Match[str] | None:
 def _loader() -> type:
     """libyaml's composer with a resolver that defers plain scalars' tags (``PLAIN``) to first use;
     PyYAML's pure SafeLoader when libyaml is missing."""
-    import yaml
-
     try:
         from yaml.cyaml import CParser
     except ImportError:
@@ -269,46 +234,8 @@ def _loader() -> type:
     return FastLoader
 
 
-# Manifests a process reads without PyYAML. Importing it costs about as much as reading this many in
-# Python, and libyaml then reads each one faster: a one-file run never imports it, a large run soon does.
-BLOCK_READS = 16
-_block_reads = 0
-
-
 def compose_documents(src: SourceText) -> tuple[list[YNode], list[YamlIssue]]:
-    """Compose every document; stops at the first syntax error, keeping the documents before it.
-    Both readers give the same nodes (tests/test_yaml_block.py): which one reads is a matter of speed."""
-    global _block_reads
-    if _block_reads < BLOCK_READS:
-        _block_reads += 1
-        composed = _compose_block(src)
-        if composed is not None:
-            return composed
-    return _compose_with_libyaml(src)
-
-
-def _compose_block(src: SourceText) -> tuple[list[YNode], list[YamlIssue]] | None:
-    """The documents of a manifest in the plain block shape most are written in, read without
-    importing PyYAML (see yamlblock.py); None when libyaml has to read it."""
-    text = src.text
-    if text.startswith("\ufeff"):
-        return None
-    documents = read_block_yaml(text, PLAIN)
-    if documents is None or len(documents) > MAX_DOCUMENTS:
-        return None
-    conv = NodeConverter(src, 0)
-    nodes: list[YNode] = []
-    try:
-        for document in documents:
-            nodes.append(conv.convert(document))
-    except (YamlTooLarge, RecursionError):
-        return None  # libyaml's reading says so, with the message of its own path
-    return nodes, conv.issues
-
-
-def _compose_with_libyaml(src: SourceText) -> tuple[list[YNode], list[YamlIssue]]:
-    import yaml
-
+    """Compose every document with libyaml; stops at the first syntax error, keeping the documents before it."""
     text = src.text
     # every leading BOM is skipped here: libyaml skips one at the start of what it is given and counts
     # its marks from after it, so a second BOM left in put every span one character early
@@ -400,10 +327,10 @@ def build_doc(path: str, index: int, root: YMap, api: str, kind: str) -> Manifes
         path=path,
         index=index,
         root=root,
-        api_version=one_copy(api),  # the same few words in every manifest: kept once
-        kind=one_copy(kind),
+        api_version=api,  # the same few words in every manifest: kept once
+        kind=kind,
         name=name,
-        namespace=one_copy(namespace),
+        namespace=namespace,
         metadata=metadata,
         labels=metadata.map("labels") if metadata else None,
         annotations=metadata.map("annotations") if metadata else None,
@@ -483,7 +410,7 @@ def _pod(role: str, pod: YMap, replica: YMap | None, replicas: str | None, meta:
         if seq:
             containers.extend(_container(c) for c in seq.maps())
     return PodSpec(
-        role=one_copy(role),
+        role=role,
         node=pod,
         containers=containers,
         volumes=[_volume(v) for v in volumes_node.maps()] if volumes_node else [],
@@ -532,12 +459,12 @@ def _container(node: YMap) -> Container:
         for part in ("requests", "limits"):
             m = res.map(part)
             if m:
-                resources.update(one_copy(k.value) for k in m.key_nodes())
+                resources.update(k.value for k in m.key_nodes())
     command, args = _words(node.get("command")), _words(node.get("args"))
     # parsed here, not when the job is linked: a run parses files in a pool of processes, and links in one
     at = inline_script_at([a.value for a in command + args])
     return Container(
-        name=one_copy(node.text("name")),
+        name=node.text("name"),
         node=node,
         command=command,
         args=args,
@@ -546,8 +473,8 @@ def _container(node: YMap) -> Container:
         mounts=[_mount(m) for m in mounts_node.maps() if m.scalar("name")] if mounts_node else [],
         mounts_node=mounts_node,
         resources=resources,
-        image=one_copy(node.text("image")),
-        working_dir=one_copy(node.text("workingDir")),
+        image=node.text("image"),
+        working_dir=node.text("workingDir"),
         script=scalar_script((command + args)[at]) if at is not None else None,
         script_at=at,
     )
@@ -567,7 +494,7 @@ def _volume(entry: YMap) -> Volume:
         if k.value == "name":
             continue
         if isinstance(v, YMap):
-            kind = one_copy(k.value)
+            kind = k.value
             path = v.scalar("path")
             config_map = v.scalar("name") if k.value == "configMap" else None
             break

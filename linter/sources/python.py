@@ -6,36 +6,18 @@ a run that parses no Python file never imports it."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from sys import intern
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ..record import Record, field, one_copy
 from ..span import Located, SourceText, Span
 
 
-class PyImport(Record):
-    __slots__ = ("bound", "module", "span", "top_level")
-
+@dataclass(slots=True)
+class PyImport:
     module: str  # full module name, e.g. "torch_npu" or "torch_npu.npu"
     bound: str  # the name bound in the module namespace
     span: Span  # the whole import statement
     top_level: bool
-
-    def __init__(
-        self,
-        module: str,
-        bound: str,
-        span: Span,
-        top_level: bool,
-    ) -> None:
-        self.module = intern(module)  # the same few modules in every file: kept once
-        self.bound = intern(bound)
-        self.span = span
-        self.top_level = top_level
-
-    def __reduce__(self) -> tuple[object, ...]:
-        # loaded through __init__, the fields in order: faster than the generic dict of slots
-        return (PyImport, (self.module, self.bound, self.span, self.top_level))
 
 
 class PyArg(Located):
@@ -60,9 +42,9 @@ class PyArg(Located):
 
 
 def _restore_arg(value: object, source: SourceText, high: int, low: int, size: int) -> PyArg:
-    """An argument from a pickle, its string value kept once per run as the parse keeps it."""
+    """An argument from a pickle, its fields set as they were kept."""
     arg = object.__new__(PyArg)
-    arg.value = one_copy(value)
+    arg.value = value
     arg._source, arg._high, arg._low, arg._size = source, high, low, size
     return arg
 
@@ -171,31 +153,29 @@ def _restore_call(
 ) -> PyCall:
     call = object.__new__(PyCall)
     call._source, call._high, call._low, call._size = source, high, low, size
-    if keywords:  # the names again as one object each per run, as the parse keeps them
-        keywords = tuple([intern(part) if part.__class__ is str else part for part in keywords])
     call._func_start, call._func_size, call._keywords = func_start, func_size, keywords
-    # the name as written is most often the resolved name too, one object in the pickle as in the parse
-    call.written = kept = intern(written)
-    call.qualname = kept if qualname is written else intern(qualname)
+    call.written, call.qualname = written, qualname
     call.positional, call.conditional = positional, conditional
-    call.guard = intern(guard) if guard else guard
-    call.function = intern(function) if function else function
+    call.guard, call.function = guard, function
     call.in_loop = in_loop
     return call
 
 
-class PyEnvSet(Record):
+@dataclass
+class PyEnvSet:
     name: str
     value: str | None
     span: Span
 
 
-class PythonIssue(Record):
+@dataclass
+class PythonIssue:
     span: Span
     message: str
 
 
-class PythonFile(Record, eq=False):
+@dataclass(eq=False)
+class PythonFile:
     source: SourceText
     imports: list[PyImport] = field(default_factory=list)
     calls: list[PyCall] = field(default_factory=list)

@@ -7,9 +7,7 @@ import ast
 import re
 import sys
 import warnings
-from sys import intern
 
-from ..record import one_copy
 from ..span import SourceText, Span
 from .python import DYNAMIC, NO_KEYWORDS, PyArg, PyCall, PyEnvSet, PyImport, PythonFile, PythonIssue
 
@@ -142,20 +140,18 @@ class _Collector:
             if _npu_on_a_result(node):  # torch.ones(2).npu(), nn.Linear(2, 2).to("npu")
                 self.result.chained_npu = True
             return
-        # the names are kept once per run: a repository calls the same few thousand names
-        written = intern(written)
         qualname = resolve_alias(written, self.aliases)
         keywords = {kw.arg: self._arg(kw.value) for kw in node.keywords if kw.arg}
         call = PyCall(
-            written if qualname is written else intern(qualname),
+            qualname,
             written,
             self.span(node),
             self.span(node.func),
             keywords or NO_KEYWORDS,
             tuple([self._arg(a) for a in node.args]) if node.args else (),
             conditional=guard is not None,
-            function=intern(function) if function else function,
-            guard=intern(guard) if guard else "",
+            function=function,
+            guard=guard or "",
             in_loop=loop,
         )
         self.result.calls.append(call)
@@ -173,7 +169,7 @@ class _Collector:
                 value = literal(node)
             except (ValueError, TypeError, MemoryError, RecursionError):
                 value = DYNAMIC
-        return PyArg(one_copy(value), self.span(node))
+        return PyArg(value, self.span(node))
 
     def _environ_assign(self, node: ast.Assign) -> None:
         for target in node.targets:

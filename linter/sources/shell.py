@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import dataclass, field
 from functools import lru_cache
-from sys import intern
 
 from ..lazyre import LazyPattern
-from ..record import Record, field, one_copy
 from ..span import Located, SourceText, Span, to_bytes
 
 STATEMENT_PARENTS = frozenset(
@@ -85,7 +84,7 @@ class Word(Located):
 
     def __init__(self, text: str | None, value: str | None, span: Span) -> None:
         # None: the text the span covers (a parsed word keeps no copy)
-        self._written = text if text is None else one_copy(text)
+        self._written = text
         self._locate(span)
         self.value = value
 
@@ -97,7 +96,7 @@ class Word(Located):
     @value.setter
     def value(self, value: str | None) -> None:
         # most words are plain (``torchrun``, ``--nproc_per_node``): their value is their text, kept once
-        self._value = _AS_WRITTEN if value is not None and value == self.text else one_copy(value)
+        self._value = _AS_WRITTEN if value is not None and value == self.text else value
 
     span = property(Located.span.fget, Located._locate)  # a word is moved onto its anchor (parse_detached)
 
@@ -132,28 +131,14 @@ def _restore_word(
 ) -> Word:
     """A word from a pickle (a worker's model, the cache), its fields set as they were kept."""
     word = object.__new__(Word)
-    # a parsed word keeps no text and most are plain: nothing to share
-    word._written = written if written is None else one_copy(written)
-    word._value = _AS_WRITTEN if plain else value if value is None else one_copy(value)
+    word._written = written
+    word._value = _AS_WRITTEN if plain else value
     word._source, word._high, word._low, word._size = source, high, low, size
     return word
 
 
-class Assignment(Record):
-    __slots__ = (
-        "conditional",
-        "function",
-        "has_value",
-        "kind",
-        "loops",
-        "name",
-        "name_span",
-        "span",
-        "statement",
-        "value",
-        "value_span",
-    )
-
+@dataclass(slots=True)
+class Assignment:
     name: str
     value: str | None  # static value; None when dynamic or absent
     has_value: bool
@@ -162,98 +147,28 @@ class Assignment(Record):
     span: Span
     statement: Span  # the enclosing statement: inserted lines go before it
     kind: str  # export | assign | local | declare | readonly | prefix | unset
-    function: str | None
-    conditional: bool  # inside an if/case branch, a while body, or after && / ||
-    loops: tuple[str, ...]  # headers of the enclosing for loops, outermost first
-
-    def __init__(
-        self,
-        name: str,
-        value: str | None,
-        has_value: bool,
-        name_span: Span,
-        value_span: Span | None,
-        span: Span,
-        statement: Span,
-        kind: str,
-        function: str | None = None,
-        conditional: bool = False,
-        loops: tuple[str, ...] = (),
-    ) -> None:
-        self.name = intern(name)  # names and short values repeat across scripts: one object each
-        self.value = one_copy(value)
-        self.has_value = has_value
-        self.name_span = name_span
-        self.value_span = value_span
-        self.span = span
-        self.statement = statement
-        self.kind = intern(kind)
-        self.function = one_copy(function)
-        self.conditional = conditional
-        self.loops = loops
+    function: str | None = None
+    conditional: bool = False  # inside an if/case branch, a while body, or after && / ||
+    loops: tuple[str, ...] = ()  # headers of the enclosing for loops, outermost first
 
     @property
     def exported(self) -> bool:
         return self.kind == "export"
 
-    def __reduce__(self) -> tuple[object, ...]:
-        # loaded through __init__ with the fields in order: the generic way (a dict of the slots,
-        # set one by one) was half the cost of loading a script's model from the pool
-        return (
-            Assignment,
-            (
-                self.name,
-                self.value,
-                self.has_value,
-                self.name_span,
-                self.value_span,
-                self.span,
-                self.statement,
-                self.kind,
-                self.function,
-                self.conditional,
-                self.loops,
-            ),
-        )
 
-
-class Command(Record):
-    __slots__ = ("conditional", "function", "loops", "prefixes", "span", "statement", "words")
-
+@dataclass(slots=True)
+class Command:
     words: list[Word]
     span: Span
     statement: Span
-    prefixes: list[Assignment]
-    function: str | None
-    conditional: bool  # inside an if/case branch, a while body, or after && / ||
-    loops: tuple[str, ...]  # headers of the enclosing for loops ("for((i=0;i<8;i++))"), outermost first
-
-    def __init__(
-        self,
-        words: list[Word],
-        span: Span,
-        statement: Span,
-        prefixes: list[Assignment] | None = None,
-        function: str | None = None,
-        conditional: bool = False,
-        loops: tuple[str, ...] = (),
-    ) -> None:
-        self.words = words
-        self.span = span
-        self.statement = statement
-        self.prefixes = [] if prefixes is None else prefixes
-        self.function = one_copy(function)
-        self.conditional = conditional
-        self.loops = loops
+    prefixes: list[Assignment] = field(default_factory=list)
+    function: str | None = None
+    conditional: bool = False  # inside an if/case branch, a while body, or after && / ||
+    loops: tuple[str, ...] = ()  # headers of the enclosing for loops ("for((i=0;i<8;i++))"), outermost first
 
     @property
     def name(self) -> str:
         return self.words[0].value or self.words[0].text if self.words else ""
-
-    def __reduce__(self) -> tuple[object, ...]:
-        # as ``Assignment.__reduce__``
-        fields = (self.words, self.span, self.statement, self.prefixes, self.function, self.conditional, self.loops)
-        return (Command, fields)
 
     @property
     def args(self) -> list[Word]:
@@ -263,13 +178,15 @@ class Command(Record):
 Event = Assignment | Command
 
 
-class ShellIssue(Record):
+@dataclass
+class ShellIssue:
     span: Span
     message: str
     code: str = "RL900"  # RL904: written for another shell, not checked
 
 
-class ShellScript(Record, eq=False):
+@dataclass(eq=False)
+class ShellScript:
     source: SourceText
     events: list[Event] = field(default_factory=list)
     issues: list[ShellIssue] = field(default_factory=list)
@@ -450,98 +367,12 @@ def parse_embedded(src: SourceText, start: int, end: int, fold: bool = False) ->
     inner = text[start:end]
     if fold:
         inner = inner.replace("\r", " ").replace("\n", " ")
-    plain = plain_commands(inner)
-    if plain is not None:
-        script = _plain_script(src, start, plain)
-    else:
-        line_start = text.rfind("\n", 0, start) + 1
-        line_end = text.find("\n", end)
-        tail = text[end : line_end + 1] if line_end != -1 else text[end:]
-        masked = _blank(text[line_start:start]) + inner + _blank(tail)
-        script = _parse(src, SourceText(src.path, masked), line_start)
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    tail = text[end : line_end + 1] if line_end != -1 else text[end:]
+    masked = _blank(text[line_start:start]) + inner + _blank(tail)
+    script = _parse(src, SourceText(src.path, masked), line_start)
     script.folded = fold
-    return script
-
-
-# The characters of a word that means itself: no quoting, expansion, globbing, redirection, comment
-# or assignment in it. A command line of such words, joined by ; && || only, is read here as
-# tree-sitter would read it: loading the grammar was a twentieth of a one-manifest run, and most
-# inline commands (``python train.py``, ``cd /job/code && bash train.sh``) are written so.
-_PLAIN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./,-")
-# an argument may hold ':' and '=' (--master_addr=host:port); a first word may not (tree-sitter reads
-# '==' and a word with '+:', '%' or '@' otherwise than bash: such a line goes to it, and is read as it reads it)
-_PLAIN_ARGUMENT = _PLAIN | {":", "="}
-_OPERATORS = ("&&", "||", ";")
-# words that begin something other than a simple command where they come first
-_NOT_A_COMMAND = frozenset(
-    {
-        *("if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done"),
-        *("in", "function", "time", "coproc"),
-        *DECLARATION_KINDS,
-        "unset",
-    }
-)
-
-# a plain command line: its statements, each a list of commands joined by && or ||, each command
-# the (start, end) offsets of its words in the text
-PlainLine = list[list[list[tuple[int, int]]]]
-
-
-def plain_commands(text: str) -> PlainLine | None:
-    """The statements of ``text`` when it is a plain command line (see ``_PLAIN``); None otherwise."""
-    statements: PlainLine = []
-    commands: list[list[tuple[int, int]]] = []
-    words: list[tuple[int, int]] = []
-    at, size = 0, len(text)
-    while at < size:
-        char = text[at]
-        if char == " " or char == "\t":
-            at += 1
-            continue
-        operator = next((op for op in _OPERATORS if text.startswith(op, at)), None)
-        if operator is not None:
-            if not words:
-                return None  # an operator with no command before it
-            commands.append(words)
-            words = []
-            if operator == ";":
-                statements.append(commands)
-                commands = []
-            at += len(operator)
-            continue
-        allowed = _PLAIN_ARGUMENT if words else _PLAIN
-        begin = at
-        while at < size and text[at] in allowed:
-            at += 1
-        if at == begin or (at < size and text[at] not in " \t;&|") or "==" in text[begin:at]:
-            return None
-        if not words and (text[begin] == "-" or text[begin:at] in _NOT_A_COMMAND):
-            return None
-        words.append((begin, at))
-    if words:
-        commands.append(words)
-    elif commands:
-        return None  # a line ending in && or ||
-    if commands:
-        statements.append(commands)
-    return statements or None
-
-
-def _plain_script(src: SourceText, offset: int, statements: PlainLine) -> ShellScript:
-    """The model of a plain command line at ``offset`` of ``src``: each command's statement is the
-    whole && / || list it belongs to, and the commands after the first in a list run on a condition."""
-    script = ShellScript(src)
-    for commands in statements:
-        statement = src.span(offset + commands[0][0][0], offset + commands[-1][-1][1])
-        for index, words in enumerate(commands):
-            span = src.span(offset + words[0][0], offset + words[-1][1])
-            command = Command(
-                [Word(None, src.text[offset + a : offset + b], src.span(offset + a, offset + b)) for a, b in words],
-                statement if span == statement else span,
-                statement,
-            )
-            command.conditional = index > 0
-            script.events.append(command)
     return script
 
 
@@ -564,7 +395,7 @@ def _reanchor(event: Event, anchor: Span) -> None:
         event.value_span = anchor if event.value_span else None
     else:
         for word in event.words:
-            word._written = one_copy(word.text)  # read while the span still covers it
+            word._written = word.text  # read while the span still covers it
             word.span = anchor
         for prefix in event.prefixes:
             _reanchor(prefix, anchor)

@@ -7,9 +7,9 @@ Read from requirements/constraints files, ``pyproject.toml`` dependency strings,
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from ..lazyre import LazyPattern
-from ..record import Record, field
 from ..span import SourceText, Span
 
 # project names as PEP 503 normalizes them -> our component names
@@ -51,9 +51,8 @@ ENV_COMPONENTS = {
 }
 
 
-class VersionPin(Record):
-    __slots__ = ("alternative", "component", "line_span", "op", "span", "version")
-
+@dataclass(slots=True)
+class VersionPin:
     component: str  # torch | torch-npu | cann | mindcluster | mindio
     version: str  # as written
     op: str  # "==" for an exact pin; a lower bound otherwise is not a known version
@@ -61,30 +60,15 @@ class VersionPin(Record):
     line_span: Span  # the whole requirement
     # one of several versions the repository supports (a README's version table, a 1.8_requirements.txt):
     # the job runs on one of them, which one is not said
-    alternative: bool
-
-    def __init__(
-        self,
-        component: str,
-        version: str,
-        op: str,
-        span: Span,
-        line_span: Span,
-        alternative: bool = False,
-    ) -> None:
-        self.component = component
-        self.version = version
-        self.op = op
-        self.span = span
-        self.line_span = line_span
-        self.alternative = alternative
+    alternative: bool = False
 
     @property
     def exact(self) -> bool:
         return self.op in ("==", "===") and "*" not in self.version and not self.alternative
 
 
-class PinFile(Record, eq=False):
+@dataclass(eq=False)
+class PinFile:
     source: SourceText
     pins: list[VersionPin] = field(default_factory=list)
 

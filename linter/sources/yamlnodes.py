@@ -6,12 +6,14 @@ every parser reports positions the same way.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from functools import cache, lru_cache
+from dataclasses import dataclass
+from functools import lru_cache
+
+import yaml
+from yaml.resolver import Resolver
 
 from ..lazyre import LazyPattern
-from ..record import Record, one_copy
 from ..span import Located, SourceText, Span
 
 STR_TAG = "tag:yaml.org,2002:str"
@@ -37,98 +39,13 @@ class _Plain(str):
 PLAIN = _Plain(STR_TAG)
 
 
-# YAML 1.1's implicit types as PyYAML's Resolver tells them (yaml/resolver.py): a plain scalar's tag is
-# that of the first pattern it matches among those registered for its first character, in this order
-_IMPLICIT = (
-    (
-        "bool",
-        r"""^(?:yes|Yes|YES|no|No|NO
-        |true|True|TRUE|false|False|FALSE
-        |on|On|ON|off|Off|OFF)$""",
-        "yYnNtTfFoO",
-    ),
-    (
-        "float",
-        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
-        |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
-        |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
-        |[-+]?\.(?:inf|Inf|INF)
-        |\.(?:nan|NaN|NAN))$""",
-        "-+0123456789.",
-    ),
-    (
-        "int",
-        r"""^(?:[-+]?0b[0-1_]+
-        |[-+]?0[0-7_]+
-        |[-+]?(?:0|[1-9][0-9_]*)
-        |[-+]?0x[0-9a-fA-F_]+
-        |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$""",
-        "-+0123456789",
-    ),
-    ("merge", r"^(?:<<)$", "<"),
-    ("null", r"""^(?: ~ |null|Null|NULL | )$""", "~nN"),
-    (
-        "timestamp",
-        r"""^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
-        |[0-9][0-9][0-9][0-9] -[0-9][0-9]? -[0-9][0-9]?
-        (?:[Tt]|[ \t]+)[0-9][0-9]?
-        :[0-9][0-9] :[0-9][0-9] (?:\.[0-9]*)?
-        (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""",
-        "0123456789",
-    ),
-    ("value", r"^(?:=)$", "="),
-    ("yaml", r"^(?:!|&|\*)$", "!&*"),
-)
-
-
-@cache
-def _patterns(first: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """The implicit types a plain scalar starting with ``first`` may have, compiled when first
-    needed (all of them at once cost a one-file run several milliseconds)."""
-    return tuple(
-        ("tag:yaml.org,2002:" + name, re.compile(pattern, re.X))
-        for name, pattern, firsts in _IMPLICIT
-        if first in firsts
-    )
-
-
-_BOOL_WORDS = frozenset(("yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
-                         "on", "On", "ON", "off", "Off", "OFF"))  # fmt: skip
-_NULL_WORDS = frozenset(("~", "null", "Null", "NULL"))
-_NOT_NUMBER_AFTER_SIGN = frozenset("0123456789.")
+_RESOLVER = Resolver()  # SafeLoader's: YAML 1.1's implicit types
 
 
 @lru_cache(maxsize=4096)
 def resolve_plain(value: str) -> str:
-    """The implicit tag of a plain scalar, as PyYAML's SafeLoader would give it."""
-    if not value:
-        return NULL_TAG  # only the null pattern is registered for the empty scalar, and it matches
-    known = _resolve_common(value)
-    if known is not None:
-        return known
-    for tag, pattern in _patterns(value[0]):
-        if pattern.match(value):
-            return tag
-    return STR_TAG
-
-
-def _resolve_common(value: str) -> str | None:
-    """The tag of the plain scalars manifests are full of, told without compiling PyYAML's number
-    and date patterns; None for the others. (A pattern's ``$`` also matches before a last line break.)"""
-    core = value[:-1] if value.endswith("\n") else value
-    first = value[0]
-    if first in "yYnNtTfFoO~":
-        if core in _BOOL_WORDS:
-            return "tag:yaml.org,2002:bool"
-        if core in _NULL_WORDS:
-            return NULL_TAG
-        return STR_TAG  # no other pattern is registered for these first characters
-    if core.isdigit() and core.isascii():  # digits only: an int unless a leading 0 makes it a bad octal
-        octal = core[0] != "0" or len(core) == 1 or all(c in "01234567" for c in core)
-        return "tag:yaml.org,2002:int" if octal else STR_TAG
-    if first in "-+" and value[1:2] not in _NOT_NUMBER_AFTER_SIGN:
-        return STR_TAG  # only numbers may start with a sign, and a digit or a '.' follows it
-    return None
+    """The implicit tag of a plain scalar, as PyYAML's SafeLoader gives it."""
+    return _RESOLVER.resolve(yaml.ScalarNode, value, (True, False))
 
 
 class YScalar(Located):
@@ -227,9 +144,8 @@ def _restore_scalar(
 ) -> YScalar:
     """A scalar from a pickle (a worker's model, the cache), its fields set as they were kept."""
     node = object.__new__(YScalar)
-    # most scalars are plain and untagged: no value or tag kept, nothing to share
-    node._value = value if value is None else one_copy(value)
-    node._tag = tag if tag is None else one_copy(tag)
+    node._value = value
+    node._tag = tag
     node.style = style
     node._source, node._high, node._low, node._size = source, high, low, size
     return node
@@ -383,7 +299,8 @@ class YSeq(_Collection):
 YNode = YScalar | YMap | YSeq
 
 
-class YamlIssue(Record):
+@dataclass
+class YamlIssue:
     span: Span
     message: str
     kind: str = "syntax"  # syntax | duplicate-key | too-large
@@ -451,9 +368,7 @@ class NodeConverter:
         tag = node.tag  # type: ignore[attr-defined]
         if style is None and len(value) == stop - start and text.startswith(value, start):
             value = None  # the text under the span: read from it when asked
-        else:
-            value = one_copy(value)  # a quoted name or image repeats across manifests
-        return _scalar(value, None if tag is PLAIN else one_copy(tag), style, self.src, start, stop)
+        return _scalar(value, None if tag is PLAIN else tag, style, self.src, start, stop)
 
     def _unknown_tag(self, node: object) -> None:
         """Report a tag PyYAML would construct as an object (``!!python/object/apply:...``); the
