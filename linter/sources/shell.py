@@ -211,38 +211,12 @@ class ShellScript:
 
 @lru_cache(maxsize=1)
 def _parser():
-    tree_sitter, grammar = _binding("tree_sitter"), _binding("tree_sitter_bash")
-    return tree_sitter.Parser(tree_sitter.Language(grammar.language()))
+    """tree-sitter's bash parser, loaded when a run first reads a shell script (a run over
+    manifests whose containers run a command list needs none)."""
+    import tree_sitter
+    import tree_sitter_bash
 
-
-def _binding(package: str):
-    """The compiled ``_binding`` module of a tree-sitter package, which holds all the parser uses.
-    The packages' ``__init__`` add only what a run never needs, at a cost to every one-file run:
-    ``typing`` for tree_sitter, ``importlib.resources`` (with tempfile, zipfile and shutil) for
-    tree_sitter_bash's query files. The binding is loaded under its own name, as the package would
-    load it, so a later ``import tree_sitter`` finds the same module; through the package if that fails."""
-    import importlib
-    import sys
-
-    name = f"{package}._binding"
-    loaded = sys.modules.get(name)
-    if loaded is not None:
-        return loaded
-    try:
-        from importlib.machinery import PathFinder
-        from importlib.util import find_spec, module_from_spec
-
-        found = find_spec(package)  # locates the package without running it
-        spec = PathFinder.find_spec(name, found.submodule_search_locations) if found else None
-        if spec is None or spec.loader is None:
-            return importlib.import_module(name)
-        module = module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    except ImportError:
-        sys.modules.pop(name, None)
-        return importlib.import_module(name)
-    return module
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
 OTHER_SHELLS = frozenset({"zsh", "fish", "csh", "tcsh"})
