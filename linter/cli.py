@@ -279,7 +279,7 @@ def _always_reported(chosen: list, ignore: list[str]) -> list:
 
 
 def _check_command(args: argparse.Namespace) -> int:
-    from .engine import LintRequest
+    from .flow.request import LintRequest
 
     cwd = Path.cwd()
     scope = _scope(args, cwd)
@@ -382,8 +382,8 @@ def _verbose_files(candidates: dict[str, Path]) -> None:
 
 def _show_files(request) -> int:
     """--show-files: the files a run would read, found as the engine finds them, one per line."""
-    from .engine import gather
-    from .reach import split_candidates
+    from .flow.gather import gather
+    from .flow.reach import split_candidates
 
     found, _ = gather(request, defer_python_checks=False)
     if request.named:  # file mode reads the files named and what can reach them, not the whole repository
@@ -399,7 +399,7 @@ def _open_cache(args: argparse.Namespace, config: Config, rules, scope, cwd: Pat
     file's folder, else the repository (a folder with .git), else the working directory."""
     if args.no_cache or os.environ.get("RECOVERY_LINT_NO_CACHE", "") not in ("", "0"):
         return None
-    from .cache import CACHE_DIR_NAME, Cache
+    from .speed.cache import CACHE_DIR_NAME, Cache
 
     if args.cache_dir:
         directory = Path(args.cache_dir)

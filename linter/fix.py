@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Applicability, Diagnostic, Edit, Fix
-from .engine import LintRequest, LintResult, lint
+from .engine import lint
+from .flow.request import LintRequest, LintResult
 from .interrupts import signals_held
 from .parse import ParsedFile, parse_guarded
 from .span import SourceText, to_bytes

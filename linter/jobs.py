@@ -40,6 +40,7 @@ from .launch import (
 )
 from .lazyre import LazyPattern
 from .parse import PIN_KINDS, SHELL_KINDS, ParsedFile
+from .paths import depth, folder_and_ancestors, join, under
 from .roles import (
     TRAINING,
     LaunchFacts,
@@ -70,6 +71,7 @@ DECLARATION_FOLDERS = ("docker", "dockerfiles", "ci", "build", "env", "install",
 MAX_DEPTH = 8
 
 if TYPE_CHECKING:
+    from .diagnostics import Diagnostic
     from .sources.python import PythonFile
 
 
@@ -302,6 +304,17 @@ class Project:
     sharing: object = None  # Sharing: the other scripts that name a file (asked before a fix imports into it)
 
 
+def linked_files(project: Project) -> set[str]:
+    """Paths of the files some manifest's job runs (its manifest, scripts and entries)."""
+    return {path for job in project.jobs if job.manifest is not None for path in job.files}
+
+
+def judged_in(job: Job, diagnostic: Diagnostic, linked: set[str]) -> bool:
+    """A file linked into a manifest's job is judged in that job's context only: a standalone job
+    that shares it (a local script sourcing the same env file) does not report on it."""
+    return job.manifest is not None or diagnostic.span.path not in linked
+
+
 @dataclass
 class JobSpec:
     """An explicit link from config: ``[[tool.recovery-lint.jobs]]``."""
@@ -420,7 +433,7 @@ class FileIndex:
         for k in range(len(parts)):
             tail = "/".join(parts[k:])
             for folder in folder_and_ancestors(self.folder_of(near)):
-                candidate = _under(folder, tail)
+                candidate = under(folder, tail)
                 if candidate in self.folders:
                     return candidate
         return None
@@ -447,7 +460,7 @@ class FileIndex:
         near_dir = self.folder_of(near)
         if not ref.startswith("/"):
             for base in ([cwd] if cwd is not None else []) + [near_dir]:
-                direct = self._at(_join(base, ref), kind)
+                direct = self._at(join(base, ref), kind)
                 if direct is not None:
                     return direct
         parts = [p for p in ref.split("/") if p not in ("", ".", "..")]
@@ -455,34 +468,10 @@ class FileIndex:
         for k in range(len(parts)):
             tail = "/".join(parts[k:])
             for folder in ancestors:
-                hit = self._at(_under(folder, tail), kind)
+                hit = self._at(under(folder, tail), kind)
                 if hit is not None:
                     return hit
         return None
-
-
-def _join(folder: str, ref: str) -> str:
-    joined = posixpath.normpath(posixpath.join(folder, ref)) if folder else posixpath.normpath(ref)
-    return "" if joined == "." else joined
-
-
-@functools.lru_cache(maxsize=8192)  # asked again for every file of a folder, by every job
-def folder_and_ancestors(folder: str) -> tuple[str, ...]:
-    """The folder and each of its parents, nearest first, ending with the root ("")."""
-    out = []
-    while folder not in ("", ".", "/"):
-        out.append(folder)
-        folder = posixpath.dirname(folder)
-    out.append("/" if folder == "/" else "")
-    return tuple(out)
-
-
-def _under(folder: str, relative: str) -> str:
-    """``posixpath.join(folder, relative)`` for a folder as ``folder_and_ancestors`` gives it (no
-    trailing '/' but the root's) and a relative path: called for every ancestor of every reference."""
-    if not folder:
-        return relative
-    return folder + relative if folder == "/" else f"{folder}/{relative}"
 
 
 # -- linking -----------------------------------------------------------------------------------
@@ -634,7 +623,7 @@ class _Linker:
         for name in DECLARATION_FOLDERS:
             for folder in self.pins_by_dir:
                 parent, base = posixpath.split(folder)
-                if base == name and _under(parent, name) == folder:
+                if base == name and under(parent, name) == folder:
                     self.pins_beside.setdefault(parent, []).append(folder)
         self._embedded: dict[tuple[str, int], ShellScript] = {}
 
@@ -854,7 +843,7 @@ class _Linker:
         location = self.index.location.get(path, path)
         folders = folder_and_ancestors(posixpath.dirname(location))
         for inside in self.inside:
-            if location.startswith(inside + "/") or any(inside.startswith(_under(b, "")) for b in folders[:3]):
+            if location.startswith(inside + "/") or any(inside.startswith(under(b, "")) for b in folders[:3]):
                 return True
             parent, name = posixpath.split(inside)
             if name in DECLARATION_FOLDERS and parent in folders:
@@ -875,7 +864,7 @@ class _Linker:
                 for size in (len(parts), len(parts) - 1):  # the module itself, or the one a name comes from
                     if not size:
                         continue
-                    stem = _under(base, "/".join(parts[:size]))
+                    stem = under(base, "/".join(parts[:size]))
                     for location in (stem + ".py", stem + "/__init__.py"):
                         path = display.get(location)
                         if path is None or path in found or path == entry.source.path:
@@ -933,12 +922,12 @@ class _Linker:
                 if folder in seen:
                     continue
                 seen.add(folder)
-                depth = _depth(folder)
+                level = depth(folder)
                 for pin in self._pins_in(folder):
-                    out.append((depth * 2 + 1, pin))
+                    out.append((level * 2 + 1, pin))
                 for beside in self.pins_beside.get(folder, ()):
                     for pin in self._pins_in(beside):
-                        out.append((depth * 2, pin))
+                        out.append((level * 2, pin))
         return out
 
     def _pins_in(self, folder: str) -> list[PinFile]:
@@ -965,7 +954,7 @@ class _Linker:
         for rank, model in pin_files:
             candidates += [(rank, pin) for pin in model.pins]
         for entry in entries:
-            candidates += _guarded_torch(entry, _depth(self.index.folder_of(entry.source.path)) * 2 + 1)
+            candidates += _guarded_torch(entry, depth(self.index.folder_of(entry.source.path)) * 2 + 1)
         top = 10_000
         for launch in launches:
             for script in launch.scripts:
@@ -1558,10 +1547,6 @@ def _unique(items: list) -> list:
             seen.add(id(item))
             out.append(item)
     return out
-
-
-def _depth(path: str) -> int:
-    return 0 if path in ("", ".", "/") else path.count("/") + 1
 
 
 def _judge_by_starting_script(launch: Launch, start: str) -> None:

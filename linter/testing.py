@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import Config, config_from_dict
-from .engine import LintRequest, LintResult, lint
+from .engine import lint
 from .fix import fix_loop
+from .flow.request import LintRequest, LintResult
 from .rule import Case, Rule
 
 

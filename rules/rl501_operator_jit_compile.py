@@ -2,8 +2,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import edit, insert_line_after
-from recovery_lint.engine import judged_in, linked_files
-from recovery_lint.jobs import Job, Project
+from recovery_lint.jobs import Job, Project, judged_in, linked_files
 from recovery_lint.premises import Withheld, answer
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.python import PyImport, PythonFile

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from recovery_lint import cli, engine
-from recovery_lint.cache import CACHE_DIR_NAME
+from recovery_lint import cli
+from recovery_lint.flow import read as read_module
 from recovery_lint.rules.rl101_watchdog_disabled import _ACJOB, _MANIFEST, _PROCESS_LABELS
+from recovery_lint.speed.cache import CACHE_DIR_NAME
 
 SCRIPT_OFF = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 train.py\n"
 SCRIPT_ON = "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=1\ntorchrun --nnodes 2 train.py\n"
@@ -36,13 +37,13 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The display paths the engine parses (instead of loading from the cache), run by run."""
     seen: list[str] = []
-    real = engine._parse_one
+    real = read_module.read_and_parse
 
-    def spy(args):
+    def spy(*args):
         seen.append(args[0])
-        return real(args)
+        return real(*args)
 
-    monkeypatch.setattr(engine, "_parse_one", spy)
+    monkeypatch.setattr(read_module, "read_and_parse", spy)
     return seen
 
 
@@ -157,7 +158,7 @@ def test_fix_with_the_cache_then_a_clean_rerun(repo, parsed, capsys):
 
 
 def test_the_cache_stays_bounded(repo, capsys, monkeypatch):
-    from recovery_lint import cache as cache_module
+    from recovery_lint.speed import cache as cache_module
 
     monkeypatch.setattr(cache_module, "MAX_RUNS", 3)
     monkeypatch.setattr(cache_module, "MAX_PACKS", 2)
@@ -168,9 +169,9 @@ def test_the_cache_stays_bounded(repo, capsys, monkeypatch):
     assert len(list((folder / "runs").iterdir())) == 3
     assert len(list((folder / "files").glob("*.pack"))) <= 3
     # what the last state needs is still there: nothing is parsed again
-    real = engine._parse_one
+    real = read_module.read_and_parse
     seen = []
-    monkeypatch.setattr(engine, "_parse_one", lambda args: seen.append(args[0]) or real(args))
+    monkeypatch.setattr(read_module, "read_and_parse", lambda *args: seen.append(args[0]) or real(*args))
     (repo / "train.sh").write_text(SCRIPT_OFF + "echo 5\n")
     (repo / "requirements.txt").write_text("torch==2.1.0\n# pinned\n")
     findings(capsys, ".")

@@ -510,7 +510,8 @@ def test_the_command_leaves_once_its_whole_report_is_written(tmp_path, monkeypat
 def test_a_folder_of_a_larger_repository_is_walked_once_unless_excludes_apply(tmp_path, monkeypatch, capsys):
     """The walk that tells what to report is the walk of the folder: it is walked again only where
     ``exclude`` may prune it differently (the folder named is walked even when excluded)."""
-    from recovery_lint import cli, discover, engine, scope
+    from recovery_lint import cli, discover, scope
+    from recovery_lint.flow import gather as engine
 
     excluded_repo(tmp_path, "")
     monkeypatch.chdir(tmp_path)

@@ -8,11 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from recovery_lint import ahead, engine
-from recovery_lint import pool as pool_module
+from recovery_lint import engine
 from recovery_lint.config import Config
+from recovery_lint.flow import read as read_module
+from recovery_lint.flow import schedule
+from recovery_lint.parse import read_and_parse
 from recovery_lint.registry import all_rules
 from recovery_lint.rule import Rule
+from recovery_lint.speed import ahead
+from recovery_lint.speed import pool as pool_module
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from generate import generate
@@ -67,8 +71,8 @@ class Broken(Rule):
 def test_parallel_parse_and_rules_match_a_single_process_run(repo, monkeypatch):
     rules = [*all_rules().values(), Broken()]
     single = lint(repo, 1, rules)
-    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10)
-    monkeypatch.setattr(engine, "PARALLEL_RULES_THRESHOLD", 10)
+    monkeypatch.setattr(read_module, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(schedule, "PARALLEL_RULES_THRESHOLD", 10)
     parallel = lint(repo, 2, rules)
     expected = read_files(single, repo)
     assert len(expected) > 200  # enough files for the parallel parse to run
@@ -92,12 +96,12 @@ def test_a_failing_child_falls_back_to_one_process(repo, monkeypatch):
 
     rules = list(all_rules().values())
     single = lint(repo, 1, rules)
-    monkeypatch.setattr(engine, "PARALLEL_RULES_THRESHOLD", 10)
+    monkeypatch.setattr(schedule, "PARALLEL_RULES_THRESHOLD", 10)
     parent = os.getpid()
     real_outcomes = pool_module._outcomes
 
-    def outcomes(tasks, blocks, size):
-        found = real_outcomes(tasks, blocks, size)
+    def outcomes(count, run, blocks, size):
+        found = real_outcomes(count, run, blocks, size)
         if os.getpid() != parent:
             found[-1] = ([Local("unsendable")], [])
         return found
@@ -117,7 +121,7 @@ def test_the_rule_hooks_are_dealt_in_blocks_to_whichever_process_is_free(repo, m
     import os
 
     single = lint(repo, 1)
-    monkeypatch.setattr(engine, "PARALLEL_RULES_THRESHOLD", 10)
+    monkeypatch.setattr(schedule, "PARALLEL_RULES_THRESHOLD", 10)
     monkeypatch.setattr(pool_module, "RULE_BLOCK", 4)
     taken: list[tuple[int, int]] = []
     real_read = os.read
@@ -153,7 +157,7 @@ def test_the_rules_run_here_when_the_blocks_do_not_fit_their_pipe(repo, monkeypa
     import os
 
     single = lint(repo, 1)
-    monkeypatch.setattr(engine, "PARALLEL_RULES_THRESHOLD", 10)
+    monkeypatch.setattr(schedule, "PARALLEL_RULES_THRESHOLD", 10)
     forks = []
     monkeypatch.setattr(pool_module.os, "write", lambda fd, data: len(data) // 2)  # a pipe that took half
     monkeypatch.setattr(pool_module.os, "fork", lambda: forks.append(1) or os.fork())
@@ -173,7 +177,7 @@ def test_an_interrupt_while_this_process_parses_its_share_ends_the_workers(repo,
             assert multiprocessing.active_children()  # the pool works meanwhile
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(read_module, "PARALLEL_THRESHOLD", 10)
     with pytest.raises(KeyboardInterrupt):
         lint(repo, 2, progress=interrupted)
     assert multiprocessing.active_children() == []
@@ -202,7 +206,7 @@ def test_a_large_run_parses_its_files_and_the_likely_python_files_in_one_pool(re
         return found
 
     single = lint(repo, 1)
-    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(read_module, "PARALLEL_THRESHOLD", 10)
     monkeypatch.setattr(ahead, "PARSE_AHEAD_THRESHOLD", 5)
     monkeypatch.setattr(ahead.ParsedAhead, "open", open_)
     monkeypatch.setattr(ahead.ParsedAhead, "take", take)
@@ -237,9 +241,9 @@ def test_the_linker_takes_back_from_the_pool_the_chunks_it_has_not_started(repo,
     parses what the linker has parsed."""
     pool = Idle()
     monkeypatch.setattr(ahead, "PARSE_AHEAD_THRESHOLD", 5)
-    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10**6)  # only the Python files go to the pool
+    monkeypatch.setattr(read_module, "PARALLEL_THRESHOLD", 10**6)  # only the Python files go to the pool
     monkeypatch.setattr(ahead.ParsedAhead, "open", lambda self, workers: pool)
-    monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(read_module.os, "cpu_count", lambda: 2)
     asked: list[str] = []
     real_take = ahead.ParsedAhead.take
 
@@ -307,9 +311,9 @@ def test_the_linker_parses_a_later_chunk_rather_than_wait_for_the_pool(repo, mon
 
     pool = Busy()
     monkeypatch.setattr(ahead, "PARSE_AHEAD_THRESHOLD", 5)
-    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10**6)
+    monkeypatch.setattr(read_module, "PARALLEL_THRESHOLD", 10**6)
     monkeypatch.setattr(ahead.ParsedAhead, "open", lambda self, workers: pool)
-    monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(read_module.os, "cpu_count", lambda: 2)
     parsed_ahead: list[str] = []
     real_take = ahead.ParsedAhead.take
 
@@ -352,10 +356,10 @@ def test_this_process_parses_from_the_end_of_the_queue_what_the_pool_has_not_sta
     eager = [c for c in candidates if c.kind != "python"]
     request = engine.LintRequest(paths=[repo], cwd=repo, config=Config(), rules=[], workers=2)
     pool = Slow()
-    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 10)
-    monkeypatch.setattr(engine.os, "cpu_count", lambda: 2)
-    parsed = engine.parse_all(eager, request, None, lambda workers: pool)
-    alone = [engine._parse_one((c.display, c.location, c.kind, None)) for c in eager]
+    monkeypatch.setattr(read_module, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(read_module.os, "cpu_count", lambda: 2)
+    parsed = read_module.read_up_front(eager, request, None, lambda workers: pool)
+    alone = [read_and_parse(c.display, c.location, c.kind, None) for c in eager]
     assert [(p.path, p.kind, p.text, len(p.issues)) for p in parsed] == [
         (p.path, p.kind, p.text, len(p.issues)) for p in alone
     ]
@@ -476,7 +480,7 @@ def test_a_python_path_written_after_a_variable_is_guessed_from_the_launchers_fo
     script = tmp_path / "model" / "test" / "train_full_8p.sh"
     script.parent.mkdir(parents=True)
     script.write_text("cur_path=$(cd ..; pwd)\npython3 ${cur_path}/examples/imagenet/main.py --epochs 90\n")
-    launcher = engine._parse_one(("model/test/train_full_8p.sh", str(script), "shell", None))
+    launcher = read_and_parse("model/test/train_full_8p.sh", str(script), "shell", None)
     pending = ["model/examples/imagenet/main.py", "model/examples/other/main.py", "elsewhere/imagenet/main.py"]
     lazy = [Candidate(tmp_path / p, p, "python") for p in pending]
     assert [c.display for c in ahead._likely_entries([launcher], lazy)] == ["model/examples/imagenet/main.py"]

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import __version__
+from .. import __version__
 
 CACHE_DIR_NAME = ".recovery-lint_cache"
 FORMAT = 1
@@ -66,7 +66,7 @@ def code_fingerprint() -> str:
     or data file (an upgrade, or a working copy being edited) never meets entries of the old code."""
     import importlib.util
 
-    folders = [Path(__file__).parent]
+    folders = [Path(__file__).parents[1]]  # the package, whose subfolders are globbed below
     for package in ("recovery_lint.rules", "recovery_lint.schemas"):
         spec = importlib.util.find_spec(package)
         folders += [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []

@@ -2,33 +2,29 @@
 reach, parsed in the run's process pool while the linker works (``ParsedAhead``), and the guess of
 which files those are (``_likely_entries``, from the texts of the scripts and manifests parsed).
 
-The linker is a single process and parses a Python file when a link first reaches it (``engine``'s
-lazy parser, which takes the file from here when it was parsed ahead). The same object owns the pool
-in which a large run parses its files up front (``pool.py``), so that one pool serves both. The
-engine loads this module only for a run that may use it: one over folders on more than one core, or
-one that parses in a pool; a run over named files (a pre-commit hook) or on one core does not."""
+The linker is a single process and parses a Python file when a link first reaches it (the read
+stage's ``Reader``, which takes the file from here when it was parsed ahead). The same object owns
+the pool in which a large run parses its files up front (``pool.py``), so that one pool serves both."""
 
 from __future__ import annotations
 
-import os
 import posixpath
 import sys
 from typing import TYPE_CHECKING
 
-from .discover import readable
-from .interrupts import signals_held
-from .jobs import folder_and_ancestors
-from .lazyre import LazyPattern
-from .parse import read_and_parse
+from ..discover import readable
+from ..interrupts import signals_held
+from ..kinds import LAUNCHING_KINDS, PYTHON
+from ..lazyre import LazyPattern
+from ..parse import read_and_parse
+from ..paths import folder_and_ancestors
 from .pool import end_pool, init_worker, parse_chunk, pool_size
-from .reach import LAUNCHING_KINDS
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-    from .discover import Candidate
-    from .engine import LintRequest
-    from .parse import ParsedFile
+    from ..discover import Candidate
+    from ..parse import ParsedFile
 
 POOL_SWITCH_INTERVAL = 0.0001  # seconds; see ParsedAhead.open
 PARSE_AHEAD_THRESHOLD = 200  # Python files; fewer are parsed as the linker reaches them (bench/)
@@ -73,22 +69,26 @@ class ParsedAhead:
             sys.setswitchinterval(min(self.switch_interval, POOL_SWITCH_INTERVAL))
         return self.pool
 
-    def start(self, parsed: list[ParsedFile], lazy: list[Candidate], request: LintRequest) -> None:
-        """Queue the likely entries, given the parsed launchers (nothing for a small run, one core or
-        named files)."""
-        workers = min(request.workers, os.cpu_count() or 1)
-        if workers < 2 or request.named:
-            return
+    def start(
+        self,
+        parsed: list[ParsedFile],
+        lazy: list[Candidate],
+        workers: int,
+        overrides: dict[str, str],
+        keep_pickles: bool,
+    ) -> None:
+        """Queue the likely entries, given the parsed launchers (nothing for a small run); the
+        pickles are kept for the cache with ``keep_pickles``."""
         likely = [c for c in _likely_entries(parsed, lazy) if readable(c)]
         if len(likely) < PARSE_AHEAD_THRESHOLD:
             return
-        jobs = [(c.display, c.location, c.kind, request.overrides.get(c.display)) for c in likely]
+        jobs = [(c.display, c.location, c.kind, overrides.get(c.display)) for c in likely]
         helpers = pool_size(workers)
         size = max(1, min(8, len(jobs) // (helpers * 8)))
         self.chunks = [jobs[k : k + size] for k in range(0, len(jobs), size)]
         self.chunk_of = {job[0]: n for n, chunk in enumerate(self.chunks) for job in chunk}
         pool = self.open(helpers)
-        self.keep_pickles = request.cache is not None
+        self.keep_pickles = keep_pickles
         # queued in about the order the linker reaches them: the pool keeps ahead of the linker, and
         # the linker, when it catches up, parses a chunk further on rather than wait (queued last
         # first to meet halfway, the pool sat idle while the linker went through the pool's half)
@@ -187,7 +187,7 @@ def _likely_entries(parsed: list[ParsedFile], lazy: list[Candidate]) -> list[Can
     return [
         c
         for c in lazy
-        if c.kind == "python"
+        if c.kind == PYTHON
         and (c.display in exact or c.display.rpartition("/")[0] in near.get(c.display.rpartition("/")[2], ()))
     ]
 

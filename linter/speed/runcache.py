@@ -1,70 +1,50 @@
 """What the lint flow keeps in the cache (``cache.py``) and takes back from it: the findings of a whole
 run, keyed by a stat of every file and the run's scope, so that an unchanged repository is only
 listed; and each file's parsed model, keyed by its content hash, so that after a change only the
-changed files are parsed. The models are kept by runs in a process pool and by small runs in one
-process (``engine.CACHED_MODELS_THRESHOLD``).
-
-The engine loads this module, as it loads ``cache.py``, only for a run with a cache: a run with
-``--no-cache`` (a pre-commit hook so configured, a test) pays for none of it."""
+changed files are parsed."""
 
 from __future__ import annotations
 
 import os
+import pickle
 from typing import TYPE_CHECKING
 
-from .engine import LintResult, Locations, _lint
-from .parse import ParsedFile
-from .span import to_bytes
+from ..parse import MAX_FILE_BYTES, ParsedFile
+from ..span import to_bytes
+from .cache import Cache
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .diagnostics import Diagnostic
-    from .discover import Candidate
-    from .engine import LintRequest
-    from .jobs import Project
-    from .premises import Withheld
+    from ..discover import Candidate
 
 
 # -- the findings of a whole run ---------------------------------------------------------------
-def run_key_of(cache, request: LintRequest, candidates: list[Candidate]) -> str | None:
+def run_key_of(
+    cache: Cache, scope: tuple[object, ...], candidates: list[Candidate], overrides: dict[str, str]
+) -> str | None:
     """The key of a run's findings: the stat of every file and what decides which of them are parsed
-    and linked; None when a file cannot be stat'ed (the run's findings are then neither looked up
-    nor kept)."""
-    signature = stat_signature(candidates, request.overrides)
+    and linked (``scope``); None when a file cannot be stat'ed (the run's findings are then neither
+    looked up nor kept)."""
+    signature = stat_signature(candidates, overrides)
     if signature is None:
         return None
-    return cache.key("run", str(request.cwd), str(request.config.root), _scope_key(request), signature)
+    return cache.key("run", *scope, signature)
 
 
-def stored_result(
-    cache, key: str, request: LintRequest, candidates: list[Candidate], warnings: list[str]
-) -> LintResult | None:
-    """The findings of the same run over the same files, if the cache holds them."""
+def stored_run(cache: Cache, key: str) -> tuple[object, ...] | None:
+    """What ``store_run`` kept under ``key``, if the cache holds it."""
     hit = cache.get_run(key)
-    if isinstance(hit, tuple) and len(hit) == 5:
-        return _cached_result(request, candidates, warnings, *hit)
-    return None
+    return hit if isinstance(hit, tuple) else None
 
 
-def store_result(cache, key: str, result: LintResult) -> None:
-    cache.put_run(
-        key, (result.all_diagnostics, result.diagnostics, result.internal_errors, result.suppressed, result.withheld)
-    )
-
-
-def _scope_key(request: LintRequest) -> tuple[object, ...]:
-    """What decides which files are parsed and linked, besides the files themselves: the same
-    repository linted as a whole, as a subfolder or around a few named files gives other findings."""
-    shown = sorted(request.report_only) if request.report_only is not None else None
-    return (sorted(request.named), [str(f) for f in request.folders], shown, request.whole_jobs)
+def store_run(cache: Cache, key: str, values: tuple[object, ...]) -> None:
+    cache.put_run(key, values)
 
 
 def stat_signature(candidates: list[Candidate], overrides: dict[str, str]) -> list[tuple[object, ...]] | None:
     """Path, kind, size, modification and change times and mode of every candidate (a text given in
     place of a file by its hash): a stat per file, where hashing would read every file of the repository."""
-    from .cache import Cache
-
     out: list[tuple[object, ...]] = []
     for c in candidates:
         text = overrides.get(c.display)
@@ -80,67 +60,6 @@ def stat_signature(candidates: list[Candidate], overrides: dict[str, str]) -> li
         # the mode and the change time too: a file made unreadable (chmod) keeps its size and mtime
         out.append((c.display, c.kind, st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode, st.st_ctime_ns))
     return out
-
-
-class _CachedResult(LintResult):
-    """The findings of an unchanged repository, from the cache. The parsed files and the linked
-    project are built (from the cached models) only when a report asks for them."""
-
-    def __init__(self, request: LintRequest, *args: object) -> None:
-        self._request = request
-        self._files: list[ParsedFile] | None = None
-        self._project: Project | None = None
-        super().__init__(*args)  # type: ignore[arg-type]
-
-    def _build(self) -> None:
-        fresh = _lint(self._request, use_run_cache=False)
-        self._files, self._project = fresh.files, fresh.project
-
-    @property  # type: ignore[override]
-    def files(self) -> list[ParsedFile]:
-        if self._files is None:
-            self._build()
-        return self._files  # type: ignore[return-value]
-
-    @files.setter
-    def files(self, value: list[ParsedFile] | None) -> None:
-        self._files = value
-
-    @property  # type: ignore[override]
-    def project(self) -> Project:
-        if self._project is None:
-            self._build()
-        return self._project  # type: ignore[return-value]
-
-    @project.setter
-    def project(self, value: Project | None) -> None:
-        self._project = value
-
-
-def _cached_result(
-    request: LintRequest,
-    candidates: list[Candidate],
-    warnings: list[str],
-    everything: list[Diagnostic],
-    diagnostics: list[Diagnostic],
-    errors: list[str],
-    suppressed: int,
-    withheld: list[Withheld],
-) -> LintResult:
-    diagnostics = list(diagnostics)  # the run's key covers the files named: what it reported is what it reports
-    abs_paths = Locations({c.display: c for c in candidates})
-    return _CachedResult(
-        request,
-        diagnostics,
-        None,
-        None,
-        abs_paths,
-        warnings,
-        list(errors),
-        suppressed,
-        list(everything),
-        list(withheld),
-    )
 
 
 # -- the models of single files ----------------------------------------------------------------
@@ -176,8 +95,6 @@ def cache_parsed(cache, key: str | None, parsed: ParsedFile, digest: str | None,
     """Keep a model in the cache; ``blob`` is it pickled already (by a worker)."""
     if cache is None or key is None or not _cacheable(parsed, digest, cache):
         return
-    import pickle  # a run without cache or pool does not load it
-
     cache.add_file(key, blob if blob is not None else pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -190,9 +107,6 @@ def _cacheable(parsed: ParsedFile, digest: str | None, cache) -> bool:
 
 def read_digests(candidates: list[Candidate], overrides: dict[str, str]) -> dict[str, str | None]:
     """A content hash of every candidate (None when it cannot be read), for the cache keys."""
-    from .cache import Cache
-    from .parse import MAX_FILE_BYTES
-
     out: dict[str, str | None] = {}
     for c in candidates:
         text = overrides.get(c.display)

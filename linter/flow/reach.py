@@ -4,7 +4,7 @@ A run over folders parses every manifest, script and version declaration up fron
 named files (pre-commit, an editor) parses those files and the manifests and scripts that can reach
 them: the launchers whose text names them (through an index of the launchers' words when many files
 are named), the launches below a named version file, the manifests the configuration maps to them.
-The engine asks ``split_candidates``; nothing here parses a file but a named README, read for its
+The flow asks ``split_candidates``; nothing here parses a file but a named README, read for its
 version table."""
 
 from __future__ import annotations
@@ -15,15 +15,16 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .discover import Candidate
-from .jobs import DECLARATION_FOLDERS, JobSpec
-from .lazyre import LazyPattern
-from .parse import PIN_KINDS, SHELL_KINDS, read_and_parse
-from .roles import ci_path, vendored
+from ..discover import Candidate
+from ..jobs import DECLARATION_FOLDERS, JobSpec
+from ..kinds import LAUNCHING_KINDS, LAZY_KINDS, PIN_KINDS, README, RUNNABLE_KINDS, SHELL_KINDS
+from ..lazyre import LazyPattern
+from ..parse import read_and_parse
+from ..roles import ci_path, vendored
+from .request import LintRequest
 
 if TYPE_CHECKING:
-    from .config import Config
-    from .engine import LintRequest
+    from ..config import Config
 
 
 def job_specs(config: Config, cwd: Path) -> list[JobSpec]:
@@ -65,7 +66,7 @@ def split_candidates(candidates: list[Candidate], request: LintRequest) -> tuple
     wanted = named | _reaching(candidates, named, declaring) | _configured_manifests(request, named)
     # a README is read when a job asks for the versions of its folder, named or not (read up front it
     # would be no file of the index, which holds only what a run lints)
-    wanted -= {c.display for c in candidates if c.kind == "readme"}
+    wanted -= {c.display for c in candidates if c.kind == README}
     # two passes without a call per file: most of a large repository's listing goes to the second
     return [c for c in candidates if c.display in wanted], [c for c in candidates if c.display not in wanted]
 
@@ -95,9 +96,6 @@ def _up_front(candidate: Candidate) -> bool:
     return candidate.kind not in LAZY_KINDS and not _aside(candidate)
 
 
-LAZY_KINDS = frozenset({"python", "readme"})
-
-
 def _reaching_folders(outside: list[Candidate], folders: list[Path]) -> set[str]:
     """Manifests and scripts outside the given folders that can run something inside them: a
     reference from outside has to name the folder (see ``_reaching``)."""
@@ -120,11 +118,9 @@ def _aside(candidate: Candidate) -> bool:
     )
 
 
-LAUNCHING_KINDS = frozenset({"manifest", "shell", "maybe-shell"})
 # what ends a file name in a script or manifest: blanks, path separators, quotes and shell or YAML syntax
 # (compiled on first use: a folder run never looks for names)
 NOT_IN_NAMES = LazyPattern(rb"[\s/'\"`;&|()<>=$,\[\]{}:*?!#\\]+")
-RUNNABLE_KINDS = frozenset({"shell", "maybe-shell", "python"})
 REACH_DEPTH = 4  # manifest -> script -> sourced script -> entry: a longer chain is not linked either
 
 
@@ -136,7 +132,7 @@ def _declares_now(candidate: Candidate, request: LintRequest) -> bool:
     The README read here is the one the run uses."""
     if candidate.kind not in PIN_KINDS:
         return False
-    if candidate.kind != "readme":
+    if candidate.kind != README:
         return True
     text = request.overrides.get(candidate.display)
     parsed = read_and_parse(candidate.display, candidate.location, candidate.kind, text)

@@ -1,12 +1,10 @@
 """The processes a large run works with beside its own: a process pool that parses files, and forked
 children that run the rule hooks over the linked project; and how each is ended at once.
 
-Only a run above the engine's thresholds (``engine.PARALLEL_THRESHOLD`` files to parse,
-``engine.PARALLEL_RULES_THRESHOLD`` jobs) imports this module: below them a pool or a fork costs
-more than it saves, and a one-file run (a pre-commit hook) would pay for loading its bytecode. The
-pool is opened and closed by the parse-ahead (``ahead.py``), which keeps it for the Python files the
-linker will reach. The workers and the children ignore the stop signals; the main process ends them
-(``interrupts.py``)."""
+The flow uses them above its thresholds (files to parse, jobs to check): below them a pool or a fork
+costs more than it saves. The pool is opened and closed by the parse-ahead (``ahead.py``), which
+keeps it for the Python files the linker will reach. The workers and the children ignore the stop
+signals; the main process ends them (``interrupts.py``)."""
 
 from __future__ import annotations
 
@@ -16,18 +14,18 @@ import os
 import signal
 from typing import TYPE_CHECKING
 
-from .interrupts import leave_signals_to_parent, signals_held
-from .parse import read_and_parse
-from .span import SourceText
+from ..interrupts import leave_signals_to_parent, signals_held
+from ..parse import read_and_parse
+from ..span import SourceText
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from concurrent.futures import Executor
 
-    from .diagnostics import Diagnostic
-    from .engine import _Hooks
-    from .jobs import Project
-    from .parse import ParsedFile
+    from ..diagnostics import Diagnostic
+    from ..parse import ParsedFile
+
+    Outcome = tuple[list[Diagnostic], list[str]]  # the findings and the errors of one hook
 
 
 # -- the parse pool ----------------------------------------------------------------------------
@@ -40,7 +38,7 @@ def pool_size(workers: int) -> int:
 
 
 def init_worker() -> None:
-    gc.disable()  # as in engine.lint(): a worker only builds models
+    gc.disable()  # a worker only builds models: the cyclic collector would only rescan them
     leave_signals_to_parent()
 
 
@@ -143,27 +141,29 @@ RULE_BLOCK = 64  # hooks a process takes at a time: a job's hooks cost from micr
 MAX_RULE_BLOCKS = 1024  # their numbers fill 4 KiB, which any pipe holds: written before any process reads
 
 
-def run_forked(tasks: _Hooks, project: Project, workers: int) -> tuple[list[Diagnostic], list[str]] | None:
-    """Run the rule hooks in forked children that share the linked project (copy on write); each
-    sends back its findings, with the files' texts as references, and they are put together in the
-    order of a single-process run. None when a child fails: the caller then runs them itself.
+def run_forked(
+    count: int, run: Callable[[int], Outcome], sources: list[SourceText], workers: int
+) -> tuple[list[Diagnostic], list[str]] | None:
+    """Run the hooks ``run(0)`` .. ``run(count - 1)`` in forked children that share the linked
+    project (copy on write); each sends back its findings, with the files' texts (``sources``) as
+    references, and they are put together in the order of a single-process run. None when a child
+    fails: the caller then runs them itself.
 
     The hooks are dealt in blocks from a pipe, each process taking the next block when it is done
     with one: a fixed half each left this process, which also collects the children's findings,
     finishing 0.1-0.2 s after its child at 10,000 files."""
-    sources = [f.source for f in project.files if f.source is not None]
     table = {id(src): i for i, src in enumerate(sources)}
-    size = max(RULE_BLOCK, -(-len(tasks) // MAX_RULE_BLOCKS))
+    size = max(RULE_BLOCK, -(-count // MAX_RULE_BLOCKS))
     children: list[tuple[int, int]] = []  # (pid, read end) of each child not yet reaped; -1: read end closed
     blocks, deal = os.pipe()
     try:
         try:
-            dealt = _deal(deal, -(-len(tasks) // size))
+            dealt = _deal(deal, -(-count // size))
         finally:
             os.close(deal)  # the children inherit the read end only: the last block taken, each read finds the end
         if not dealt:
             return None
-        return _collect_forked(tasks, blocks, size, workers, sources, table, children)
+        return _collect_forked(count, run, blocks, size, workers, sources, table, children)
     except BaseException:  # interrupted: no child may outlive the run
         _end_children(children)
         raise
@@ -183,7 +183,8 @@ def _deal(fd: int, count: int) -> bool:
 
 
 def _collect_forked(
-    tasks: _Hooks,
+    count: int,
+    run: Callable[[int], Outcome],
     blocks: int,
     size: int,
     workers: int,
@@ -208,12 +209,12 @@ def _collect_forked(
                 with os.fdopen(write, "wb") as out:
                     pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
                     pickler.persistent_id = lambda obj: table.get(id(obj)) if isinstance(obj, SourceText) else None
-                    pickler.dump(_outcomes(tasks, blocks, size))
+                    pickler.dump(_outcomes(count, run, blocks, size))
                 status = 0
             finally:
                 os._exit(status)
         os.close(write)
-    results: dict[int, tuple[list[Diagnostic], list[str]]] = _outcomes(tasks, blocks, size)
+    results: dict[int, tuple[list[Diagnostic], list[str]]] = _outcomes(count, run, blocks, size)
     failed = False
     for _ in range(workers - 1):  # one child per worker after this process, reaped in order
         pid, read = children[0]
@@ -239,20 +240,18 @@ def _collect_forked(
     return diagnostics, errors
 
 
-def _outcomes(tasks: _Hooks, blocks: int, size: int) -> dict[int, tuple[list[Diagnostic], list[str]]]:
+def _outcomes(count: int, run: Callable[[int], Outcome], blocks: int, size: int) -> dict[int, Outcome]:
     """The findings and errors of the hooks in the blocks this process takes from the ``blocks`` pipe
     (``size`` hooks each), by index, for the hooks that have any (most have none: an entry per hook
     was 20 MiB of empty lists on ten thousand files)."""
-    from .engine import run_tasks  # here: a parse worker started afresh needs none of the engine
-
     found = {}
     while True:
         taken = os.read(blocks, 4)  # one block number; a read this small takes it whole
         if not taken:
             return found
         start = int.from_bytes(taken, "little") * size
-        for i in range(start, min(start + size, len(tasks))):
-            outcome = run_tasks(tasks, [i])
+        for i in range(start, min(start + size, count)):
+            outcome = run(i)
             if outcome[0] or outcome[1]:
                 found[i] = outcome
 

@@ -1,0 +1,1 @@
+"""The stages of a lint run, each over the plain records of ``request``."""

@@ -1,0 +1,32 @@
+"""Gather: the files a run lints, from the paths given and the configuration's excludes."""
+
+from __future__ import annotations
+
+from ..discover import Candidate, ExcludeSet, discover
+from .request import LintRequest
+
+
+def gather(request: LintRequest, defer_python_checks: bool = True) -> tuple[list[Candidate], list[str]]:
+    """The files a run lints, and warnings for paths that do not exist (see ``discover``)."""
+    excludes = ExcludeSet(request.config.exclude, request.config.root or request.cwd)
+    candidates, warnings = discover(request.paths, request.cwd, excludes, defer_python_checks=defer_python_checks)
+    more = list(request.extra_candidates)
+    if request.folders:
+        # a folder named inside a larger repository is walked even where the walk from the root
+        # skips it (an excluded folder named on the command line, as ruff does)
+        more = _folder_files(request, excludes) + more
+    if more:  # one walk lists each file once; another walk, or a file added, may list one again
+        seen = {c.display for c in candidates}
+        for c in more:
+            if c.display not in seen:
+                seen.add(c.display)
+                candidates.append(c)
+    return candidates, warnings
+
+
+def _folder_files(request: LintRequest, excludes: ExcludeSet) -> list[Candidate]:
+    """The files of the folders given inside a larger repository: the walk made of them to know what
+    to report when nothing is excluded, a new walk otherwise."""
+    if request.folder_files is not None and not excludes.regexes:
+        return request.folder_files
+    return discover(request.folders, request.cwd, excludes)[0]
