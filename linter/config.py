@@ -8,14 +8,21 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .jobs import JobSpec
-
 CONFIG_FILES = (".recovery-lint.toml", "recovery-lint.toml", "pyproject.toml")
 FAIL_ON = ("error", "warning", "info")
 
 
 class ConfigError(Exception):
     """A configuration problem; the message names the file and the key."""
+
+
+@dataclass
+class JobSpec:
+    """An explicit link from config: ``[[tool.recovery-lint.jobs]]``."""
+
+    manifest: str
+    scripts: list[str] = field(default_factory=list)
+    entry: str | None = None
 
 
 @dataclass

@@ -21,7 +21,8 @@ from .flow.request import CachedResult, LintRequest, LintResult, Locations
 from .flow.schedule import run_rules
 from .flow.select import dedupe, named_yaml, per_file_ignores, reported, withheld_of
 from .flow.suppression import SuppressionState, apply_suppressions, run_directive_rules
-from .jobs import Project, build_project
+from .jobs import Project
+from .link.linker import build_project
 from .parse import ParsedFile
 from .premises import Withheld
 from .speed.memory import collector_paused

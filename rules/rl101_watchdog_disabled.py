@@ -3,7 +3,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
-from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand, asks_process_recovery
+from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
 from recovery_lint.knowledge import WATCHDOG_NEW_VAR as NEW_NAME
 from recovery_lint.knowledge import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge import documented_default, newest_release, watchdog_facts, watchdog_value
@@ -51,7 +51,7 @@ def _dormant_process_recovery(job: Job) -> str | None:
     is: once that is turned on (RL201) the watchdog must be off (RL102), so turning it on here would
     be undone by the next fix."""
     doc = job.manifest
-    if doc is None or job.context.recovery != "none" or not asks_process_recovery(doc):
+    if doc is None or job.context.recovery != "none" or not doc.asks_process_recovery:
         return None
     return (
         "the manifest asks for process-level recovery, which starts once fault-scheduling is on (RL201) "

@@ -15,10 +15,11 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..config import JobSpec
 from ..discover import Candidate
-from ..jobs import DECLARATION_FOLDERS, JobSpec
 from ..kinds import LAUNCHING_KINDS, LAZY_KINDS, PIN_KINDS, README, RUNNABLE_KINDS, SHELL_KINDS
 from ..lazyre import LazyPattern
+from ..link.versions import DECLARATION_FOLDERS
 from ..parse import read_and_parse
 from ..roles import ci_path, vendored
 from .request import LintRequest

@@ -28,6 +28,10 @@ TEMPLATE_MARKERS = LazyPattern(r"\{\{-?\s|\{\{[.$a-zA-Z_]|\{%-?\s|\{#")
 MAX_DOCUMENTS = 5_000
 
 
+# the recover-strategy tokens that arm process-level recovery (Ascend Operator env.go addEnvByStrategy)
+PROCESS_RECOVERY_STRATEGIES = frozenset({"retry", "recover", "recover-in-place", "elastic-training", "dump", "exit"})
+
+
 @dataclass(slots=True)
 class EnvVar:
     name: YScalar
@@ -186,6 +190,17 @@ class ManifestDoc:
     def recover_strategy(self) -> YScalar | None:
         """The ``recover-strategy`` annotation that asks for process-level recovery: an AscendJob's only."""
         return self.annotation("recover-strategy") if self.is_ascendjob else None
+
+    @property
+    def asks_process_recovery(self) -> bool:
+        """An AscendJob whose ``recover-strategy`` annotation asks for process-level recovery (it starts
+        only once fault-scheduling is on). On any other workload it does nothing (MindCluster
+        constraint), and the ``process-recover-enable`` label alone arms nothing: Ascend Operator sets it
+        on the PodGroup from the annotation, and only the annotation brings the strategies and the
+        environment."""
+        strategy = self.recover_strategy
+        strategies = set(strategy.value.replace(" ", "").split(",")) if strategy is not None else set()
+        return bool(strategies & PROCESS_RECOVERY_STRATEGIES)
 
     def containers(self) -> list[tuple[PodSpec, Container]]:
         return [(pod, c) for pod in self.pods for c in pod.containers]

@@ -1,0 +1,1 @@
+"""Linking: parsed files into the jobs the cluster runs (``linker.build_project``)."""

@@ -1,0 +1,458 @@
+"""Link parsed artifacts into jobs, the way the cluster runs them, and decide which are training.
+
+A job is one manifest document with the launch scripts its containers run, the scripts those
+source or call, the Python entries the launcher starts, and the versions that apply. A launch
+script that no manifest runs is a job of its own when it starts a training; a Python file that no
+launch reaches is one only when it is plainly a runnable training entry. Python files are parsed
+when a launch or a manifest reaches them (``FileIndex`` asks its loader). Each job carries a
+``Verdict`` saying whether recovery advice applies and why; rules only see the jobs that are training."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from ..jobs import EnvValue, Job, JobContext, Launch, LaunchCommand, Project
+from ..kinds import PIN_KINDS, SHELL_KINDS
+from ..launch import (
+    Scale,
+    unwrap,
+    word_value,
+)
+from ..parse import ParsedFile
+from ..paths import folder_and_ancestors, under
+from ..roles import (
+    TRAINING,
+    LaunchFacts,
+    Verdict,
+    ci_path,
+    launch_verdict,
+    manifest_verdict,
+    standalone_entry_verdict,
+    standalone_name,
+    starting_script_verdict,
+    vendored,
+)
+from ..sources.manifest import Container, ManifestDoc, ManifestFile, PodSpec, scalar_script
+from ..sources.shell import SHELLS, Command, ShellScript, shell_invocation
+from ..sources.yamlnodes import YScalar
+from .entries import (
+    NPU_STACK_BYTES,
+    NPU_STACKS,
+    PROCESS_SETTINGS,
+    cuda_only,
+    is_python_model,
+    is_unit_test,
+    places_work_on_npu,
+    training_loop,
+)
+from .files import FileIndex, Loader, Sharing
+from .manifest_facts import (
+    framework_of,
+    ignored_recovery_labels,
+    manifest_words,
+    platform_of,
+    recovery_level,
+    utility_verdict,
+)
+from .startup import Run, configmap_scripts, inject_operator_env, scalar_word, script_left_as_arguments
+from .versions import DECLARATION_FOLDERS, VersionReader
+
+if TYPE_CHECKING:
+    from ..config import JobSpec
+    from ..sources.python import PythonFile
+
+
+def build_project(
+    files: list[ParsedFile],
+    configured_versions: dict[str, str] | None = None,
+    job_specs: list[JobSpec] | None = None,
+    pending: dict[str, str] | None = None,
+    loader: Loader | None = None,
+    locations: dict[str, str] | None = None,
+    settings: dict[str, str] | None = None,
+    inside: list[str] | None = None,
+) -> Project:
+    """Link ``files`` into jobs. ``pending`` lists files (path -> kind) not parsed yet; ``loader``
+    parses one of them when a link reaches it; ``locations`` gives each display path's absolute
+    location (display paths are taken as locations when it is missing). ``inside``: the absolute
+    folders of a run over folders of a larger repository, whose files alone are reported."""
+    index = FileIndex(files, pending, loader, locations)
+    linker = Linker(index, configured_versions or {}, job_specs or [], settings or {}, inside)
+    jobs: list[Job] = []
+    for f in files:
+        if f.kind == "manifest" and isinstance(f.model, ManifestFile):
+            for doc in f.model.docs:
+                if doc.pods and any(p.containers for p in doc.pods):
+                    jobs.append(linker.manifest_job(f, doc))
+    jobs.extend(linker.standalone_jobs(files))
+    jobs.extend(linker.standalone_entries())
+    for job in jobs:
+        if job.judged:
+            job.entry_modules = {e.source.path: linker.setting_modules(e) for e in job.entries}
+    parsed = files + index.loaded
+    return Project(
+        parsed,
+        [j for j in jobs if j.judged],
+        index.by_path,
+        [j for j in jobs if not j.judged],
+        Judgements(lambda: linker.judgements(files + index.loaded, jobs)),
+        sharing=Sharing(index),
+    )
+
+
+class Judgements(Mapping):
+    """Every file's judgement, worked out when a report first asks (only --show-jobs does: a
+    check over a large repository would otherwise judge tens of thousands of files for nothing)."""
+
+    def __init__(self, make: Callable[[], dict[str, Verdict]]) -> None:
+        self._make: Callable[[], dict[str, Verdict]] | None = make
+        self._made: dict[str, Verdict] = {}
+
+    def _all(self) -> dict[str, Verdict]:
+        if self._make is not None:
+            self._made, self._make = self._make(), None
+        return self._made
+
+    def __getitem__(self, path: str) -> Verdict:
+        return self._all()[path]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __reduce__(self):  # pickled (a process pool, the cache) as the plain mapping it stands for
+        return (dict, (self._all(),))
+
+
+class Linker:
+    def __init__(
+        self,
+        index: FileIndex,
+        configured: dict[str, str],
+        specs: list[JobSpec],
+        settings: dict[str, str],
+        inside: list[str] | None = None,
+    ) -> None:
+        self.index = index
+        self.inside = inside
+        self.settings = settings
+        self.configured = configured
+        self.specs = specs
+        self.reached: set[str] = set()
+        self.entry_folders: set[str] = set()  # folders of the Python entries launches run
+        self.versions = VersionReader(index, configured)
+        self._embedded: dict[tuple[str, int], ShellScript] = {}
+
+    # jobs from manifests
+    def manifest_job(self, mf: ParsedFile, doc: ManifestDoc) -> Job:
+        spec = self._spec_for(doc)
+        launches = [self._container_launch(mf, doc, pod, c, spec) for pod, c in doc.containers()]
+        verdict = manifest_verdict(doc.kind, manifest_words(doc, launches), mf.path)
+        if verdict.judged:
+            verdict = utility_verdict(launches) or verdict
+        for launch in launches:
+            for cmd in launch.commands:
+                cmd.verdict = self._manifest_command_verdict(cmd, verdict)
+        entries = _unique([c.entry_file for launch in launches for c in launch.commands if c.entry_file and c.judged])
+        if spec and spec.entry:
+            extra = self.index.resolve(spec.entry, mf.path, "python")
+            if extra and is_python_model(extra.model) and extra.model not in entries:
+                entries.append(extra.model)
+        for e in entries:
+            self.reached.add(e.source.path)
+        paths = [mf.path] + [s.source.path for launch in launches for s in launch.scripts]
+        paths += [e.source.path for e in entries]
+        versions, pin_files = self.versions.of(paths, launches, entries)
+        context = JobContext(
+            platform_of(doc),
+            framework_of(doc, launches, entries),
+            recovery_level(doc),
+            versions,
+            settings=dict(self.settings),
+        )
+        context.notes.extend(ignored_recovery_labels(doc))
+        if doc.recover_strategy is not None and context.pytorch:
+            inject_operator_env(launches)
+        return Job(doc.identity, doc, mf, launches, entries, context, pin_files, verdict)
+
+    @staticmethod
+    def _manifest_command_verdict(cmd: LaunchCommand, job: Verdict) -> Verdict:
+        if not job.judged:
+            return job
+        if cmd.launcher == "msrun":
+            return Verdict("mindspore", "a MindSpore launch (msrun)")
+        return Verdict(TRAINING, f"run by the manifest's training job ({job.reason})")
+
+    def _spec_for(self, doc: ManifestDoc) -> JobSpec | None:
+        for spec in self.specs:
+            target = spec.manifest.split("#", 1)
+            if posixpath.normpath(target[0]) == doc.path and (
+                len(target) == 1 or target[1] in (str(doc.index + 1), doc.job_name)
+            ):
+                return spec
+        return None
+
+    def _container_launch(
+        self, mf: ParsedFile, doc: ManifestDoc, pod: PodSpec, container: Container, spec: JobSpec | None
+    ) -> Launch:
+        launch = Launch(pod, container)
+        env: dict[str, EnvValue] = {}
+        for var in container.env:
+            value = var.value.value if var.value is not None and not var.value_from else None
+            if var.value is not None and var.value.is_null:
+                value = ""
+            found = EnvValue(var.name.value, value, "container", var.entry.span, container=container)
+            env[found.name] = found
+        run = Run(self, launch, mf.path, cwd=container.working_dir)
+        run.configmaps = configmap_scripts(mf, pod, container)
+        if spec and spec.scripts:
+            for ref in spec.scripts:
+                target = self.index.resolve(ref, mf.path, "shell")
+                if target and isinstance(target.model, ShellScript):
+                    run.script(target.model, env, shared=True, depth=0)
+        else:
+            self._argv(run, mf, container, env)
+        launch.env = env
+        if not launch.commands:
+            launch.note = script_left_as_arguments(container)
+        if spec and spec.entry:
+            entry = self.index.resolve(spec.entry, mf.path, "python")
+            for cmd in launch.commands:
+                if cmd.entry_file is None and entry and is_python_model(entry.model):
+                    cmd.entry_file = entry.model
+                    cmd.entry_note = ""
+        return launch
+
+    def _argv(self, run: Run, mf: ParsedFile, container: Container, env: dict[str, EnvValue]) -> None:
+        argv = container.argv
+        if not argv:
+            return
+        if container.script is not None:  # ``bash -c TEXT``, parsed with the manifest
+            run.launch.inline = container.script
+            run.script(container.script, env, shared=True, depth=0, in_manifest=True)
+            return
+        first = posixpath.basename(argv[0].value)
+        if first in SHELLS or first == "zsh":
+            kind, index = shell_invocation([a.value for a in argv[1:]])
+            if kind == "script":
+                words = [scalar_word(mf, s) for s in argv[2 + index :]]
+                run.call_path(argv[1 + index].value, words, env, mf.path, depth=0)
+            return
+        words = [scalar_word(mf, s) for s in argv]
+        command = Command(words, argv[0].span, argv[0].span)
+        holder = ShellScript(mf.source, exact=False, argv=True)  # the manifest's own command list
+        run.command(command, holder, env, depth=0, in_manifest=True)
+
+    def embedded_script(self, mf: ParsedFile, scalar: YScalar) -> ShellScript:
+        """A shell script written in a manifest (a ConfigMap's data), parsed once for every container."""
+        key = (mf.path, scalar.span.start)
+        found = self._embedded.get(key)
+        if found is None:
+            found = self._embedded[key] = scalar_script(scalar)
+        return found
+
+    # standalone launch scripts
+    def standalone_jobs(self, files: list[ParsedFile]) -> list[Job]:
+        jobs: list[Job] = []
+        scripts = [f for f in files if f.kind == "shell" and isinstance(f.model, ShellScript)]
+        called: set[str] = set()
+        for f in scripts:
+            for cmd in f.model.commands:
+                target = self._callee(cmd, f.path)
+                if target is not None and target.path != f.path:
+                    called.add(target.path)
+        for f in scripts:
+            if f.path in self.reached or f.path in called:
+                continue
+            launch = Launch(None, None)
+            env: dict[str, EnvValue] = {}
+            Run(self, launch, f.path).script(f.model, env, shared=True, depth=0)
+            launch.env = env
+            if not launch.commands:
+                continue  # judged with the files no job covers
+            for cmd in launch.commands:
+                cmd.verdict = self._command_verdict(cmd)
+            _judge_by_starting_script(launch, f.path)
+            training = [c for c in launch.commands if c.judged]
+            verdict = training[0].verdict if training else launch.commands[0].verdict
+            assert verdict is not None
+            entries = _unique([c.entry_file for c in training if c.entry_file])
+            for e in entries:
+                self.reached.add(e.source.path)
+            paths = [s.source.path for s in launch.scripts] + [e.source.path for e in entries]
+            versions, pin_files = self.versions.of(paths, [launch], entries)
+            context = JobContext(
+                None, framework_of(None, [launch], entries), None, versions, settings=dict(self.settings)
+            )
+            job = Job(f"{f.path} (standalone)", None, None, [launch], entries, context, pin_files, verdict)
+            jobs.append(job)
+        return jobs
+
+    def _command_verdict(self, cmd: LaunchCommand) -> Verdict:
+        entry = cmd.entry_file
+        entry_path = entry.source.path if entry is not None else (cmd.entry.text if cmd.entry is not None else None)
+        imports = frozenset(i.module.split(".")[0] for i in entry.imports) if entry is not None else frozenset()
+        scale = cmd.scale or Scale(None, None, "unknown")
+        facts = LaunchFacts(
+            script=cmd.script.source.path,
+            launcher=cmd.launcher,
+            arguments=tuple(word_value(w, {}) or w.text for w in cmd.words),
+            entry=entry_path,
+            entry_imports=imports,
+            entry_test=entry is not None and is_unit_test(entry),
+            entry_on_cuda=entry is not None and not imports & NPU_STACKS - {"torch_npu"} and cuda_only(entry),
+            multi=scale.multi or (scale.per_node is None and cmd.is_distributed),
+            single=scale.single,
+            scale=scale.evidence if scale.multi or scale.single else "assumed: the process count is not given",
+            in_manifest=cmd.in_manifest,
+        )
+        return launch_verdict(facts)
+
+    def _callee(self, cmd: Command, near: str) -> ParsedFile | None:
+        words = unwrap(cmd.words).words
+        if not words:
+            return None
+        name = words[0].value or ""
+        if name in ("source", "."):
+            return self.index.resolve(words[1].value or words[1].text, near, "shell") if len(words) > 1 else None
+        if posixpath.basename(name) in SHELLS:
+            kind, index = shell_invocation([w.value or w.text for w in words[1:]])
+            if kind == "script":
+                return self.index.resolve(words[1 + index].value or words[1 + index].text, near, "shell")
+            return None
+        if name.endswith((".sh", ".bash")):
+            return self.index.resolve(name, near, "shell")
+        return None
+
+    # standalone Python entries
+    def standalone_entries(self) -> list[Job]:
+        """Python files no launch reaches that are plainly training entries (a training name, a
+        ``__main__`` block, a training loop): started by something the repository does not show."""
+        jobs: list[Job] = []
+        for path, kind in sorted(self.index.open_kinds().items()):
+            if kind != "python" or path in self.reached:
+                continue
+            if not standalone_name(path) or not self._may_hold_inside_files(path):
+                continue
+            if self._secondary(path) or not self.index.may_contain(path, NPU_STACK_BYTES):
+                continue
+            parsed = self.index.get(path, "python")
+            if parsed is None or not is_python_model(parsed.model):
+                continue
+            model = parsed.model
+            imports = frozenset(i.module.split(".")[0] for i in model.imports)
+            if not imports & NPU_STACKS:
+                continue
+            runnable = model.has_main_guard or model.top_level_call
+            on_npu = bool(imports & NPU_STACKS - {"torch_npu"}) or places_work_on_npu(model)
+            verdict = standalone_entry_verdict(path, runnable, imports, training_loop(model), on_npu)
+            self.reached.add(path)
+            versions, pin_files = self.versions.of([path], [], [model])
+            context = JobContext(None, framework_of(None, [], [model]), None, versions, settings=dict(self.settings))
+            jobs.append(Job(f"{path} (standalone)", None, None, [], [model], context, pin_files, verdict))
+        return jobs
+
+    def _may_hold_inside_files(self, path: str) -> bool:
+        """Whether a standalone job of the entry ``path`` can hold a file of the run's folders (all
+        of them when the run is over the whole repository): the entry itself, a setting module it
+        imports (found below its folder or the two above) or pins in a declaration folder beside
+        one of its folders. A job with none of them reports nothing here: parsing its entry cost a
+        run over ModelZoo-PyTorch's ``PyTorch/built-in`` 299 entries of the folders beside it."""
+        if self.inside is None:
+            return True
+        location = self.index.location.get(path, path)
+        folders = folder_and_ancestors(posixpath.dirname(location))
+        for inside in self.inside:
+            if location.startswith(inside + "/") or any(inside.startswith(under(b, "")) for b in folders[:3]):
+                return True
+            parent, name = posixpath.split(inside)
+            if name in DECLARATION_FOLDERS and parent in folders:
+                return True
+        return False
+
+    def setting_modules(self, entry: PythonFile) -> list[PythonFile]:
+        """The repository modules ``entry`` imports (``from pkg.setup import configure``, looked up from its
+        folder and the two above it, where a launch's ``sys.path`` usually starts) that hold a process
+        setting; only those are parsed."""
+        found: dict[str, PythonFile] = {}
+        folder = self.index.folder_of(entry.source.path)
+        bases = folder_and_ancestors(folder)[:3]
+        display = self.index.display
+        for imp in entry.imports:
+            parts = imp.module.split(".")
+            for base in bases:
+                for size in (len(parts), len(parts) - 1):  # the module itself, or the one a name comes from
+                    if not size:
+                        continue
+                    stem = under(base, "/".join(parts[:size]))
+                    for location in (stem + ".py", stem + "/__init__.py"):
+                        path = display.get(location)
+                        if path is None or path in found or path == entry.source.path:
+                            continue
+                        if self.index.holds(path, PROCESS_SETTINGS):
+                            parsed = self.index.get(path, "python")
+                            if parsed is not None and is_python_model(parsed.model):
+                                found[path] = parsed.model
+        return list(found.values())
+
+    def _secondary(self, path: str) -> bool:
+        """A folder whose launch scripts run another entry: this one is not what the cluster trains."""
+        folder = posixpath.dirname(path)
+        return folder in self.entry_folders or posixpath.dirname(folder) in self.entry_folders
+
+    # what each file is
+    def judgements(self, parsed: list[ParsedFile], jobs: list[Job]) -> dict[str, Verdict]:
+        out: dict[str, Verdict] = {}
+        for job in jobs:
+            for path in job.files:
+                if path not in out or (job.judged and not out[path].judged):
+                    out[path] = Verdict(job.verdict.role, f"{job.id}: {job.verdict.reason}")
+        for f in parsed:
+            if f.path in out:
+                continue
+            if f.kind == "manifest":
+                out[f.path] = Verdict(
+                    "no-job", "no training workload in it" if f.relevant else "not a Kubernetes object"
+                )
+            elif f.kind == "shell":
+                out[f.path] = Verdict("no-launch", "starts no training launcher")
+            elif f.kind in PIN_KINDS:
+                out[f.path] = Verdict("versions", "version declarations, read for the jobs below it")
+            elif f.kind == "python":
+                out[f.path] = Verdict("unknown", "read, but no training launch runs it")
+        for path, kind in self.index.pending.items():
+            if kind == "python":
+                out.setdefault(path, Verdict("unknown", "not read: no launch or manifest reaches it"))
+            elif kind in SHELL_KINDS:
+                why = vendored(path)
+                aside = Verdict("vendored", f"not read: {why}") if why else None
+                why = ci_path(path)
+                aside = aside or (Verdict("ci", f"not read: {why}") if why else None)
+                out.setdefault(path, aside or Verdict("unknown", "not read: nothing reaches it"))
+        return out
+
+
+def _unique(items: list) -> list:
+    seen: set[int] = set()
+    out = []
+    for item in items:
+        if id(item) not in seen:
+            seen.add(id(item))
+            out.append(item)
+    return out
+
+
+def _judge_by_starting_script(launch: Launch, start: str) -> None:
+    """A training launch written in a script the job's own script calls takes the verdict the
+    starting script's name gives, if it names another task (a performance run, an evaluation)."""
+    called = [c for c in launch.commands if c.judged and c.script.source.path != start]
+    if not called:
+        return
+    verdict = starting_script_verdict(start)
+    if verdict is not None:
+        for cmd in called:
+            cmd.verdict = verdict

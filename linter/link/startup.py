@@ -1,0 +1,369 @@
+"""The start-up of one container (or one standalone script) simulated over the parsed scripts: the
+environment at each command in execution order (operator-injected variables, container ``env``,
+inline ``bash -c`` exports, then script exports; ``source`` shares the shell, ``bash x.sh`` inherits
+a copy), and the launches it reaches. Nothing is executed."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from ..jobs import EnvValue, Launch, LaunchCommand
+from ..knowledge import WATCHDOG_VAR
+from ..launch import PYTHON as PYTHON_INTERPRETER
+from ..launch import (
+    classify_launcher,
+    entry_word,
+    expand,
+    expand_command,
+    launch_scale,
+    module_path,
+    split_arguments,
+    unwrap,
+    word_value,
+)
+from ..parse import ParsedFile
+from ..sources.manifest import Container, ManifestFile, PodSpec
+from ..sources.shell import INLINE_SHELLS, SHELLS, Assignment, Command, ShellScript, Word, shell_invocation
+from ..sources.yamlnodes import YScalar
+from .entries import is_python_model
+
+if TYPE_CHECKING:
+    from ..sources.python import PythonFile
+    from .linker import Linker
+
+
+MAX_DEPTH = 8
+
+
+class Run:
+    """Simulates one container's start-up over the parsed scripts (nothing is executed)."""
+
+    def __init__(self, linker: Linker, launch: Launch, origin: str, cwd: str | None = None) -> None:
+        self.linker = linker
+        self.launch = launch
+        self.origin = origin
+        self.active: set[str] = set()
+        self.cwd = cwd  # the working directory as written (a container path), when known
+        self.configmaps: dict[str, tuple[ParsedFile, YScalar]] = {}  # container path -> a ConfigMap's script
+
+    def script(
+        self,
+        script: ShellScript,
+        env: dict[str, EnvValue],
+        shared: bool,
+        depth: int,
+        in_manifest: bool = False,
+    ) -> None:
+        path = script.source.path
+        if depth > MAX_DEPTH or (path in self.active and not in_manifest):
+            return
+        if not in_manifest:
+            self.linker.reached.add(path)
+            if script not in self.launch.scripts:
+                self.launch.scripts.append(script)
+        self.active.add(path)
+        origin = "inline" if in_manifest else "script"
+        for event in script.events:
+            if isinstance(event, Assignment):
+                apply_assignment(env, event, origin, script)
+            else:
+                self.command(event, script, env, depth, in_manifest)
+        self.active.discard(path)
+
+    def call_path(
+        self,
+        reference: str,
+        args: list[Word],
+        env: dict[str, EnvValue],
+        near: str,
+        depth: int,
+        shared: bool = False,
+    ) -> bool:
+        target = self.linker.index.resolve(reference, near, "shell", self._cwd_folder(near))
+        model = target.model if target is not None else self._configmap_script(reference)
+        if not isinstance(model, ShellScript):
+            return False
+        child = env if shared else exported_copy(env)
+        values = values_of(env)
+        for k, word in enumerate(args[:9], start=1):  # the script's positional parameters
+            found = EnvValue(str(k), word_value(word, values), "argument", word.span, exported=False)
+            child[found.name] = found
+        saved = self.cwd
+        self.cwd = None  # a script runs where it was started from, which is not known statically
+        self.script(model, child, shared, depth + 1)
+        self.cwd = saved
+        return True
+
+    def _configmap_script(self, reference: str) -> ShellScript | None:
+        """A script held in a ConfigMap of the manifest and mounted into the container (``bash
+        /scripts/train.sh`` with a ConfigMap mounted at ``/scripts``): parsed where it is written."""
+        path = posixpath.normpath(reference.strip("\"'"))
+        if not path.startswith("/"):
+            path = posixpath.normpath(posixpath.join(self.cwd or "/", path))
+        found = self.configmaps.get(path)
+        if found is None:
+            return None
+        mf, scalar = found
+        return self.linker.embedded_script(mf, scalar)
+
+    def _cwd_folder(self, near: str) -> str | None:
+        """The working directory as a repository folder, when a ``cd`` or workingDir names one."""
+        if self.cwd is None:
+            return None
+        return self.linker.index.map_folder(self.cwd, near)
+
+    def command(
+        self,
+        cmd: Command,
+        script: ShellScript,
+        env: dict[str, EnvValue],
+        depth: int,
+        in_manifest: bool = False,
+    ) -> None:
+        values = values_of(env)
+        expanded, changed = expand_command(cmd.words, values)
+        unwrapped = unwrap(expanded)
+        words = unwrapped.words
+        if not words:
+            return
+        name = words[0].value or words[0].text
+        near = script.source.path
+        args = words[1:]
+        if name == "cd" and not cmd.conditional:
+            target = word_value(args[0], values) if args else None
+            self.cwd = _change_dir(self.cwd, target)
+            return
+        if name in ("source", "."):
+            if args:
+                self.call_path(args[0].value or args[0].text, args[1:], env, near, depth, shared=True)
+            return
+        if posixpath.basename(name) in SHELLS:
+            kind, index = shell_invocation([w.value or w.text for w in args])
+            if kind == "script":
+                target = args[index]
+                self.call_path(word_value(target, values) or target.text, args[index + 1 :], env, near, depth)
+            return
+        if name.endswith((".sh", ".bash")):
+            self.call_path(name, args, env, near, depth)
+            return
+        if name == "eval" and args:
+            line = " ".join(word_value(w, values) or w.text for w in args)
+            inner = expand(line, values) or line
+            split = [Word(p, p, cmd.span) for p in inner.split()]
+            if split and split[0].text != "eval":
+                inner_cmd = Command(split, cmd.span, cmd.statement, [], cmd.function, cmd.conditional, cmd.loops)
+                self.command(inner_cmd, script, env, depth, in_manifest)
+            return
+        launcher = classify_launcher(words, values) or self._module_launch(words, values, near)
+        if launcher is None:
+            return
+        kind, span = launcher
+        cmd_env = exported_copy(env)
+        for prefix in cmd.prefixes:
+            apply_assignment(cmd_env, prefix, "inline" if in_manifest else "script", script)
+        for var, value, word in unwrapped.assignments:
+            cmd_env[var] = EnvValue(var, value, "inline" if in_manifest else "script", word.span)
+        offset = len(cmd.words) - len(words) if not changed else 0
+        run_words = words[: span[1]] + split_arguments(words[span[1] :], values)
+        entry = entry_word(run_words, span[1], values)
+        entry_file, note, entry_path = self._entry(entry, run_words, values, near)
+        loops = cmd.loops
+        scale = launch_scale(kind, run_words, span[1], values, loops, posixpath.basename(near))
+        self.launch.commands.append(
+            LaunchCommand(
+                cmd,
+                script,
+                kind,
+                (span[0] + offset, span[1] + offset),
+                entry,
+                entry_file,
+                cmd_env,
+                in_manifest,
+                exact=not changed,
+                words=run_words,
+                scale=scale,
+                entry_note=note,
+                entry_path=entry_path,
+            )
+        )
+        if entry_file is not None:
+            self.linker.entry_folders.add(posixpath.dirname(entry_file.source.path))
+
+    def _module_launch(
+        self, words: list[Word], values: Mapping[str, str | None], near: str
+    ) -> tuple[str, tuple[int, int]] | None:
+        """``python3 -m pkg.train`` where ``pkg/train.py`` is a file of the repository: a launch of it
+        (``python -m pip`` or another installed module is not)."""
+        first = word_value(words[0], values) or ""
+        if not PYTHON_INTERPRETER.match(posixpath.basename(first)):
+            return None
+        for i, word in enumerate(words[1:], start=1):
+            value = word_value(word, values) or ""
+            if value != "-m":
+                if value.startswith("-"):
+                    continue
+                return None
+            if i + 1 >= len(words):
+                return None
+            path = module_path(words[i + 1], words, values)
+            found = self.linker.index.resolve(path, near, "python", self._cwd_folder(near)) if path else None
+            return ("python", (0, 1)) if found is not None else None
+        return None
+
+    def _entry(
+        self, entry: Word | None, words: list[Word], values: Mapping[str, str | None], near: str
+    ) -> tuple[PythonFile | None, str, str | None]:
+        if entry is None:
+            return None, "no Python entry in the command", None
+        text = module_path(entry, words, values) or word_value(entry, values) or static_tail(entry.text)
+        if not text or not text.endswith(".py"):
+            return None, f"the entry {entry.text} is built at run time", None
+        target = self.linker.index.resolve(text, near, "python", self._cwd_folder(near))
+        if target is None:
+            return None, f"{text} is not in the linted files", None
+        if not is_python_model(target.model):
+            return None, f"{target.path} could not be read", target.path
+        return target.model, "", target.path
+
+
+def static_tail(text: str) -> str | None:
+    """The literal part after the last expansion: ``${dir}/../main.py`` -> ``../main.py`` (read from
+    the script's folder, which is what such a variable usually names)."""
+    match = re.search(r"[^$}`\"']*$", text.rstrip("\"'"))
+    tail = match.group(0).lstrip("/") if match else ""
+    return tail or None
+
+
+def _change_dir(current: str | None, target: str | None) -> str | None:
+    """The working directory after ``cd target``. A relative ``cd src`` from an unknown directory is kept
+    relative: the folder is then looked up below the script's folder and its ancestors (a launch script
+    is usually started from its own folder or from the repository root)."""
+    if target is None:
+        return None
+    if target.startswith("/"):
+        return posixpath.normpath(target)
+    if current is None:
+        relative = posixpath.normpath(target)
+        return None if relative.startswith("..") or relative == "." else relative
+    return posixpath.normpath(posixpath.join(current, target))
+
+
+class _Values(Mapping):
+    """The static values of a shell environment, read through without copying it (a script with
+    many commands asks for them at every command)."""
+
+    __slots__ = ("env",)
+
+    def __init__(self, env: dict[str, EnvValue]) -> None:
+        self.env = env
+
+    def __getitem__(self, name: str) -> str | None:
+        return self.env[name].known
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        value = self.env.get(name)
+        return value.known if value is not None else default
+
+    def template(self, name: str) -> str | None:
+        value = self.env.get(name)
+        return value.template if value is not None else None
+
+    def __iter__(self):
+        return iter(self.env)
+
+    def __len__(self) -> int:
+        return len(self.env)
+
+
+def values_of(env: dict[str, EnvValue]) -> _Values:
+    return _Values(env)
+
+
+def apply_assignment(env: dict[str, EnvValue], a: Assignment, origin: str, script: ShellScript | None = None) -> None:
+    if a.kind == "unset":
+        env.pop(a.name, None)
+        return
+    previous = env.get(a.name)
+    if not a.has_value:  # "export NAME" marks an existing variable for export
+        if previous is not None:
+            previous.exported = True
+        else:
+            env[a.name] = EnvValue(a.name, None, origin, a.span, True, a)
+        return
+    exported = a.kind == "export" or a.kind == "prefix" or (previous is not None and previous.exported)
+    expanded = template = None
+    if a.value is None and a.value_span is not None and script is not None and script.exact:
+        raw = script.source.text[a.value_span.start : a.value_span.end]
+        expanded = expand(raw, values_of(env))
+        if raw[:1] in "\"'" and raw[-1:] == raw[:1] and len(raw) > 1:
+            template = raw[1:-1]
+    env[a.name] = EnvValue(a.name, a.value, origin, a.span, exported, a, expanded=expanded, template=template)
+
+
+def exported_copy(env: dict[str, EnvValue]) -> dict[str, EnvValue]:
+    return {k: v for k, v in env.items() if v.exported}
+
+
+def scalar_word(mf: ParsedFile, scalar: YScalar) -> Word:
+    span = scalar.span
+    if scalar.quoted and mf.text[span.start + 1 : span.end - 1] == scalar.value:
+        span = mf.source.span(span.start + 1, span.end - 1)
+    return Word(scalar.value, scalar.value, span)
+
+
+def inject_operator_env(launches: list[Launch]) -> None:
+    """Ascend Operator adds HCCL_ASYNC_ERROR_HANDLING=0 for PyTorch process-level recovery.
+
+    The operator appends the variable to the container's ``env`` list, and the last of duplicate
+    entries wins, so it replaces a container ``env`` value; shell exports still override it.
+    """
+    name = WATCHDOG_VAR
+    for launch in launches:
+        for env in [launch.env] + [c.env for c in launch.commands]:
+            current = env.get(name)
+            if current is None or current.origin == "container":
+                env[name] = EnvValue(name, "0", "operator", None)
+
+
+def configmap_scripts(mf: ParsedFile, pod: PodSpec, container: Container) -> dict[str, tuple[ParsedFile, YScalar]]:
+    """Scripts of the manifest's ConfigMaps as the container sees them: mount path/key -> the text."""
+    model = mf.model
+    if not isinstance(model, ManifestFile):
+        return {}
+    maps = {d.job_name: d for d in model.docs if d.kind == "ConfigMap"}
+    out: dict[str, tuple[ParsedFile, YScalar]] = {}
+    for volume in pod.volumes:
+        doc = maps.get(volume.config_map.value) if volume.kind == "configMap" and volume.config_map else None
+        data = doc.root.map("data") if doc is not None else None
+        if data is None:
+            continue
+        for mount in container.mounts:
+            if mount.name.value != volume.name.value or mount.mount_path is None:
+                continue
+            for key, value in data.items:
+                if isinstance(value, YScalar) and (
+                    key.value.endswith((".sh", ".bash")) or value.value.startswith("#!")
+                ):
+                    out[posixpath.join(posixpath.normpath(mount.mount_path.value), key.value)] = (mf, value)
+    return out
+
+
+def script_left_as_arguments(container: Container) -> str:
+    """Why a container links nothing when its ``-c`` text is a bare shell with words after it
+    (``command: [/bin/bash, -c]`` with ``args: [/bin/bash, -c, "cd …; bash train_start.sh"]``): bash
+    runs that shell and hands it the rest as ``$0``, ``$1``…, so the command they hold never runs."""
+    argv, at = container.argv, container.script_at
+    if at is None or at + 1 >= len(argv):
+        return ""
+    text = argv[at].value.split()
+    if len(text) != 1 or posixpath.basename(text[0]) not in INLINE_SHELLS:
+        return ""
+    rest = " ".join(a.value for a in argv[at + 1 :])
+    return (
+        f"the -c text at line {argv[at].span.line} is {argv[at].value!r} alone: bash runs that shell with "
+        f"{rest!r} as its $0, $1…, so the command they hold never runs (the shell reads its commands from the "
+        "container's standard input, empty unless stdin is set)"
+    )
