@@ -177,7 +177,7 @@ def fix_loop(request: LintRequest, unsafe: bool) -> FixOutcome:
     final_parse = {f.path: f for f in result.files}  # the last lint already parsed the final texts
     reverted = []
     for path in list(changed):
-        problem = _parse_regression(first_parse.get(path), changed[path], final_parse.get(path))
+        problem = parse_regression(first_parse.get(path), changed[path], final_parse.get(path))
         if problem:
             reverted.append(f"{path}: fixes not written: {problem}")
             del changed[path]
@@ -188,7 +188,7 @@ def fix_loop(request: LintRequest, unsafe: bool) -> FixOutcome:
     return FixOutcome(result, original, changed, applied, reverted, converged, passes, first, follow_ups)
 
 
-def _parse_regression(before: ParsedFile | None, text: str, parsed: ParsedFile | None = None) -> str | None:
+def parse_regression(before: ParsedFile | None, text: str, parsed: ParsedFile | None = None) -> str | None:
     """Why the fixed text is worse than the original, when it no longer parses as well."""
     if before is None or before.source is None:
         return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from recovery_lint import argv as options
-from recovery_lint.cli import UsageError
+from recovery_lint.argv import UsageError
 
 
 def parse(argv: list[str]) -> dict[str, object]:

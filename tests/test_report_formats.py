@@ -373,7 +373,7 @@ def test_progress_bar_on_a_terminal_for_large_runs(tmp_path):
 
 
 def test_progress_bar_threshold_and_a_single_pass():
-    from recovery_lint.cli import ProgressBar
+    from recovery_lint.command.output import ProgressBar
 
     stream = io.StringIO()
     bar = ProgressBar(stream, color=False, threshold=300)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recovery_lint.jobs import SCRIPT_PATH, script_path_at_end
+from recovery_lint.link.files import SCRIPT_PATH, script_path_at_end
 
 TEXT = st.text(alphabet="ab_./-=+~@%é\udc80 $\n\"'" + "pyshb/", max_size=14)
 ENDING = st.sampled_from(["", ".py", ".sh", ".bash", ".py\n", "x.py", "/.py", "//a.sh", "\n"])

@@ -1,11 +1,44 @@
-"""Output formats. Each turns diagnostics (and the registry's docs) into one document."""
+"""Output formats. Each is a module of this package with ``document(view) -> str`` (the report of a
+run's findings), ``SUMMARY_TO_STDERR`` (the summary line goes to standard error, so that standard
+output holds the document alone) and ``SCORECARD_SECTION`` (the scorecard follows the findings)."""
 
 from __future__ import annotations
 
+import importlib
 import os
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..diagnostics import Diagnostic
+    from ..span import SourceText
 
 FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
+
+
+@dataclass
+class View:
+    """What a document is made from."""
+
+    diagnostics: list[Diagnostic]
+    sources: dict[str, SourceText]  # display path -> its text, for the lines a finding quotes
+    linted: list[str]  # the files the run reports on (a test case each, in JUnit)
+    cwd: Path
+    fail_on: str  # the lowest severity that fails the run: nothing below it is shown as a failure
+    color: bool
+    width: int
+    warnings: list[str]
+    internal_errors: list[str]
+
+
+def renderer(name: str) -> ModuleType:
+    """The module of the output format ``name`` (imported when a run first asks: rich is the full
+    format's alone)."""
+    if name not in FORMATS:
+        raise ValueError(f"unknown output format {name!r}")
+    return importlib.import_module(f"{__name__}.{name}")
 
 
 def fails(severity, fail_on: str) -> bool:

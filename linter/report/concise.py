@@ -23,3 +23,11 @@ def _line(d: Diagnostic, color: bool) -> str:
     style = SEVERITY_STYLES[d.severity]
     mark = f" {CYAN}[*]{RESET}" if safe else ""
     return f"{BOLD}{where}{RESET} {style}{d.code}{RESET}{mark} {style}{d.severity.value}:{RESET} {d.headline}"
+
+
+SUMMARY_TO_STDERR = False
+SCORECARD_SECTION = False
+
+
+def document(view) -> str:
+    return render(view.diagnostics, color=view.color)

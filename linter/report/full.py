@@ -74,3 +74,20 @@ def _snippet(src: SourceText, d: Diagnostic):
             out.append(" " * start + "^" * min(end - start, 200) + "\n", style=STYLES[d.severity])
     out.rstrip()
     return out
+
+
+SUMMARY_TO_STDERR = False
+SCORECARD_SECTION = True
+
+
+def document(view) -> str:
+    import io
+
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer, force_terminal=view.color, no_color=not view.color, width=view.width, highlight=False
+    )
+    render(console, view.diagnostics, view.sources)
+    return buffer.getvalue()

@@ -47,3 +47,11 @@ def render(diagnostics: list[Diagnostic], *, cwd: Path, root: Path | None = None
     root = root or repository_root(cwd)
     lines = [line(d, repository_path(d.path, cwd, root) or d.path, fail_on) for d in diagnostics]
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+SUMMARY_TO_STDERR = False
+SCORECARD_SECTION = False
+
+
+def document(view) -> str:
+    return render(view.diagnostics, cwd=view.cwd, fail_on=view.fail_on)

@@ -40,3 +40,11 @@ def as_dict(d: Diagnostic) -> dict[str, object]:
 def render(diagnostics: list[Diagnostic]) -> str:
     # printable: a shell script's undecodable bytes (quoted in a message or an edit) cannot be JSON text
     return printable(json.dumps([as_dict(d) for d in diagnostics], indent=2, ensure_ascii=False)) + "\n"
+
+
+SUMMARY_TO_STDERR = True
+SCORECARD_SECTION = False
+
+
+def document(view) -> str:
+    return render(view.diagnostics)

@@ -68,3 +68,11 @@ def render(diagnostics: list[Diagnostic], *, files: Iterable[str], fail_on: str 
             ET.SubElement(case, "system-out").text = _clean("".join(passing))
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+SUMMARY_TO_STDERR = True
+SCORECARD_SECTION = False
+
+
+def document(view) -> str:
+    return render(view.diagnostics, files=view.linted, fail_on=view.fail_on)

@@ -204,3 +204,18 @@ def render(diagnostics: list[Diagnostic], **kwargs) -> str:
     import json
 
     return printable(json.dumps(build(diagnostics, **kwargs), indent=2, ensure_ascii=False)) + "\n"
+
+
+SUMMARY_TO_STDERR = True
+SCORECARD_SECTION = False
+
+
+def document(view) -> str:
+    return render(
+        view.diagnostics,
+        sources=view.sources,
+        cwd=view.cwd,
+        warnings=view.warnings,
+        internal_errors=view.internal_errors,
+        fail_on=view.fail_on,
+    )

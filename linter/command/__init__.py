@@ -1,0 +1,1 @@
+"""The commands: ``check`` (with its fixing and output) and ``rule``; ``cli`` picks one."""
