@@ -24,6 +24,20 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
+from measure import (
+    OURS_OK,
+    MeasureError,
+    Row,
+    Timing,
+    argv_batches,
+    error_row,
+    fmt_ratio,
+    fmt_seconds,
+    median_timing,
+    progress,
+    run_once,
+    timing_row,
+)
 
 # the file filter of .pre-commit-hooks.yaml, as pre-commit matches it (re.search on the path)
 HOOK_FILES = re.compile(
@@ -118,7 +132,6 @@ def hook_batch(checkout: Path, count: int) -> list[str]:
 def scale_rows(bench, repos: Path, source: Path, sizes: Sequence[int]) -> str:
     """Rows for each size: the floor, ours on one core and on every core (CPU, and CPU / floor);
     then the CPU per file at the largest size against the smallest."""
-    from run import OURS_OK, MeasureError, Row, error_row, fmt_ratio, fmt_seconds, progress, run_once, timing_row
 
     per_file: dict[int, dict[int, float]] = {}
     jobs_list = sorted({1, bench.cores})
@@ -149,8 +162,6 @@ def scale_rows(bench, repos: Path, source: Path, sizes: Sequence[int]) -> str:
             cpu = statistics.median(s.cpu for s in samples if s.cpu is not None)
             wall = statistics.median(s.wall for s in samples)
             rss = max(s.rss_kib or 0 for s in samples)
-            from run import Timing
-
             timing = Timing(wall, cpu, rss)
             per_file.setdefault(jobs, {})[size] = cpu / size
             note = f"CPU {fmt_seconds(cpu)}; CPU / floor = {fmt_ratio(cpu, floor)}"
@@ -170,7 +181,6 @@ def scale_rows(bench, repos: Path, source: Path, sizes: Sequence[int]) -> str:
 
 def batch_rows(bench, checkout: Path, count: int) -> str:
     """One row: a pre-commit batch of ``count`` files of a real checkout, in one process, cold."""
-    from run import OURS_OK, MeasureError, argv_batches, error_row, fmt_seconds, progress, run_once, timing_row
 
     files = hook_batch(checkout, count)
     label = f"ours @{checkout.name}, pre-commit batch of {len(files)} files, cold"
@@ -185,7 +195,6 @@ def batch_rows(bench, checkout: Path, count: int) -> str:
     except MeasureError as exc:
         bench.rows.append(error_row(label, str(exc), len(files)))
         return ""
-    from run import median_timing
 
     timing = median_timing(samples)
     note = f"CPU {fmt_seconds(timing.cpu or 0)}; the hook's file filter, first {count} of `git ls-files` sorted"

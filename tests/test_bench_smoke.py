@@ -113,12 +113,12 @@ def test_bench_peers_over_a_real_repository(tmp_path: Path) -> None:
 
 def test_long_file_lists_are_split_like_xargs(monkeypatch: pytest.MonkeyPatch) -> None:
     sys.path.insert(0, str(ROOT / "bench"))
-    import run
+    import measure
 
-    monkeypatch.setattr(run.os, "sysconf", lambda _name: 4096)
-    monkeypatch.setattr(run.os, "environ", {})
+    monkeypatch.setattr(measure.os, "sysconf", lambda _name: 4096)
+    monkeypatch.setattr(measure.os, "environ", {})
     files = [f"folder/file_{i:04d}.yaml" for i in range(500)]
-    batches = run.argv_batches(["yamllint", "-f", "parsable"], files)
+    batches = measure.argv_batches(["yamllint", "-f", "parsable"], files)
     assert len(batches) > 1
     assert all(b[:3] == ["yamllint", "-f", "parsable"] for b in batches)
     assert [f for b in batches for f in b[3:]] == files

@@ -34,9 +34,8 @@ from ..roles import (
     starting_script_verdict,
     vendored,
 )
-from ..sources.manifest import Container, ManifestDoc, ManifestFile, PodSpec, scalar_script
+from ..sources.manifest import Container, ManifestDoc, ManifestFile, PodSpec
 from ..sources.shell import SHELLS, Command, ShellScript, shell_invocation
-from ..sources.yamlnodes import YScalar
 from .entries import (
     NPU_STACK_BYTES,
     NPU_STACKS,
@@ -56,7 +55,7 @@ from .manifest_facts import (
     recovery_level,
     utility_verdict,
 )
-from .startup import Run, configmap_scripts, inject_operator_env, scalar_word, script_left_as_arguments
+from .startup import Reached, Run, configmap_scripts, inject_operator_env, scalar_word, script_left_as_arguments
 from .versions import DECLARATION_FOLDERS, VersionReader
 
 if TYPE_CHECKING:
@@ -142,10 +141,8 @@ class Linker:
         self.settings = settings
         self.configured = configured
         self.specs = specs
-        self.reached: set[str] = set()
-        self.entry_folders: set[str] = set()  # folders of the Python entries launches run
+        self.start_ups = Reached(index)  # what the jobs' start-ups have linked so far
         self.versions = VersionReader(index, configured)
-        self._embedded: dict[tuple[str, int], ShellScript] = {}
 
     # jobs from manifests
     def manifest_job(self, mf: ParsedFile, doc: ManifestDoc) -> Job:
@@ -163,7 +160,7 @@ class Linker:
             if extra and is_python_model(extra.model) and extra.model not in entries:
                 entries.append(extra.model)
         for e in entries:
-            self.reached.add(e.source.path)
+            self.start_ups.paths.add(e.source.path)
         paths = [mf.path] + [s.source.path for launch in launches for s in launch.scripts]
         paths += [e.source.path for e in entries]
         versions, pin_files = self.versions.of(paths, launches, entries)
@@ -207,7 +204,7 @@ class Linker:
                 value = ""
             found = EnvValue(var.name.value, value, "container", var.entry.span, container=container)
             env[found.name] = found
-        run = Run(self, launch, mf.path, cwd=container.working_dir)
+        run = Run(self.start_ups, launch, mf.path, cwd=container.working_dir)
         run.configmaps = configmap_scripts(mf, pod, container)
         if spec and spec.scripts:
             for ref in spec.scripts:
@@ -247,14 +244,6 @@ class Linker:
         holder = ShellScript(mf.source, exact=False, argv=True)  # the manifest's own command list
         run.command(command, holder, env, depth=0, in_manifest=True)
 
-    def embedded_script(self, mf: ParsedFile, scalar: YScalar) -> ShellScript:
-        """A shell script written in a manifest (a ConfigMap's data), parsed once for every container."""
-        key = (mf.path, scalar.span.start)
-        found = self._embedded.get(key)
-        if found is None:
-            found = self._embedded[key] = scalar_script(scalar)
-        return found
-
     # standalone launch scripts
     def standalone_jobs(self, files: list[ParsedFile]) -> list[Job]:
         jobs: list[Job] = []
@@ -266,11 +255,11 @@ class Linker:
                 if target is not None and target.path != f.path:
                     called.add(target.path)
         for f in scripts:
-            if f.path in self.reached or f.path in called:
+            if f.path in self.start_ups.paths or f.path in called:
                 continue
             launch = Launch(None, None)
             env: dict[str, EnvValue] = {}
-            Run(self, launch, f.path).script(f.model, env, shared=True, depth=0)
+            Run(self.start_ups, launch, f.path).script(f.model, env, shared=True, depth=0)
             launch.env = env
             if not launch.commands:
                 continue  # judged with the files no job covers
@@ -282,7 +271,7 @@ class Linker:
             assert verdict is not None
             entries = _unique([c.entry_file for c in training if c.entry_file])
             for e in entries:
-                self.reached.add(e.source.path)
+                self.start_ups.paths.add(e.source.path)
             paths = [s.source.path for s in launch.scripts] + [e.source.path for e in entries]
             versions, pin_files = self.versions.of(paths, [launch], entries)
             context = JobContext(
@@ -334,7 +323,7 @@ class Linker:
         ``__main__`` block, a training loop): started by something the repository does not show."""
         jobs: list[Job] = []
         for path, kind in sorted(self.index.open_kinds().items()):
-            if kind != "python" or path in self.reached:
+            if kind != "python" or path in self.start_ups.paths:
                 continue
             if not standalone_name(path) or not self._may_hold_inside_files(path):
                 continue
@@ -350,7 +339,7 @@ class Linker:
             runnable = model.has_main_guard or model.top_level_call
             on_npu = bool(imports & NPU_STACKS - {"torch_npu"}) or places_work_on_npu(model)
             verdict = standalone_entry_verdict(path, runnable, imports, training_loop(model), on_npu)
-            self.reached.add(path)
+            self.start_ups.paths.add(path)
             versions, pin_files = self.versions.of([path], [], [model])
             context = JobContext(None, framework_of(None, [], [model]), None, versions, settings=dict(self.settings))
             jobs.append(Job(f"{path} (standalone)", None, None, [], [model], context, pin_files, verdict))
@@ -402,7 +391,7 @@ class Linker:
     def _secondary(self, path: str) -> bool:
         """A folder whose launch scripts run another entry: this one is not what the cluster trains."""
         folder = posixpath.dirname(path)
-        return folder in self.entry_folders or posixpath.dirname(folder) in self.entry_folders
+        return folder in self.start_ups.entry_folders or posixpath.dirname(folder) in self.start_ups.entry_folders
 
     # what each file is
     def judgements(self, parsed: list[ParsedFile], jobs: list[Job]) -> dict[str, Verdict]:

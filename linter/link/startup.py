@@ -25,24 +25,45 @@ from ..launch import (
     word_value,
 )
 from ..parse import ParsedFile
-from ..sources.manifest import Container, ManifestFile, PodSpec
+from ..sources.manifest import Container, ManifestFile, PodSpec, scalar_script
 from ..sources.shell import INLINE_SHELLS, SHELLS, Assignment, Command, ShellScript, Word, shell_invocation
 from ..sources.yamlnodes import YScalar
 from .entries import is_python_model
+from .files import FileIndex
 
 if TYPE_CHECKING:
     from ..sources.python import PythonFile
-    from .linker import Linker
 
 
 MAX_DEPTH = 8
 
 
+class Reached:
+    """What the start-ups of a repository's jobs have reached so far, shared by every ``Run``: the
+    scripts and entries linked, the folders of the entries launches run, and the scripts written in
+    a manifest (parsed once for every container)."""
+
+    def __init__(self, index: FileIndex) -> None:
+        self.index = index
+        self.paths: set[str] = set()
+        self.entry_folders: set[str] = set()
+        self._embedded: dict[tuple[str, int], ShellScript] = {}
+
+    def embedded_script(self, mf: ParsedFile, scalar: YScalar) -> ShellScript:
+        """A shell script written in a manifest (a ConfigMap's data), parsed once for every container."""
+        key = (mf.path, scalar.span.start)
+        found = self._embedded.get(key)
+        if found is None:
+            found = self._embedded[key] = scalar_script(scalar)
+        return found
+
+
 class Run:
     """Simulates one container's start-up over the parsed scripts (nothing is executed)."""
 
-    def __init__(self, linker: Linker, launch: Launch, origin: str, cwd: str | None = None) -> None:
-        self.linker = linker
+    def __init__(self, reached: Reached, launch: Launch, origin: str, cwd: str | None = None) -> None:
+        self.reached = reached
+        self.index = reached.index
         self.launch = launch
         self.origin = origin
         self.active: set[str] = set()
@@ -61,7 +82,7 @@ class Run:
         if depth > MAX_DEPTH or (path in self.active and not in_manifest):
             return
         if not in_manifest:
-            self.linker.reached.add(path)
+            self.reached.paths.add(path)
             if script not in self.launch.scripts:
                 self.launch.scripts.append(script)
         self.active.add(path)
@@ -82,7 +103,7 @@ class Run:
         depth: int,
         shared: bool = False,
     ) -> bool:
-        target = self.linker.index.resolve(reference, near, "shell", self._cwd_folder(near))
+        target = self.index.resolve(reference, near, "shell", self._cwd_folder(near))
         model = target.model if target is not None else self._configmap_script(reference)
         if not isinstance(model, ShellScript):
             return False
@@ -107,13 +128,13 @@ class Run:
         if found is None:
             return None
         mf, scalar = found
-        return self.linker.embedded_script(mf, scalar)
+        return self.reached.embedded_script(mf, scalar)
 
     def _cwd_folder(self, near: str) -> str | None:
         """The working directory as a repository folder, when a ``cd`` or workingDir names one."""
         if self.cwd is None:
             return None
-        return self.linker.index.map_folder(self.cwd, near)
+        return self.index.map_folder(self.cwd, near)
 
     def command(
         self,
@@ -190,7 +211,7 @@ class Run:
             )
         )
         if entry_file is not None:
-            self.linker.entry_folders.add(posixpath.dirname(entry_file.source.path))
+            self.reached.entry_folders.add(posixpath.dirname(entry_file.source.path))
 
     def _module_launch(
         self, words: list[Word], values: Mapping[str, str | None], near: str
@@ -209,7 +230,7 @@ class Run:
             if i + 1 >= len(words):
                 return None
             path = module_path(words[i + 1], words, values)
-            found = self.linker.index.resolve(path, near, "python", self._cwd_folder(near)) if path else None
+            found = self.index.resolve(path, near, "python", self._cwd_folder(near)) if path else None
             return ("python", (0, 1)) if found is not None else None
         return None
 
@@ -221,7 +242,7 @@ class Run:
         text = module_path(entry, words, values) or word_value(entry, values) or static_tail(entry.text)
         if not text or not text.endswith(".py"):
             return None, f"the entry {entry.text} is built at run time", None
-        target = self.linker.index.resolve(text, near, "python", self._cwd_folder(near))
+        target = self.index.resolve(text, near, "python", self._cwd_folder(near))
         if target is None:
             return None, f"{text} is not in the linted files", None
         if not is_python_model(target.model):
