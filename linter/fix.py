@@ -4,18 +4,16 @@ every changed file still parses, and writes atomically."""
 from __future__ import annotations
 
 import bisect
-import contextlib
 import difflib
 import os
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .atomic import replace_file
 from .diagnostics import Applicability, Diagnostic, Edit, Fix
 from .engine import lint
 from .flow.request import LintRequest, LintResult
-from .interrupts import signals_held
 from .parse import ParsedFile, parse_guarded
 from .span import SourceText, to_bytes
 
@@ -248,25 +246,10 @@ def write_atomic(path: Path, expected_before: str, text: str, roots: list[Path])
     # no write bit is read-only even for root, whom os.access always lets write
     if not os.access(target, os.W_OK) or not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
         raise WriteError("is read-only; not written")
-    tmp = None
     try:
-        with signals_held():  # Ctrl-C waits for the file to be written (or not at all)
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(to_bytes(text))
-                handle.flush()
-                os.fsync(handle.fileno())
-            with contextlib.suppress(OSError):  # before chmod: chown clears the set-user/group-ID bits
-                os.chown(tmp, info.st_uid, info.st_gid)
-            os.chmod(tmp, mode)
-            os.replace(tmp, target)
-    except BaseException as exc:  # also an interruption that reached this thread anyway
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise WriteError(f"write failed: {exc.strerror or exc}") from exc
-        raise
+        replace_file(target, to_bytes(text), mode, owner=(info.st_uid, info.st_gid))
+    except OSError as exc:
+        raise WriteError(f"write failed: {exc.strerror or exc}") from exc
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -11,6 +11,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from ..atomic import replace_file
+
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
     from ..span import SourceText
@@ -75,36 +77,6 @@ def repository_path(display: str, cwd: Path, root: Path) -> str | None:
 
 
 def write_report_file(path: Path, text: str) -> None:
-    """Write a report atomically: a reader (or an upload step) never sees a half-written file."""
-    from ..interrupts import signals_held
-
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    with signals_held():  # Ctrl-C waits for the report to be written (or not at all)
-        _write_replacing(path, directory, text)
-
-
-def _write_replacing(path: Path, directory: Path, text: str) -> None:
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        # surrogateescape: a shell script's undecodable bytes, quoted in a text report, as they are in the file
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        try:
-            mode = path.stat().st_mode & 0o7777
-        except OSError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        import contextlib
-
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """Write a report atomically: a reader (or an upload step) never sees a half-written file. A shell
+    script's undecodable bytes, quoted in a text report, are written as they are in the file."""
+    replace_file(Path(path), text.encode("utf-8", "surrogateescape"))

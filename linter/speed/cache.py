@@ -25,11 +25,11 @@ import json
 import os
 import pickle
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from .. import __version__
+from ..atomic import replace_file
 
 CACHE_DIR_NAME = ".recovery-lint_cache"
 FORMAT = 1
@@ -52,10 +52,7 @@ def _secret() -> bytes | None:
         pass
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cache-key-")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(os.urandom(32))
-        os.replace(tmp, path)
+        replace_file(path, os.urandom(32), 0o600)
         return path.read_bytes()  # whoever won a race, everyone uses the same key
     except OSError:
         return None
@@ -233,19 +230,11 @@ class Cache:
     # -- writing --------------------------------------------------------------------------------
     def _write(self, path: Path, parts: list[bytes]) -> bool:
         """Write a file atomically; a cache that cannot be written is silently skipped."""
-        tmp = path.parent / f".tmp-{os.getpid()}-{path.name}"
         try:
             if not self._ready:
                 self._prepare()
             path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                with open(tmp, "wb") as handle:
-                    handle.writelines(parts)
-                os.replace(tmp, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            replace_file(path, b"".join(parts), 0o600, durable=False)
         except OSError:
             return False
         return True
