@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Diagnostic, Edit
+from .kinds import DOCKERFILE, MANIFEST, PYPROJECT, PYTHON, SHELL
 from .span import SourceText, to_bytes
 from .suppress import find_directives
 
@@ -47,15 +48,15 @@ class CommentRules:
 
 
 def comment_rules(src: SourceText, kind: str) -> CommentRules:
-    if kind == "manifest":
+    if kind == MANIFEST:
         return CommentRules(_yaml_ranges(src))
-    if kind == "shell":
+    if kind == SHELL:
         rules = CommentRules(_shell_ranges(src))
-    elif kind == "python":
+    elif kind == PYTHON:
         rules = CommentRules(_python_ranges(src))
-    elif kind == "pyproject":
+    elif kind == PYPROJECT:
         rules = CommentRules(_toml_ranges(src))
-    elif kind == "dockerfile":
+    elif kind == DOCKERFILE:
         return CommentRules(trailing=False)
     else:
         rules = CommentRules()

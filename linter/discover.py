@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .kinds import PYTHON, classify
+
 if TYPE_CHECKING:
     import subprocess
     from typing import Protocol
@@ -38,9 +40,6 @@ DEFAULT_EXCLUDES = frozenset(
         "site-packages",
     }
 )
-YAML_SUFFIXES = (".yaml", ".yml")
-SHELL_SUFFIXES = (".sh", ".bash")
-KINDS = ("manifest", "shell", "python", "requirements", "pyproject", "dockerfile", "readme")
 
 
 class Candidate:
@@ -92,27 +91,6 @@ def readable(candidate: Candidate) -> bool:
         return False
     candidate.unchecked_in = None
     return True
-
-
-def classify(name: str) -> str | None:
-    lower = name.lower()
-    if lower.endswith(YAML_SUFFIXES):
-        return "manifest"
-    if lower.endswith(SHELL_SUFFIXES):
-        return "shell"
-    if lower.endswith(".py"):
-        return "python"
-    if lower.endswith(".txt") and ("requirements" in lower or lower.startswith("constraints")):
-        return "requirements"
-    if lower.startswith("readme") and lower.endswith(".md"):
-        return "readme"  # its version tables (read only when a job in its folder asks for versions)
-    if lower == "pyproject.toml":
-        return "pyproject"
-    if lower.startswith("dockerfile") or lower.endswith(".dockerfile") or lower.startswith("containerfile"):
-        return "dockerfile"
-    if "." not in name:
-        return "maybe-shell"  # decided by its shebang once read
-    return None
 
 
 def display_path(path: Path, cwd: Path) -> str:
@@ -929,14 +907,14 @@ def _from_listing(
     filtered = bool(excludes and excludes.regexes)
     for rel in listed:  # the result is sorted at the end
         folder, _, name = rel.rpartition("/")
-        kind = "python" if name.endswith(".py") else classify(name)  # most of a listing: no lower()
+        kind = PYTHON if name.endswith(".py") else classify(name)  # most of a listing: no lower()
         if not kind:
             continue
         prefix = prefixes[folder]
         if prefix is None:
             continue
         location = f"{base}/{rel}"
-        if kind == "python" and defer_python_checks:
+        if kind == PYTHON and defer_python_checks:
             # most Python files are never read (only what a launch reaches): checked when first read
             if filtered and _excluded_below(base, rel, excludes, verdicts):  # type: ignore[arg-type]
                 continue

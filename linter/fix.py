@@ -14,6 +14,7 @@ from .atomic import replace_file
 from .diagnostics import Applicability, Diagnostic, Edit, Fix
 from .engine import lint
 from .flow.request import LintRequest, LintResult
+from .kinds import MANIFEST
 from .parse import ParsedFile, parse_guarded
 from .span import SourceText, to_bytes
 
@@ -198,7 +199,7 @@ def parse_regression(before: ParsedFile | None, text: str, parsed: ParsedFile | 
     new = [i for i in after.issues if i.message not in old]
     if len(after.issues) > len(before.issues) and new:
         return f"the fixed text would not parse ({new[0].message})"
-    if before.kind == "manifest":
+    if before.kind == MANIFEST:
         old_docs = getattr(before.model, "documents", 0)
         new_docs = getattr(after.model, "documents", 0)
         if old_docs != new_docs:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .kinds import MANIFEST, MAYBE_SHELL, OTHER, PIN_KINDS, PYTHON, README, SHELL, SHELL_KINDS
 from .lazyre import LazyPattern
 from .span import SourceText, Span
 
@@ -36,10 +37,6 @@ class ParsedFile:
         return self.source.text if self.source else ""
 
 
-SHELL_KINDS = ("shell", "maybe-shell")
-PIN_KINDS = frozenset({"requirements", "pyproject", "dockerfile", "readme"})  # files that declare versions
-
-
 def decode(path: str, data: bytes, kind: str = "") -> tuple[SourceText | None, FileIssue | None]:
     """The file's text, or why it is not linted. A shell script may hold bytes that are not UTF-8
     (bash reads bytes: a GBK comment is fine); they are kept as U+DC80..U+DCFF (``span.to_bytes``)."""
@@ -52,7 +49,7 @@ def decode(path: str, data: bytes, kind: str = "") -> tuple[SourceText | None, F
         kept = SourceText(path, data.decode("utf-8", "surrogateescape"))
         if kind in SHELL_KINDS:
             return kept, None
-        declared = declared_encoding(data) if kind == "python" else None
+        declared = declared_encoding(data) if kind == PYTHON else None
         if declared is not None:
             try:
                 return SourceText(path, data.decode(declared), declared), None
@@ -129,20 +126,20 @@ def shell_shebang(first_line: str) -> bool:
 
 
 def parse_source(source: SourceText, kind: str) -> ParsedFile:
-    if kind == "maybe-shell":
+    if kind == MAYBE_SHELL:
         if shell_shebang(source.text.split("\n", 1)[0]):
-            kind = "shell"
+            kind = SHELL
         else:
-            return ParsedFile(source.path, "other", source, None, [], relevant=False)
-    if kind == "manifest":
+            return ParsedFile(source.path, OTHER, source, None, [], relevant=False)
+    if kind == MANIFEST:
         return _manifest(source)
-    if kind == "shell":
+    if kind == SHELL:
         from .sources.shell import parse_shell
 
         script = parse_shell(source)
         issues = [FileIssue(i.span, i.message, i.code) for i in script.issues]
         return ParsedFile(source.path, kind, source, script, issues)
-    if kind == "python":
+    if kind == PYTHON:
         from .sources.python_parse import parse_python
 
         py = parse_python(source)
@@ -151,8 +148,8 @@ def parse_source(source: SourceText, kind: str) -> ParsedFile:
         from .sources.versions import parse_pins
 
         # a README is read for its version tables only: it is no file the run lints
-        return ParsedFile(source.path, kind, source, parse_pins(source, kind), relevant=kind != "readme")
-    return ParsedFile(source.path, "other", source, None, [], relevant=False)
+        return ParsedFile(source.path, kind, source, parse_pins(source, kind), relevant=kind != README)
+    return ParsedFile(source.path, OTHER, source, None, [], relevant=False)
 
 
 _KUBERNETES_KEY = LazyPattern(r"(?m)^[ \t-]*[\"']?(?:apiVersion|kind)[\"']?[ \t]*:")  # has_kubernetes_key

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .kinds import MANIFEST, MAYBE_SHELL, SHELL
 from .lazyre import LazyPattern
 
 if TYPE_CHECKING:
@@ -309,11 +310,11 @@ def training_file(parsed: ParsedFile, project: Project, job_files: set[str]) -> 
     if vendored(path) or ci_path(path):
         return False
     text = parsed.source.text
-    if parsed.kind == "manifest":  # a manifest's file name says little ("deploy.yaml" trains as often as not)
+    if parsed.kind == MANIFEST:  # a manifest's file name says little ("deploy.yaml" trains as often as not)
         match = _TRAINING_KIND.search(text)
         kind = match is not None and (match.group(1) != "Job" or "batch.volcano.sh" in text)
         return kind and role_by_folder(path) is None
-    if parsed.kind in ("shell", "maybe-shell"):
+    if parsed.kind in (SHELL, MAYBE_SHELL):
         return _LAUNCHER.search(text) is not None and role_by_name(path) is None
     return False
 
@@ -324,7 +325,7 @@ def _unread(parsed: ParsedFile) -> bool:
     model = parsed.model
     if model is None:
         return True
-    if parsed.kind == "manifest":
+    if parsed.kind == MANIFEST:
         return not getattr(model, "docs", None)
     return any(issue.code == "RL904" for issue in parsed.issues)
 

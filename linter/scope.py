@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import find_config
-from .discover import Candidate, classify, discover, display_path
+from .discover import Candidate, discover, display_path
+from .kinds import MANIFEST, PYTHON, SHELL_KINDS, classify
 from .lazyre import LazyPattern
-from .parse import SHELL_KINDS
 
 STDIN_DISPLAY = "-"
 
@@ -128,8 +128,8 @@ _API_VERSION = LazyPattern(r"(?m)^apiVersion\s*:")  # standard input only
 def guess_kind(text: str) -> str:
     """The kind of unnamed text: a YAML object with apiVersion, a script with a shebang, else Python."""
     if _API_VERSION.search(text):
-        return "manifest"
+        return MANIFEST
     first = text.lstrip("\ufeff").split("\n", 1)[0]
     if first.startswith("#!"):
-        return "python" if "python" in first else "shell"
-    return "python"
+        return PYTHON if "python" in first else "shell"
+    return PYTHON

@@ -14,6 +14,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from .kinds import MANIFEST, PYTHON, SHELL
 from .lazyre import LazyPattern
 from .span import SourceText, Span
 
@@ -74,11 +75,11 @@ class Comments:
 
 
 def comments_of(src: SourceText, kind: str | None, model: object = None) -> Comments:
-    if kind == "python":
+    if kind == PYTHON:
         return _python_comments(src)
-    if kind == "manifest":
+    if kind == MANIFEST:
         return _yaml_comments(src)
-    if kind == "shell":
+    if kind == SHELL:
         return _shell_comments(src, model)
     return Comments()  # requirements, pyproject, Dockerfile: a '#' after whitespace is a comment
 
@@ -181,7 +182,7 @@ def find_directives(
         start = match.start()
         line0 = src.line_of(start)
         line_start = src.line_start(line0)
-        if not _comment_start_ok(text, start, line_start) and kind not in ("python", "shell"):
+        if not _comment_start_ok(text, start, line_start) and kind not in (PYTHON, SHELL):
             continue
         comments = comments or comments_of(src, kind, model)
         if not comments.holds(text, start, line_start):

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recovery_lint import discover as discover_module
-from recovery_lint.discover import IgnoreFile, classify, discover, parse_ignore_lines
+from recovery_lint.discover import IgnoreFile, discover, parse_ignore_lines
+from recovery_lint.kinds import classify
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))

@@ -11,6 +11,7 @@ from ..config import Config
 from ..diagnostics import Diagnostic
 from ..discover import ExcludeSet
 from ..jobs import Job, Project
+from ..kinds import MANIFEST
 from ..parse import ParsedFile, yaml_named
 from ..premises import Withheld
 from ..registry import indexed_rules, matches
@@ -25,7 +26,7 @@ def named_yaml(files: list[ParsedFile], named: set[str]) -> tuple[list[ParsedFil
     out: list[ParsedFile] = []
     warnings: list[str] = []
     for f in files:
-        if f.path in named and f.kind == "manifest" and not f.relevant and f.source is not None and f.model is None:
+        if f.path in named and f.kind == MANIFEST and not f.relevant and f.source is not None and f.model is None:
             f = yaml_named(f.source)
             if not f.issues and _has_content(f.source.text):
                 warnings.append(f"{f.path}: holds no Kubernetes object (no apiVersion or kind); not checked")

@@ -8,7 +8,7 @@ import posixpath
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..kinds import SHELL_KINDS
+from ..kinds import MAYBE_SHELL, SHELL, SHELL_KINDS
 from ..lazyre import LazyPattern
 from ..parse import ParsedFile
 from ..paths import folder_and_ancestors, join, under
@@ -132,7 +132,7 @@ class FileIndex:
         found = self.by_path.get(path)
         if found is None and path in self.pending and self.loader is not None:
             pending = self.pending[path]
-            if kind is not None and pending != kind and not (pending == "maybe-shell" and kind == "shell"):
+            if kind is not None and pending != kind and not (pending == MAYBE_SHELL and kind == SHELL):
                 return None
             del self.pending[path]
             found = self.loader(path)  # None: not readable after all (a FIFO, a link out of the tree)

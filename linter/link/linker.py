@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from ..jobs import EnvValue, Job, JobContext, Launch, LaunchCommand, Project
-from ..kinds import PIN_KINDS, SHELL_KINDS
+from ..kinds import MANIFEST, PIN_KINDS, PYTHON, SHELL, SHELL_KINDS
 from ..launch import (
     Scale,
     unwrap,
@@ -81,7 +81,7 @@ def build_project(
     linker = Linker(index, configured_versions or {}, job_specs or [], settings or {}, inside)
     jobs: list[Job] = []
     for f in files:
-        if f.kind == "manifest" and isinstance(f.model, ManifestFile):
+        if f.kind == MANIFEST and isinstance(f.model, ManifestFile):
             for doc in f.model.docs:
                 if doc.pods and any(p.containers for p in doc.pods):
                     jobs.append(linker.manifest_job(f, doc))
@@ -156,7 +156,7 @@ class Linker:
                 cmd.verdict = self._manifest_command_verdict(cmd, verdict)
         entries = _unique([c.entry_file for launch in launches for c in launch.commands if c.entry_file and c.judged])
         if spec and spec.entry:
-            extra = self.index.resolve(spec.entry, mf.path, "python")
+            extra = self.index.resolve(spec.entry, mf.path, PYTHON)
             if extra and is_python_model(extra.model) and extra.model not in entries:
                 entries.append(extra.model)
         for e in entries:
@@ -208,7 +208,7 @@ class Linker:
         run.configmaps = configmap_scripts(mf, pod, container)
         if spec and spec.scripts:
             for ref in spec.scripts:
-                target = self.index.resolve(ref, mf.path, "shell")
+                target = self.index.resolve(ref, mf.path, SHELL)
                 if target and isinstance(target.model, ShellScript):
                     run.script(target.model, env, shared=True, depth=0)
         else:
@@ -217,7 +217,7 @@ class Linker:
         if not launch.commands:
             launch.note = script_left_as_arguments(container)
         if spec and spec.entry:
-            entry = self.index.resolve(spec.entry, mf.path, "python")
+            entry = self.index.resolve(spec.entry, mf.path, PYTHON)
             for cmd in launch.commands:
                 if cmd.entry_file is None and entry and is_python_model(entry.model):
                     cmd.entry_file = entry.model
@@ -247,7 +247,7 @@ class Linker:
     # standalone launch scripts
     def standalone_jobs(self, files: list[ParsedFile]) -> list[Job]:
         jobs: list[Job] = []
-        scripts = [f for f in files if f.kind == "shell" and isinstance(f.model, ShellScript)]
+        scripts = [f for f in files if f.kind == SHELL and isinstance(f.model, ShellScript)]
         called: set[str] = set()
         for f in scripts:
             for cmd in f.model.commands:
@@ -307,14 +307,14 @@ class Linker:
             return None
         name = words[0].value or ""
         if name in ("source", "."):
-            return self.index.resolve(words[1].value or words[1].text, near, "shell") if len(words) > 1 else None
+            return self.index.resolve(words[1].value or words[1].text, near, SHELL) if len(words) > 1 else None
         if posixpath.basename(name) in SHELLS:
             kind, index = shell_invocation([w.value or w.text for w in words[1:]])
             if kind == "script":
-                return self.index.resolve(words[1 + index].value or words[1 + index].text, near, "shell")
+                return self.index.resolve(words[1 + index].value or words[1 + index].text, near, SHELL)
             return None
         if name.endswith((".sh", ".bash")):
-            return self.index.resolve(name, near, "shell")
+            return self.index.resolve(name, near, SHELL)
         return None
 
     # standalone Python entries
@@ -323,13 +323,13 @@ class Linker:
         ``__main__`` block, a training loop): started by something the repository does not show."""
         jobs: list[Job] = []
         for path, kind in sorted(self.index.open_kinds().items()):
-            if kind != "python" or path in self.start_ups.paths:
+            if kind != PYTHON or path in self.start_ups.paths:
                 continue
             if not standalone_name(path) or not self._may_hold_inside_files(path):
                 continue
             if self._secondary(path) or not self.index.may_contain(path, NPU_STACK_BYTES):
                 continue
-            parsed = self.index.get(path, "python")
+            parsed = self.index.get(path, PYTHON)
             if parsed is None or not is_python_model(parsed.model):
                 continue
             model = parsed.model
@@ -383,7 +383,7 @@ class Linker:
                         if path is None or path in found or path == entry.source.path:
                             continue
                         if self.index.holds(path, PROCESS_SETTINGS):
-                            parsed = self.index.get(path, "python")
+                            parsed = self.index.get(path, PYTHON)
                             if parsed is not None and is_python_model(parsed.model):
                                 found[path] = parsed.model
         return list(found.values())
@@ -403,18 +403,18 @@ class Linker:
         for f in parsed:
             if f.path in out:
                 continue
-            if f.kind == "manifest":
+            if f.kind == MANIFEST:
                 out[f.path] = Verdict(
                     "no-job", "no training workload in it" if f.relevant else "not a Kubernetes object"
                 )
-            elif f.kind == "shell":
+            elif f.kind == SHELL:
                 out[f.path] = Verdict("no-launch", "starts no training launcher")
             elif f.kind in PIN_KINDS:
                 out[f.path] = Verdict("versions", "version declarations, read for the jobs below it")
-            elif f.kind == "python":
+            elif f.kind == PYTHON:
                 out[f.path] = Verdict("unknown", "read, but no training launch runs it")
         for path, kind in self.index.pending.items():
-            if kind == "python":
+            if kind == PYTHON:
                 out.setdefault(path, Verdict("unknown", "not read: no launch or manifest reaches it"))
             elif kind in SHELL_KINDS:
                 why = vendored(path)

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..jobs import EnvValue, Launch, LaunchCommand
+from ..kinds import PYTHON, SHELL
 from ..knowledge import WATCHDOG_VAR
 from ..launch import PYTHON as PYTHON_INTERPRETER
 from ..launch import (
@@ -103,7 +104,7 @@ class Run:
         depth: int,
         shared: bool = False,
     ) -> bool:
-        target = self.index.resolve(reference, near, "shell", self._cwd_folder(near))
+        target = self.index.resolve(reference, near, SHELL, self._cwd_folder(near))
         model = target.model if target is not None else self._configmap_script(reference)
         if not isinstance(model, ShellScript):
             return False
@@ -230,7 +231,7 @@ class Run:
             if i + 1 >= len(words):
                 return None
             path = module_path(words[i + 1], words, values)
-            found = self.index.resolve(path, near, "python", self._cwd_folder(near)) if path else None
+            found = self.index.resolve(path, near, PYTHON, self._cwd_folder(near)) if path else None
             return ("python", (0, 1)) if found is not None else None
         return None
 
@@ -242,7 +243,7 @@ class Run:
         text = module_path(entry, words, values) or word_value(entry, values) or static_tail(entry.text)
         if not text or not text.endswith(".py"):
             return None, f"the entry {entry.text} is built at run time", None
-        target = self.index.resolve(text, near, "python", self._cwd_folder(near))
+        target = self.index.resolve(text, near, PYTHON, self._cwd_folder(near))
         if target is None:
             return None, f"{text} is not in the linted files", None
         if not is_python_model(target.model):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..kinds import PYPROJECT, README, REQUIREMENTS
 from ..lazyre import LazyPattern
 from ..span import SourceText, Span
 
@@ -83,10 +84,10 @@ VERSIONED_REQUIREMENTS = LazyPattern(r"^(?:pytorch|torch)?[_-]?(\d+\.\d+(?:\.\d+
 
 def parse_pins(src: SourceText, kind: str) -> PinFile:
     """``kind`` is requirements, pyproject, dockerfile or readme."""
-    if kind == "readme":
+    if kind == README:
         return parse_readme(src)
     result = PinFile(src)
-    if kind == "requirements":
+    if kind == REQUIREMENTS:
         named = VERSIONED_REQUIREMENTS.match(src.path.rsplit("/", 1)[-1])
         if named:  # the file's name is the torch version it serves, one of several
             whole = src.span(0, len(src.line_text(0)) if src.line_starts else 0)
@@ -97,7 +98,7 @@ def parse_pins(src: SourceText, kind: str) -> PinFile:
         code = _strip_comment(line)
         if not code.strip():
             continue
-        if kind == "pyproject":
+        if kind == PYPROJECT:
             _strings(result, src, base, code)
         else:
             _requirements(result, src, base, code)

@@ -15,6 +15,7 @@ import signal
 from typing import TYPE_CHECKING
 
 from ..interrupts import leave_signals_to_parent, signals_held
+from ..kinds import MANIFEST
 from ..parse import read_and_parse
 from ..span import SourceText
 
@@ -73,7 +74,7 @@ def parse_in_pool(
     # shortens: a chunk the pool has started cannot be taken back (its call queue starts the
     # next one as soon as it is handed), and with every chunk of 64 queued at once this process
     # could wait for the last ones at the end.
-    ordered = sorted(todo, key=lambda i: jobs[i][2] == "manifest")  # stable
+    ordered = sorted(todo, key=lambda i: jobs[i][2] == MANIFEST)  # stable
     lo, hi = 0, len(ordered)  # ordered[lo:hi] is nobody's yet
     handed: deque = deque()  # (chunk, future) in the order handed out, not unpickled yet
 
