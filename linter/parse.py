@@ -197,13 +197,13 @@ def yaml_named(source: SourceText) -> ParsedFile:
 
     mf = parse_manifest(source)
     issues = [FileIssue(i.span, i.message) for i in mf.issues]
-    return ParsedFile(source.path, "manifest", source, mf, issues, relevant=bool(issues))
+    return ParsedFile(source.path, MANIFEST, source, mf, issues, relevant=bool(issues))
 
 
 def _manifest(source: SourceText) -> ParsedFile:
     if not has_kubernetes_key(source.text):
         # a YAML file with no apiVersion or kind key anywhere (a model config) is no manifest: not composed
-        return ParsedFile(source.path, "manifest", source, None, [], relevant=False)
+        return ParsedFile(source.path, MANIFEST, source, None, [], relevant=False)
     from .sources.manifest import parse_manifest
 
     mf = parse_manifest(source)
@@ -218,6 +218,6 @@ def _manifest(source: SourceText) -> ParsedFile:
                     "RL903",
                 )
             )
-        return ParsedFile(source.path, "manifest", source, mf, issues, relevant=mf.is_kubernetes)
+        return ParsedFile(source.path, MANIFEST, source, mf, issues, relevant=mf.is_kubernetes)
     issues.extend(FileIssue(i.span, i.message) for i in mf.issues)
-    return ParsedFile(source.path, "manifest", source, mf, issues, relevant=mf.is_kubernetes)
+    return ParsedFile(source.path, MANIFEST, source, mf, issues, relevant=mf.is_kubernetes)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .config import find_config
 from .discover import Candidate, discover, display_path
-from .kinds import MANIFEST, PYTHON, SHELL_KINDS, classify
+from .kinds import MANIFEST, PYTHON, SHELL, SHELL_KINDS, classify
 from .lazyre import LazyPattern
 
 STDIN_DISPLAY = "-"
@@ -131,5 +131,5 @@ def guess_kind(text: str) -> str:
         return MANIFEST
     first = text.lstrip("\ufeff").split("\n", 1)[0]
     if first.startswith("#!"):
-        return PYTHON if "python" in first else "shell"
+        return PYTHON if "python" in first else SHELL
     return PYTHON
