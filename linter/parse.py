@@ -14,13 +14,18 @@ from .span import SourceText, Span
 MAX_FILE_BYTES = 10 * 1024 * 1024
 
 
+# what a file issue is: the file could not be read or parsed; it is a template, not checked; it is a
+# script for another shell than bash, not checked (rules map these to their findings)
+UNREADABLE, TEMPLATE, OTHER_SHELL = "unreadable", "template", "other-shell"
+
+
 @dataclass
 class FileIssue:
-    """A problem reading or parsing a file: becomes RL900 (or RL903 for templates)."""
+    """A problem reading or parsing a file, of one of the kinds below."""
 
     span: Span
     message: str
-    code: str = "RL900"
+    kind: str = UNREADABLE
 
 
 @dataclass
@@ -112,7 +117,7 @@ def read_and_parse(path: str, abs_path: str, kind: str, text: str | None = None)
 
 
 def parse_guarded(source: SourceText, kind: str) -> ParsedFile:
-    """``parse_source``, where a parser failure costs this one file (RL900), never the run."""
+    """``parse_source``, where a parser failure costs this one file (an issue), never the run."""
     try:
         return parse_source(source, kind)
     except Exception as exc:
@@ -137,7 +142,7 @@ def parse_source(source: SourceText, kind: str) -> ParsedFile:
         from .sources.shell import parse_shell
 
         script = parse_shell(source)
-        issues = [FileIssue(i.span, i.message, i.code) for i in script.issues]
+        issues = [FileIssue(i.span, i.message, i.kind) for i in script.issues]
         return ParsedFile(source.path, kind, source, script, issues)
     if kind == PYTHON:
         from .sources.python_parse import parse_python
@@ -215,7 +220,7 @@ def _manifest(source: SourceText) -> ParsedFile:
                     mf.templated,
                     "templated manifest (Helm/Jinja/Go template markers); "
                     "not checked: lint the rendered output instead",
-                    "RL903",
+                    TEMPLATE,
                 )
             )
         return ParsedFile(source.path, MANIFEST, source, mf, issues, relevant=mf.is_kubernetes)

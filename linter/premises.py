@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from .kinds import MANIFEST, MAYBE_SHELL, SHELL
 from .lazyre import LazyPattern
+from .parse import OTHER_SHELL
 
 if TYPE_CHECKING:
     from .jobs import Job, Project
@@ -327,7 +328,7 @@ def _unread(parsed: ParsedFile) -> bool:
         return True
     if parsed.kind == MANIFEST:
         return not getattr(model, "docs", None)
-    return any(issue.code == "RL904" for issue in parsed.issues)
+    return any(issue.kind == OTHER_SHELL for issue in parsed.issues)
 
 
 def _unreadable_entries(project: Project) -> set[str]:

@@ -74,7 +74,7 @@ class IndexedRule:
     hooks) without importing it. Anything else (a check, the documentation, the severity) is the
     rule's own: asking for it imports the rule's module, once."""
 
-    __slots__ = ("also_asks", "code", "hooks", "module", "name", "premises")
+    __slots__ = ("also_asks", "code", "hooks", "issue_kind", "module", "name", "premises")
 
     def __init__(self, entry: dict) -> None:
         self.code: str = entry["code"]
@@ -83,6 +83,7 @@ class IndexedRule:
         self.premises: tuple[str, ...] = tuple(entry["premises"])
         self.also_asks: tuple[str, ...] = tuple(entry["also_asks"])
         self.hooks: frozenset[str] = frozenset(entry["hooks"])
+        self.issue_kind: str | None = entry.get("issue_kind")  # a parse-issue rule's
 
     def load(self) -> Rule:
         rule = _loaded.get(self.code)
@@ -125,6 +126,7 @@ def index_entries() -> list[dict[str, object]]:
             "premises": list(rule.premises),
             "also_asks": list(rule.also_asks),
             "hooks": sorted(rule.hooks),
+            **({"issue_kind": rule.issue_kind} if "issues" in rule.hooks else {}),
         }
         for rule in all_rules().values()
     ]

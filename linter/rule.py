@@ -183,9 +183,11 @@ class Rule:
 
 
 class ParseIssueRule(Rule):
-    """A rule that reports what a parser found in a file: the file's issues that carry the rule's code
-    (a syntax error, a template, a script for another shell). The engine gives it only the files that
-    hold such an issue, so a run whose files parse cleanly never loads it."""
+    """A rule that reports what a parser found in a file: the file's issues of the rule's
+    ``issue_kind`` (``parse.UNREADABLE``, ``TEMPLATE`` or ``OTHER_SHELL``). The run gives it only the
+    files that hold such an issue, so a run whose files parse cleanly never loads it."""
+
+    issue_kind: ClassVar[str]
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -193,5 +195,5 @@ class ParseIssueRule(Rule):
 
     def check_file(self, parsed: ParsedFile) -> Iterable[Diagnostic]:
         for issue in parsed.issues:
-            if issue.code == self.code:
+            if issue.kind == self.issue_kind:
                 yield self.report(issue.span, issue.message)

@@ -6,6 +6,7 @@ from recovery_lint.rule import Case, ParseIssueRule, examples
 
 class ParseError(ParseIssueRule):
     code = "RL900"
+    issue_kind = "unreadable"
     name = "parse-error"
     phase = "meta"
     severity = Severity.ERROR

@@ -6,6 +6,7 @@ from recovery_lint.rule import Case, ParseIssueRule, examples
 
 class TemplatedManifest(ParseIssueRule):
     code = "RL903"
+    issue_kind = "template"
     name = "templated-manifest"
     phase = "meta"
     severity = Severity.INFO

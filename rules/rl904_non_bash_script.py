@@ -6,6 +6,7 @@ from recovery_lint.rule import Case, ParseIssueRule, examples
 
 class NonBashScript(ParseIssueRule):
     code = "RL904"
+    issue_kind = "other-shell"
     name = "non-bash-script"
     phase = "meta"
     severity = Severity.INFO

@@ -86,7 +86,7 @@ class Hooks:
                     training_files = [f for f in project.files if training_file(f, project, self.paths.every)]
                 files = training_files
             if "issues" in hooks:  # a parse-issue rule: the files holding one of its issues
-                files = [f for f in files if any(issue.code == rule.code for issue in f.issues)]
+                files = [f for f in files if any(issue.kind == rule.issue_kind for issue in f.issues)]
             for overridden, targets in (
                 ("project" in hooks, (project,)),
                 ("file" in hooks or "issues" in hooks, files),

@@ -182,7 +182,7 @@ Event = Assignment | Command
 class ShellIssue:
     span: Span
     message: str
-    code: str = "RL900"  # RL904: written for another shell, not checked
+    kind: str = "unreadable"  # or "other-shell": written for another shell, not checked (parse.FileIssue)
 
 
 @dataclass(eq=False)
@@ -258,7 +258,7 @@ def _not_bash(src: SourceText, shell: str) -> ShellScript:
     shebang = src.line_span(0)
     line = src.text[shebang.start : shebang.end].strip()
     message = f"a {shell} script ('{line}'), not bash: not checked"
-    return ShellScript(src, issues=[ShellIssue(shebang, message, "RL904")], other_shell=shell)
+    return ShellScript(src, issues=[ShellIssue(shebang, message, "other-shell")], other_shell=shell)
 
 
 def _as_bash_reads_it(text: str) -> str:
