@@ -71,6 +71,17 @@ class examples:
 
 
 HOOKS = ("project", "file", "job", "directives")  # a rule's check_<hook> methods
+MISSING, MISCONFIGURED = "missing", "misconfigured"  # what a finding means on the scorecard
+
+
+@dataclass
+class WorstCase:
+    """How long a fault can go unnoticed, as the scorecard shows it for a phase."""
+
+    text: str
+    seconds: int | None  # None when the bound is not a number (never, or not known statically)
+    setting: str
+    origin: str  # "job" (the job sets it) | "default" (documented default)
 
 
 class Rule:
@@ -93,6 +104,9 @@ class Rule:
     # premises only some of its findings need (the rule asks them itself): named with the declared ones
     # when those are unknown, so that one run lists every key that would turn the advice on
     also_asks: ClassVar[tuple[str, ...]] = ()
+    # what a finding of the rule means for its phase on the scorecard: the optimization is not in
+    # use (MISSING), or it is configured wrongly or where it cannot work (MISCONFIGURED)
+    scorecard: ClassVar[str] = MISSING
 
     # the hooks the rule overrides (project, file, job, directives), set for each rule class: the
     # engine runs these only, and the rule index records them so that a run knows them unimported;
@@ -115,6 +129,18 @@ class Rule:
 
     def check_project(self, project: Project) -> Iterable[Diagnostic]:
         return ()
+
+    # -- what the scorecard shows --------------------------------------------------------------
+    @classmethod
+    def phase_status(cls, job: Job) -> tuple[str, str] | None:
+        """For the rule that owns its phase: the phase's status when no rule has a finding in it
+        (optimized, not applicable or unknown) and what shows it; None for any other rule."""
+        return None
+
+    @classmethod
+    def worst_case(cls, job: Job) -> WorstCase | None:
+        """How long a fault can go unnoticed when the rule's finding is there (or the phase is unknown)."""
+        return None
 
     # -- helpers ------------------------------------------------------------------------------
     def report(

@@ -8,8 +8,9 @@ from recovery_lint.knowledge import WATCHDOG_NEW_VAR as NEW_NAME
 from recovery_lint.knowledge import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge import documented_default, newest_release, watchdog_facts, watchdog_value
 from recovery_lint.premises import answer, release_facts
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import Case, Rule, WorstCase, examples
 
+from . import _phases
 from ._common import insert_env_before, pytorch_launches, set_env_value
 from ._versions import declared
 from ._watchdog import watchdog_forbidden
@@ -311,6 +312,14 @@ fault-scheduling on, RL201's fix, starts that recovery, which needs the watchdog
             ),
         )
     )
+
+    @classmethod
+    def phase_status(cls, job: Job) -> tuple[str, str]:
+        return _phases.pytorch_only(job) or _phases.detection(job)
+
+    @classmethod
+    def worst_case(cls, job: Job) -> WorstCase:
+        return _phases.detection_worst_case(job)
 
     def check_job(self, job: Job):
         dormant = _dormant_process_recovery(job)

@@ -4,7 +4,7 @@ from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.jobs import Job
 from recovery_lint.knowledge import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge import watchdog_value
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._common import pytorch_launches, set_env_value
 
@@ -48,6 +48,7 @@ _SWITCH_ONLY = _ACJOB.replace('  annotations:\n    recover-strategy: "recover"\n
 
 class WatchdogBlocksProcessRecovery(Rule):
     code = "RL102"
+    scorecard = MISCONFIGURED
     name = "watchdog-blocks-process-recovery"
     phase = "detection"
     severity = Severity.WARNING

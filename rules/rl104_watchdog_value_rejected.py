@@ -7,7 +7,7 @@ from recovery_lint.jobs import Job
 from recovery_lint.knowledge import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge import watchdog_facts
 from recovery_lint.premises import release_facts
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._common import pytorch_launches
 from ._versions import declared, facts_of
@@ -17,6 +17,7 @@ _LAUNCH = "torchrun --nnodes 2 --nproc_per_node 8 train.py\n"
 
 class WatchdogValueRejected(Rule):
     code = "RL104"
+    scorecard = MISCONFIGURED
     name = "watchdog-value-rejected"
     phase = "detection"
     severity = Severity.ERROR

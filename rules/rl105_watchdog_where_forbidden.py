@@ -7,7 +7,7 @@ from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
 from recovery_lint.knowledge import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge import watchdog_facts, watchdog_value
 from recovery_lint.premises import release_facts
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
 from ._versions import declared
@@ -53,6 +53,7 @@ _R500 = "torch==2.1.0\ntorch-npu==2.1.0.post4\n"  # release 5.0.1 for torch 2.1.
 
 class WatchdogWhereForbidden(Rule):
     code = "RL105"
+    scorecard = MISCONFIGURED
     name = "watchdog-where-forbidden"
     phase = "detection"
     severity = Severity.WARNING

@@ -10,6 +10,7 @@ from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.manifest import ManifestDoc
 from recovery_lint.sources.yamlnodes import YMap
 
+from . import _phases
 from ._common import manifest_source, npu_evidence
 
 RESUMABLE = ("grace", "force")
@@ -249,6 +250,10 @@ below the scheduler's grace-over-time.
             ),
         )
     )
+
+    @classmethod
+    def phase_status(cls, job: Job) -> tuple[str, str]:
+        return _phases.rescheduling(job)
 
     def check_job(self, job: Job):
         doc = job.manifest

@@ -5,7 +5,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity, unsafe_fix
 from recovery_lint.edits import append_item, insert_sequence_entry
 from recovery_lint.jobs import Job
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.manifest import Policy
 from recovery_lint.sources.yamlnodes import YScalar, YSeq
 from recovery_lint.span import SourceText
@@ -79,6 +79,7 @@ def _restarts_job(policy: Policy) -> bool:
 
 class PodReschedulingRestartsJob(Rule):
     code = "RL203"
+    scorecard = MISCONFIGURED
     name = "pod-rescheduling-restarts-job"
     phase = "rescheduling"
     severity = Severity.WARNING

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._ranktable import configmap_tables
 
@@ -78,6 +78,7 @@ spec:
 
 class ConfigMapRanktableWithPodRescheduling(Rule):
     code = "RL204"
+    scorecard = MISCONFIGURED
     name = "configmap-ranktable-with-pod-rescheduling"
     phase = "rescheduling"
     severity = Severity.WARNING

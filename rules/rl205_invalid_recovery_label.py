@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.manifest import ManifestDoc
 from recovery_lint.sources.yamlnodes import STR_TAG, YMap, YNode, YScalar, YSeq
 
@@ -224,6 +224,7 @@ spec:
 
 class InvalidRecoveryLabel(Rule):
     code = "RL205"
+    scorecard = MISCONFIGURED
     name = "invalid-recovery-label"
     phase = "rescheduling"
     severity = Severity.ERROR

@@ -6,7 +6,7 @@ from recovery_lint.diagnostics import Severity, unsafe_fix
 from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
 from recovery_lint.lazyre import LazyPattern
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.manifest import Policy
 
 from ._common import manifest_source
@@ -82,6 +82,7 @@ spec:
 
 class FaultRetryNeedsNeverRestart(Rule):
     code = "RL206"
+    scorecard = MISCONFIGURED
     name = "fault-retry-needs-never-restart"
     phase = "rescheduling"
     severity = Severity.ERROR

@@ -10,7 +10,7 @@ from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job, LaunchCommand
 from recovery_lint.knowledge import mindspeed_llm_checks
 from recovery_lint.premises import answer
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.shell import Word
 from recovery_lint.span import Span
 
@@ -72,6 +72,7 @@ torchrun --nnodes 2 --nproc_per_node 8 pretrain_gpt.py \\
 
 class HighAvailabilityAbortsAtStart(Rule):
     code = "RL207"
+    scorecard = MISCONFIGURED
     name = "high-availability-aborts-at-start"
     phase = "rescheduling"
     severity = Severity.ERROR

@@ -5,7 +5,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.manifest import Container, ManifestDoc, PodSpec
 from recovery_lint.span import SourceText
 
@@ -56,6 +56,7 @@ _NO_PORT = _JOB.replace("            ports:\n            - containerPort: 9601\n
 
 class ProcessRecoveryNotArmed(Rule):
     code = "RL208"
+    scorecard = MISCONFIGURED
     name = "process-recovery-not-armed"
     phase = "rescheduling"
     severity = Severity.WARNING

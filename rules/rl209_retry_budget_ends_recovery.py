@@ -5,7 +5,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
 from recovery_lint.premises import answer
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.manifest import ManifestDoc
 
 from ._common import npu_evidence
@@ -64,6 +64,7 @@ def _resumable(job: Job) -> bool:
 
 class RetryBudgetEndsRecovery(Rule):
     code = "RL209"
+    scorecard = MISCONFIGURED
     name = "retry-budget-ends-recovery"
     phase = "rescheduling"
     severity = Severity.WARNING

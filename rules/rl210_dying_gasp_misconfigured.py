@@ -5,7 +5,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
 from recovery_lint.premises import answer
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.manifest import Container, ManifestDoc
 
 GRACE_OVER_TIME_MAX = 3600  # the largest grace-over-time the Volcano plugin accepts (plugin/const.go)
@@ -45,6 +45,7 @@ spec:
 
 class DyingGaspMisconfigured(Rule):
     code = "RL210"
+    scorecard = MISCONFIGURED
     name = "dying-gasp-misconfigured"
     phase = "rescheduling"
     severity = Severity.WARNING

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job, LaunchCommand
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.span import Span
 
 from ._mindio_names import ACP, AUTO_PATCH, AUTO_PATCH_ON, TTP
@@ -40,6 +40,7 @@ _LAUNCH = "torchrun --nproc_per_node 8 pretrain_gpt.py --enable-high-availabilit
 
 class RecoveryFeatureCancelled(Rule):
     code = "RL212"
+    scorecard = MISCONFIGURED
     name = "recovery-feature-cancelled"
     phase = "rescheduling"
     severity = Severity.WARNING

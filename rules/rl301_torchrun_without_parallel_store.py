@@ -10,6 +10,7 @@ from recovery_lint.premises import answer, release_facts
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.shell import Word
 
+from . import _phases
 from ._versions import with_origin
 
 SAFE_LAUNCHERS = ("torchrun", "torch.distributed.run")
@@ -243,6 +244,10 @@ launchers pass as the `LOCAL_RANK` variable instead.
             ),
         )
     )
+
+    @classmethod
+    def phase_status(cls, job: Job) -> tuple[str, str]:
+        return _phases.pytorch_only(job) or _phases.comm_init(job)
 
     def check_job(self, job: Job):
         if not job.context.pytorch:

@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job, LaunchCommand
 from recovery_lint.knowledge import feature_support
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._versions import facts_of, with_origin
 
@@ -28,6 +28,7 @@ spec:
 
 class ParallelStoreUnsupportedVersion(Rule):
     code = "RL302"
+    scorecard = MISCONFIGURED
     name = "parallel-store-unsupported-version"
     phase = "comm-init"
     severity = Severity.ERROR

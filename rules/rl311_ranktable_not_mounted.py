@@ -7,7 +7,7 @@ from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
 from recovery_lint.jobs import EnvValue, Job
 from recovery_lint.knowledge import feature_support
 from recovery_lint.lazyre import LazyPattern
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.manifest import Container, PodSpec
 
 from ._common import container_env_entry, insert_env_before, manifest_source, pytorch_launches
@@ -109,6 +109,7 @@ _MISNAMED = _job(
 
 class RankTableNotMounted(Rule):
     code = "RL311"
+    scorecard = MISCONFIGURED
     name = "ranktable-not-mounted"
     phase = "comm-init"
     severity = Severity.ERROR

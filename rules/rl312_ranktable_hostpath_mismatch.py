@@ -5,7 +5,7 @@ import posixpath
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._common import manifest_source
 from ._ranktable import (
@@ -57,6 +57,7 @@ def _job(volume: str, namespace: str = "") -> str:
 
 class RankTableHostPathMismatch(Rule):
     code = "RL312"
+    scorecard = MISCONFIGURED
     name = "ranktable-hostpath-mismatch"
     phase = "comm-init"
     severity = Severity.ERROR

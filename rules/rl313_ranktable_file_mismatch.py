@@ -6,7 +6,7 @@ from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import insert_lines_before
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
 from recovery_lint.knowledge import feature_support
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.span import Span
 
 from ._common import pytorch_launches, set_env_value
@@ -71,6 +71,7 @@ class _Finding:
 
 class RankTableFileMismatch(Rule):
     code = "RL313"
+    scorecard = MISCONFIGURED
     name = "ranktable-file-mismatch"
     phase = "comm-init"
     severity = Severity.ERROR

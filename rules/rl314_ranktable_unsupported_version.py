@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
 from recovery_lint.knowledge import feature_support
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.span import Span
 
 from ._ranktable import ENV, table_env, table_volume
@@ -37,6 +37,7 @@ _SCRIPT = f"#!/bin/bash\nexport {ENV}=/user/serverid/devindex/config/hccl.json\n
 
 class RankTableUnsupportedVersion(Rule):
     code = "RL314"
+    scorecard = MISCONFIGURED
     name = "ranktable-unsupported-version"
     phase = "comm-init"
     severity = Severity.ERROR

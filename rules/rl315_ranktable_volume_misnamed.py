@@ -5,7 +5,7 @@ import posixpath
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.manifest import PodSpec, Volume
 
 from ._common import manifest_source
@@ -52,6 +52,7 @@ _SCRIPT = f"export {ENV}=/user/serverid/devindex/config/hccl.json\ntorchrun trai
 
 class RankTableVolumeMisnamed(Rule):
     code = "RL315"
+    scorecard = MISCONFIGURED
     name = "ranktable-volume-misnamed"
     phase = "comm-init"
     severity = Severity.ERROR

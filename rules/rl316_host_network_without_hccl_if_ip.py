@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, unsafe_fix
 from recovery_lint.jobs import Job
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._common import env_entries, manifest_source
 
@@ -47,6 +47,7 @@ _ONE_POD = _HEAD + "    Master:\n      replicas: 1\n" + _POD.replace("--nnodes 2
 
 class HostNetworkWithoutHcclIfIp(Rule):
     code = "RL316"
+    scorecard = MISCONFIGURED
     name = "host-network-without-hccl-if-ip"
     phase = "comm-init"
     severity = Severity.WARNING

@@ -6,7 +6,7 @@ from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.jobs import Job
 from recovery_lint.knowledge import feature_support
 from recovery_lint.premises import release_facts
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
 from ._ranktable import CONNECT_TIMEOUT, ENV, TIMEOUT
@@ -20,6 +20,7 @@ _LAUNCH = "torchrun --nnodes 2 --nproc_per_node 8 train.py\n"
 
 class RankTableConnectTimeout(Rule):
     code = "RL317"
+    scorecard = MISCONFIGURED
     name = "ranktable-connect-timeout"
     phase = "comm-init"
     severity = Severity.WARNING

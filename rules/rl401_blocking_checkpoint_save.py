@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
-from recovery_lint.jobs import Project
+from recovery_lint.jobs import Job, Project
 from recovery_lint.rule import Case, Rule, examples
 
+from . import _phases
 from ._examples import PYTORCH_VCJOB as _VCJOB
 from ._mindio import findings
 
@@ -352,6 +353,10 @@ finding says why there is no fix. For MindSpeed-LLM the fix inserts `import mind
             ),
         )
     )
+
+    @classmethod
+    def phase_status(cls, job: Job) -> tuple[str, str]:
+        return _phases.pytorch_only(job) or _phases.checkpoint(job)
 
     def check_project(self, project: Project):
         yield from findings(

@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
 from recovery_lint.knowledge import mindio_support
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._examples import PYTORCH_VCJOB as _VCJOB
 from ._mindio_names import ACP, imports_of
@@ -22,6 +22,7 @@ def save(state, path):
 
 class MindioUnsupportedVersion(Rule):
     code = "RL403"
+    scorecard = MISCONFIGURED
     name = "mindio-unsupported-version"
     phase = "checkpoint"
     severity = Severity.ERROR

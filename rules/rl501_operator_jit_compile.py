@@ -7,6 +7,7 @@ from recovery_lint.premises import Withheld, answer
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.python import PyImport, PythonFile
 
+from . import _phases
 from ._compile import CACHE, cache_setting, compile_mode_calls
 
 CALL = "set_compile_mode(jit_compile=False)"
@@ -338,6 +339,10 @@ torch_npu import to anchor the line to, and none when any launch of the file, in
             ),
         )
     )
+
+    @classmethod
+    def phase_status(cls, job: Job) -> tuple[str, str]:
+        return _phases.pytorch_only(job) or _phases.compile_mode(job)
 
     def check_project(self, project: Project):
         # A file several jobs launch is changed for all of them: a fix is only offered when no launch

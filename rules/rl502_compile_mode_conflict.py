@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
 from recovery_lint.knowledge import compile_mode_support
-from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._compile import CACHE, cache_setting, compile_mode_calls
 
@@ -39,6 +39,7 @@ spec:
 
 class CompileModeConflict(Rule):
     code = "RL502"
+    scorecard = MISCONFIGURED
     name = "compile-mode-conflict"
     phase = "compile"
     severity = Severity.WARNING

@@ -1,90 +1,57 @@
 """The recovery scorecard: per linked job, where each of the five recovery phases stands.
 
-A phase's status comes from the findings the rules reported for the job, read through the table
-below (which phase a rule belongs to, and whether its finding means the optimization is *missing*
-or *misconfigured*), and from the job's context (framework, recovery level, platform) and what the
-job visibly configures. Nothing here decides that something is wrong: with no finding a phase is
-``optimized`` only when the optimization can be seen, ``not applicable`` when the context rules
-the phase out, and ``unknown`` otherwise.
-"""
+A phase's status comes from the rules: a finding makes it *missing* or *misconfigured*, as the
+rule declares (``Rule.scorecard``); with no finding, the rule that owns the phase tells whether the
+job visibly uses its optimization, whether the phase does not apply to the job, or that it is
+unknown (``Rule.phase_status``), and the worst case of a phase where it has one
+(``Rule.worst_case``). This module renders what they say."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic, Severity
-from ..jobs import EnvValue, Job, Project
-from ..rule import PHASE_TITLES
+from ..jobs import Job, Project
+from ..registry import all_rules
+from ..rule import PHASE_TITLES, WorstCase
 
 PHASES = ("detection", "rescheduling", "comm-init", "checkpoint", "compile")
 STATUSES = ("optimized", "missing", "misconfigured", "not applicable", "unknown")
 
 MISSING, MISCONFIGURED = "missing", "misconfigured"
-# rule -> (phase, what its finding means). "missing": the optimization is not in use;
-# "misconfigured": it is configured, but wrongly or where it cannot work.
-RULE_PHASES: dict[str, tuple[str, str]] = {
-    "RL101": ("detection", MISSING),  # watchdog off
-    "RL102": ("detection", MISCONFIGURED),  # watchdog on under process-level recovery
-    "RL103": ("detection", MISSING),  # RESUME_MODE_ENABLE not set
-    "RL104": ("detection", MISCONFIGURED),  # a watchdog value the release refuses at start-up
-    "RL105": ("detection", MISCONFIGURED),  # watchdog on beside hot switch or operator-level retry
-    "RL201": ("rescheduling", MISSING),  # no resumable training
-    "RL202": ("rescheduling", MISSING),  # Job-level instead of Pod-level rescheduling
-    "RL203": ("rescheduling", MISCONFIGURED),  # policies still restart the whole job
-    "RL204": ("rescheduling", MISCONFIGURED),  # ConfigMap rank table with Pod-level rescheduling
-    "RL205": ("rescheduling", MISCONFIGURED),  # a label value the scheduler rejects or ignores
-    "RL206": ("rescheduling", MISCONFIGURED),  # fault-retry-times with a restarting policy
-    "RL207": ("rescheduling", MISCONFIGURED),  # high-availability arguments MindSpeed-LLM refuses at start
-    "RL208": ("rescheduling", MISCONFIGURED),  # process-level recovery without POD_IP, taskd-port, retries, grace
-    "RL209": ("rescheduling", MISCONFIGURED),  # a rescheduling budget the job does not set as such
-    "RL210": ("rescheduling", MISCONFIGURED),  # dying-gasp checkpoint or grace period that cannot work
-    "RL212": ("rescheduling", MISCONFIGURED),  # a setting that cancels a recovery feature
-    "RL301": ("comm-init", MISSING),  # torchrun instead of torch_npu_run
-    "RL302": ("comm-init", MISCONFIGURED),  # torch_npu_run with versions that cannot run it
-    "RL303": ("comm-init", MISSING),  # CANN too old for HCCL link optimization
-    "RL310": ("comm-init", MISSING),  # RankTable mode unused
-    "RL311": ("comm-init", MISCONFIGURED),
-    "RL312": ("comm-init", MISCONFIGURED),
-    "RL313": ("comm-init", MISCONFIGURED),
-    "RL314": ("comm-init", MISCONFIGURED),
-    "RL315": ("comm-init", MISCONFIGURED),
-    "RL316": ("comm-init", MISCONFIGURED),  # host network without HCCL_IF_IP
-    "RL317": ("comm-init", MISCONFIGURED),  # RankTable mode with a connect timeout below 300 s
-    "RL401": ("checkpoint", MISSING),  # blocking torch.save
-    "RL402": ("checkpoint", MISSING),  # torch.load from storage
-    "RL403": ("checkpoint", MISCONFIGURED),  # MindIO too old
-    "RL501": ("compile", MISSING),  # online operator compilation
-    "RL502": ("compile", MISCONFIGURED),  # binary operators and compile cache together
-}
-FRAMEWORK_NAMES = {"mindspore": "MindSpore", "tensorflow": "TensorFlow", "pytorch": "PyTorch"}
-# findings that mean the watchdog is off, so a fault is only noticed when HCCL_EXEC_TIMEOUT runs out
-WATCHDOG_OFF_RULES = frozenset({"RL101"})
-PYTORCH_ONLY = frozenset({"detection", "comm-init", "checkpoint", "compile"})
 
 
 def rule_phase(code: str) -> tuple[str, str] | None:
-    """The scorecard phase of a rule and the meaning of its finding; None for rules outside the
-    five phases (versions, meta)."""
-    if code in RULE_PHASES:
-        return RULE_PHASES[code]
-    from ..registry import all_rules
-
+    """The scorecard phase of a rule and what its finding means there (``Rule.scorecard``); None for
+    rules outside the five phases (versions, meta)."""
     rule = all_rules().get(code)
     if rule is not None and rule.phase in PHASES:
-        return rule.phase, MISSING
+        return rule.phase, rule.scorecard
+    return None
+
+
+def phase_status(job: Job, phase: str) -> tuple[str, str]:
+    """How a phase looks with no finding in it, as the rule that owns the phase tells it."""
+    for rule in all_rules().values():
+        if rule.phase == phase:
+            found = rule.phase_status(job)
+            if found is not None:
+                return found
+    return "unknown", "no rule tells this phase"
+
+
+def worst_case(job: Job, phase: str, codes: list[str], status: str) -> WorstCase | None:
+    """The worst case a phase's owner gives for the job, when one of its findings is there or the
+    phase is unknown."""
+    for rule in all_rules().values():
+        if rule.phase == phase and (rule.code in codes or status == "unknown"):
+            found = rule.worst_case(job)
+            if found is not None:
+                return found
     return None
 
 
 # -- the model ------------------------------------------------------------------------------------
-@dataclass
-class WorstCase:
-    text: str
-    seconds: int | None  # None when the bound is not a number (never, or not known statically)
-    setting: str
-    origin: str  # "job" (the job sets it) | "default" (documented default)
-
-
 @dataclass
 class PhaseScore:
     phase: str
@@ -137,7 +104,7 @@ def findings_of(job: Job, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 def shown(job: Job, findings: list[Diagnostic]) -> bool:
     """Manifest jobs always; a standalone job when it launches PyTorch training, is a PyTorch main
     program, or has findings (a helper module is not a job of its own)."""
-    if job.manifest is not None or findings or _torch_launches(job):
+    if job.manifest is not None or findings or any(launch.torch_commands for launch in job.launches):
         return True
     return any(e.has_main_guard and e.imports_module("torch", "torch_npu") for e in job.entries)
 
@@ -190,14 +157,10 @@ def score_phase(job: Job, phase: str, findings: list[Diagnostic]) -> PhaseScore:
         status = MISCONFIGURED if MISCONFIGURED in kinds else MISSING
         detail = ", ".join(dict.fromkeys(d.name for d in findings))
         score = PhaseScore(phase, status, detail, list(findings))
-    elif phase in PYTORCH_ONLY and not job.context.pytorch:
-        framework = FRAMEWORK_NAMES.get(job.context.framework or "", job.context.framework)
-        score = PhaseScore(phase, "not applicable", f"{framework} job: the optimizations are PyTorch's")
     else:
-        status, detail = EVIDENCE[phase](job)
+        status, detail = phase_status(job, phase)
         score = PhaseScore(phase, status, detail)
-    if phase == "detection" and (set(score.codes) & WATCHDOG_OFF_RULES or score.status == "unknown"):
-        score.worst_case = detection_worst_case(job)
+    score.worst_case = worst_case(job, phase, score.codes, score.status)
     return score
 
 
@@ -206,146 +169,8 @@ def _advice_only(job: Job, phase: str, findings: list[Diagnostic]) -> PhaseScore
     make a phase missing when the job visibly uses its optimization (torch_npu_run's Parallel Store)."""
     if not findings or any(d.severity is not Severity.INFO for d in findings):
         return None
-    if phase in PYTORCH_ONLY and not job.context.pytorch:
-        return None
-    status, detail = EVIDENCE[phase](job)
+    status, detail = phase_status(job, phase)
     return PhaseScore(phase, status, detail, list(findings)) if status == "optimized" else None
-
-
-def _torch_launches(job: Job):
-    return [launch for launch in job.launches if launch.torch_commands]
-
-
-def _env_values(job: Job, *names: str) -> list[EnvValue | None]:
-    """Per PyTorch launch, the first of ``names`` set in its launch environment."""
-    out = []
-    for launch in _torch_launches(job):
-        env = launch.launch_env
-        out.append(next((env[n] for n in names if n in env), None))
-    return out
-
-
-def _detection(job: Job) -> tuple[str, str]:
-    ctx = job.context
-    if ctx.recovery == "process":
-        return "optimized", "process-level recovery (the watchdog stays off, as it requires)"
-    from ..knowledge import WATCHDOG_VAR, npu_facts, watchdog_facts, watchdog_value
-    from ..premises import release_facts
-
-    values = _env_values(job, WATCHDOG_VAR)
-    if not values:
-        return "unknown", "no PyTorch launch command linked"
-    found, basis = release_facts(job)
-    facts = watchdog_facts(found if found is not None else npu_facts(None, None))
-    if facts.thread is not True:  # a release without a watchdog thread is on by no value
-        return "unknown", "no watchdog thread is known to start with the declared versions"
-    if all(
-        v is not None and v.known is not None and watchdog_value(v.known) != 0 and facts.accepts(v.known) is not False
-        for v in values
-    ):
-        return "optimized", f"watchdog on ({values[0].name}={values[0].known})"
-    if all(v is None for v in values) and facts.default == 1:  # the default follows the torch_npu release
-        return "optimized", f"watchdog on by default: {basis}"
-    return "unknown", "watchdog setting not visible"
-
-
-def _rescheduling(job: Job) -> tuple[str, str]:
-    recovery = job.context.recovery
-    if job.manifest is None:
-        return "unknown", "no manifest links this job"
-    if recovery == "pod":
-        return "optimized", "Pod-level rescheduling"
-    if recovery == "process":
-        return "optimized", "process-level recovery"
-    if recovery == "job":
-        return "unknown", "Job-level rescheduling, no finding reported"
-    return "unknown", "no resumable training label, no finding reported"
-
-
-def _comm_init(job: Job) -> tuple[str, str]:
-    launches = _torch_launches(job)
-    if not launches:
-        return "unknown", "no PyTorch launch command linked"
-    ways = []
-    for launch in launches:
-        if all(c.launcher == "torch_npu_run" for c in launch.torch_commands):
-            ways.append("Parallel Store (torch_npu_run)")
-        elif "RANK_TABLE_FILE" in launch.launch_env:
-            ways.append("RankTable mode")
-        else:
-            return "unknown", "rendezvous method not visible"
-    return "optimized", ", ".join(dict.fromkeys(ways))
-
-
-def _checkpoint(job: Job) -> tuple[str, str]:
-    if not job.entries:
-        return "unknown", "no Python entry linked"
-    from ..premises import answer
-
-    for name in ("without-mindio-tft", "mindio-acp-stack"):
-        found = answer(job, name)
-        if found.status == "failed":
-            return "not applicable", f"MindIO ACP does not apply: {found.evidence}"
-    if any(e.imports_module("mindio_acp") for e in job.entries):
-        return "optimized", "MindIO ACP"
-    patched = _env_values(job, "MINDIO_AUTO_PATCH_MEGATRON")
-    if patched and all(v is not None and (v.value or "").lower() == "true" for v in patched):
-        return "optimized", "MindIO ACP (MINDIO_AUTO_PATCH_MEGATRON)"
-    return "unknown", "MindIO ACP not visible"
-
-
-def _compile(job: Job) -> tuple[str, str]:
-    from ..premises import answer
-
-    cann = answer(job, "binary-operators")
-    if cann.status == "failed":
-        return "not applicable", f"no operator binaries: {cann.evidence}"
-    calls = [c for e in job.entries for c in e.calls_to("set_compile_mode")]
-    jit = [c.keywords["jit_compile"].value for c in calls if "jit_compile" in c.keywords]
-    if jit and all(v is False for v in jit):
-        return "optimized", "binary operators (set_compile_mode(jit_compile=False))"
-    cache = _env_values(job, "ASCEND_CACHE_PATH")
-    if jit and all(v is True for v in jit) and cache and all(v is not None for v in cache):
-        return "optimized", "operator compile cache (ASCEND_CACHE_PATH)"
-    if not jit:
-        from ..knowledge import jit_compile_default
-
-        platform = job.context.platform
-        if platform and jit_compile_default(platform) is False:
-            return "optimized", f"binary operators are the default on {platform}"
-    return "unknown", "compile mode not visible"
-
-
-EVIDENCE: dict[str, Callable[[Job], tuple[str, str]]] = {
-    "detection": _detection,
-    "rescheduling": _rescheduling,
-    "comm-init": _comm_init,
-    "checkpoint": _checkpoint,
-    "compile": _compile,
-}
-
-
-def detection_worst_case(job: Job) -> WorstCase:
-    """Without the watchdog a fault is noticed when HCCL_EXEC_TIMEOUT runs out: the job's own
-    value where its launch environment sets one, else the documented default."""
-    from ..knowledge import documented_default
-
-    name = "HCCL_EXEC_TIMEOUT"
-    for value in _env_values(job, name):
-        if value is None:
-            continue
-        if value.value is None:
-            return WorstCase(f"{name} (set dynamically)", None, name, "job")
-        try:
-            seconds = int(value.value.strip().strip("\"'"))
-        except ValueError:
-            return WorstCase(f"{name}={value.value}", None, name, "job")
-        if seconds == 0:
-            return WorstCase(f"never times out ({name}=0)", None, name, "job")
-        return WorstCase(f"{seconds} s ({name} set by the job)", seconds, name, "job")
-    default = documented_default(name)
-    seconds = int(default) if isinstance(default, (int, float)) else None
-    return WorstCase(f"{seconds} s ({name} default)", seconds, name, "default")
 
 
 # -- JSON --------------------------------------------------------------------------------------------
