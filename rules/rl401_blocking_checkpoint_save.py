@@ -5,48 +5,17 @@ from recovery_lint.jobs import Job, Project
 from recovery_lint.rule import Case, Rule, examples
 
 from . import _phases
+from ._examples import (
+    DEEPSPEED_LAUNCH,
+    DEEPSPEED_PINS,
+    DEEPSPEED_TRAIN,
+    DEEPSPEED_TRAIN_ACP,
+    MINDSPEED_ENTRY,
+    MINDSPEED_PINS,
+)
 from ._examples import PYTORCH_VCJOB as _VCJOB
 from ._mindio import findings
 
-_TRAIN = """\
-import os
-
-import deepspeed
-import torch
-import torch_npu  # registers the NPU device
-
-CKPT = "/ckpt/latest.pt"
-
-
-def save_checkpoint(engine, optimizer, epoch):
-    torch.save({"model": engine.module.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}, CKPT)
-
-
-def main():
-    engine, optimizer, _, _ = deepspeed.initialize(model=torch.nn.Linear(4, 4).npu())
-    start = 0
-    if os.path.exists(CKPT):
-        state = torch.load(CKPT, map_location="cpu")
-        engine.module.load_state_dict(state["model"])
-        start = state["epoch"] + 1
-    for epoch in range(start, 10):
-        engine.step()
-        save_checkpoint(engine, optimizer, epoch)
-    torch.save(engine.module.state_dict(), "/out/final.pt")
-
-
-if __name__ == "__main__":
-    main()
-"""
-
-_TRAIN_FIXED = (
-    _TRAIN.replace("import deepspeed\n", "import deepspeed\nimport mindio_acp\n", 1)
-    .replace("    torch.save({", "    mindio_acp.save({")
-    .replace("torch.load(CKPT", "mindio_acp.load(CKPT")
-)
-
-_LAUNCH = "deepspeed --num_nodes 2 --num_gpus 8 train.py\n"
-_PINS = "torch==2.7.1\ntorch-npu==2.7.1.post2\nmindio-acp==7.3.0\ndeepspeed==0.16.4\n"
 _PROCESS_ACJOB = (
     _VCJOB.replace("batch.volcano.sh/v1alpha1", "mindxdl.gitee.com/v1")
     .replace("kind: Job", "kind: AscendJob")
@@ -55,16 +24,6 @@ _PROCESS_ACJOB = (
         '"grace"\n    framework: pytorch\n    process-recover-enable: "on"\n  annotations:\n    recover-strategy: "recover"\n',
     )
 )
-_MINDSPEED = """\
-import torch
-from mindspeed_llm import megatron_adaptor
-from megatron.training import pretrain
-
-
-if __name__ == "__main__":
-    pretrain()
-"""
-_MINDSPEED_PINS = "torch==2.7.1\nmindspeed-llm==2.3.0\nmindio-acp==7.3.0\n"
 
 
 class BlockingCheckpointSave(Rule):
@@ -152,16 +111,16 @@ finding says why there is no fix. For MindSpeed-LLM the fix inserts `import mind
         lambda: (
             Case(
                 title="a DeepSpeed job's rollback checkpoint, saved in the loop and read back on resume: one joint fix",
-                files={"train.sh": _LAUNCH, "train.py": _TRAIN, "requirements.txt": _PINS},
+                files={"train.sh": DEEPSPEED_LAUNCH, "train.py": DEEPSPEED_TRAIN, "requirements.txt": DEEPSPEED_PINS},
                 expect=("train.py:11:5",),
                 unsafe=True,
-                fixed={"train.py": _TRAIN_FIXED},
+                fixed={"train.py": DEEPSPEED_TRAIN_ACP},
             ),
             Case(
                 title="a best model and a final export are no rollback checkpoint",
                 files={
-                    "train.sh": _LAUNCH,
-                    "requirements.txt": _PINS,
+                    "train.sh": DEEPSPEED_LAUNCH,
+                    "requirements.txt": DEEPSPEED_PINS,
                     "train.py": "import deepspeed\nimport torch\n\nfor epoch in range(10):\n    acc = step()\n"
                     "    if acc > best:\n        torch.save(model.state_dict(), 'model_best.pth')\n"
                     "torch.save(model.state_dict(), 'final.pth')\nif args.resume:\n"
@@ -171,8 +130,8 @@ finding says why there is no fix. For MindSpeed-LLM the fix inserts `import mind
             Case(
                 title="a fine-tune script: a pretrained load and per-epoch saves, but no resume path",
                 files={
-                    "train.sh": _LAUNCH,
-                    "requirements.txt": _PINS,
+                    "train.sh": DEEPSPEED_LAUNCH,
+                    "requirements.txt": DEEPSPEED_PINS,
                     "train.py": "import deepspeed\nimport torch\n\nif args.pretrained:\n"
                     "    model.load_state_dict(torch.load(args.pretrained))\nfor epoch in range(3):\n"
                     "    step()\n    torch.save(model.state_dict(), f'ckpt_{epoch}.pt')\n",
@@ -181,61 +140,69 @@ finding says why there is no fix. For MindSpeed-LLM the fix inserts `import mind
             Case(
                 title="the resume load reads a path written otherwise: reported, no fix (no load is shown to match)",
                 files={
-                    "train.sh": _LAUNCH,
-                    "requirements.txt": _PINS,
-                    "train.py": _TRAIN.replace("torch.load(CKPT", "torch.load(args.resume"),
+                    "train.sh": DEEPSPEED_LAUNCH,
+                    "requirements.txt": DEEPSPEED_PINS,
+                    "train.py": DEEPSPEED_TRAIN.replace("torch.load(CKPT", "torch.load(args.resume"),
                 },
                 expect=("train.py:11:5",),
                 unsafe=True,
-                fixed={"train.py": _TRAIN.replace("torch.load(CKPT", "torch.load(args.resume")},
+                fixed={"train.py": DEEPSPEED_TRAIN.replace("torch.load(CKPT", "torch.load(args.resume")},
             ),
             Case(
                 title="a test script also runs the entry: the import would reach it, so no fix",
                 files={
-                    "train.sh": _LAUNCH,
+                    "train.sh": DEEPSPEED_LAUNCH,
                     "tests/run_ckpt.sh": "python3 ../train.py --epochs 1\n",
-                    "train.py": _TRAIN,
-                    "requirements.txt": _PINS,
+                    "train.py": DEEPSPEED_TRAIN,
+                    "requirements.txt": DEEPSPEED_PINS,
                 },
                 expect=("train.py:11:5",),
                 unsafe=True,
-                fixed={"train.py": _TRAIN},
+                fixed={"train.py": DEEPSPEED_TRAIN},
             ),
             Case(
                 title="plain PyTorch: MindIO ACP documents DeepSpeed, X1 and MindSpeed-LLM only",
                 files={
                     "train.sh": "torchrun --nnodes 2 --nproc_per_node 8 train.py\n",
-                    "train.py": _TRAIN.replace("import deepspeed\n", "").replace(
+                    "train.py": DEEPSPEED_TRAIN.replace("import deepspeed\n", "").replace(
                         "engine, optimizer, _, _ = deepspeed.initialize(model=torch.nn.Linear(4, 4).npu())",
                         "engine, optimizer = build()",
                     ),
-                    "requirements.txt": _PINS,
+                    "requirements.txt": DEEPSPEED_PINS,
                 },
             ),
             Case(
                 title="versions not declared: withheld (declare versions.torch and versions.mindio)",
-                files={"train.sh": _LAUNCH, "train.py": _TRAIN},
+                files={"train.sh": DEEPSPEED_LAUNCH, "train.py": DEEPSPEED_TRAIN},
             ),
             Case(
                 title="the versions in the configuration",
-                files={"train.sh": _LAUNCH, "train.py": _TRAIN},
+                files={"train.sh": DEEPSPEED_LAUNCH, "train.py": DEEPSPEED_TRAIN},
                 config={"versions": {"torch": "2.7.1", "mindio": "7.3.0"}},
                 expect=("train.py:11:5",),
                 unsafe=True,
-                fixed={"train.py": _TRAIN_FIXED},
+                fixed={"train.py": DEEPSPEED_TRAIN_ACP},
             ),
             Case(
                 title="torch 2.1.0: MindIO ACP's installation table names torch 2.7.1",
-                files={"train.sh": _LAUNCH, "train.py": _TRAIN, "requirements.txt": _PINS.replace("2.7.1", "2.1.0")},
+                files={
+                    "train.sh": DEEPSPEED_LAUNCH,
+                    "train.py": DEEPSPEED_TRAIN,
+                    "requirements.txt": DEEPSPEED_PINS.replace("2.7.1", "2.1.0"),
+                },
             ),
             Case(
                 title="MindIO known to be older than 6.0.RC2",
-                files={"train.sh": _LAUNCH, "train.py": _TRAIN, "requirements.txt": _PINS.replace("7.3.0", "6.0.RC1")},
+                files={
+                    "train.sh": DEEPSPEED_LAUNCH,
+                    "train.py": DEEPSPEED_TRAIN,
+                    "requirements.txt": DEEPSPEED_PINS.replace("7.3.0", "6.0.RC1"),
+                },
             ),
             Case(
                 title="a unit test is not training",
                 files={
-                    "requirements.txt": _PINS,
+                    "requirements.txt": DEEPSPEED_PINS,
                     "tests/test_ckpt.py": "import unittest\nimport deepspeed\nimport torch\n\n\n"
                     "class T(unittest.TestCase):\n    def test_save(self):\n"
                     "        for i in range(2):\n            torch.save(model.state_dict(), '/tmp/ckpt.pt')\n",
@@ -246,13 +213,13 @@ finding says why there is no fix. For MindSpeed-LLM the fix inserts `import mind
                 files={
                     "job.yaml": _VCJOB,
                     "train.sh": "#!/bin/bash\ntorchrun pretrain_gpt.py\n",
-                    "pretrain_gpt.py": _MINDSPEED,
-                    "requirements.txt": _MINDSPEED_PINS,
+                    "pretrain_gpt.py": MINDSPEED_ENTRY,
+                    "requirements.txt": MINDSPEED_PINS,
                 },
                 expect=("pretrain_gpt.py:2",),
                 unsafe=True,
                 fixed={
-                    "pretrain_gpt.py": _MINDSPEED.replace(
+                    "pretrain_gpt.py": MINDSPEED_ENTRY.replace(
                         "from mindspeed_llm import megatron_adaptor\n",
                         "from mindspeed_llm import megatron_adaptor\nimport mindio_acp\n",
                     ),
@@ -262,8 +229,8 @@ finding says why there is no fix. For MindSpeed-LLM the fix inserts `import mind
             Case(
                 title="one MindSpeed-LLM entry, three launch scripts: one finding, one fix for all of them",
                 files={
-                    "pretrain_gpt.py": _MINDSPEED,
-                    "requirements.txt": _MINDSPEED_PINS,
+                    "pretrain_gpt.py": MINDSPEED_ENTRY,
+                    "requirements.txt": MINDSPEED_PINS,
                     **{
                         f"examples/run{k}.sh": "torchrun --nnodes 2 --nproc_per_node 8 pretrain_gpt.py\n"
                         for k in (1, 2, 3)
@@ -272,7 +239,7 @@ finding says why there is no fix. For MindSpeed-LLM the fix inserts `import mind
                 expect=("pretrain_gpt.py:2",),
                 unsafe=True,
                 fixed={
-                    "pretrain_gpt.py": _MINDSPEED.replace(
+                    "pretrain_gpt.py": MINDSPEED_ENTRY.replace(
                         "from mindspeed_llm import megatron_adaptor\n",
                         "from mindspeed_llm import megatron_adaptor\nimport mindio_acp\n",
                     ),
@@ -288,8 +255,8 @@ finding says why there is no fix. For MindSpeed-LLM the fix inserts `import mind
                 files={
                     "job.yaml": _VCJOB,
                     "train.sh": "export MINDIO_AUTO_PATCH_MEGATRON=false\ntorchrun pretrain_gpt.py\n",
-                    "requirements.txt": _MINDSPEED_PINS,
-                    "pretrain_gpt.py": _MINDSPEED.replace(
+                    "requirements.txt": MINDSPEED_PINS,
+                    "pretrain_gpt.py": MINDSPEED_ENTRY.replace(
                         "megatron_adaptor\n", "megatron_adaptor\nimport mindio_acp  # checkpoint acceleration\n"
                     ),
                 },
@@ -302,15 +269,15 @@ finding says why there is no fix. For MindSpeed-LLM the fix inserts `import mind
                 files={
                     "job.yaml": _VCJOB,
                     "train.sh": "#!/bin/bash\ntorchrun pretrain_gpt.py\n",
-                    "pretrain_gpt.py": _MINDSPEED,
-                    "requirements.txt": _MINDSPEED_PINS.replace("2.3.0", "26.1.0"),
+                    "pretrain_gpt.py": MINDSPEED_ENTRY,
+                    "requirements.txt": MINDSPEED_PINS.replace("2.3.0", "26.1.0"),
                 },
             ),
             Case(
                 title="MindSpeed-LLM's FSDP2 path saves through its own checkpoint manager: no Megatron to patch",
                 files={
                     "train.sh": "#!/bin/bash\ntorchrun --nnodes 2 --nproc_per_node 8 train_fsdp2.py\n",
-                    "requirements.txt": _MINDSPEED_PINS,
+                    "requirements.txt": MINDSPEED_PINS,
                     "train_fsdp2.py": "import torch\nfrom mindspeed_llm.fsdp2.train.trainer import Trainer\n\n"
                     "if __name__ == '__main__':\n    Trainer().train()\n",
                 },
@@ -320,8 +287,8 @@ finding says why there is no fix. For MindSpeed-LLM the fix inserts `import mind
                 files={
                     "job.yaml": _VCJOB,
                     "train.sh": "export MINDIO_AUTO_PATCH_MEGATRON=true\ntorchrun pretrain_gpt.py\n",
-                    "requirements.txt": _MINDSPEED_PINS,
-                    "pretrain_gpt.py": _MINDSPEED.replace(
+                    "requirements.txt": MINDSPEED_PINS,
+                    "pretrain_gpt.py": MINDSPEED_ENTRY.replace(
                         "megatron_adaptor\n", "megatron_adaptor\nimport mindio_acp\n"
                     ),
                 },
@@ -329,9 +296,9 @@ finding says why there is no fix. For MindSpeed-LLM the fix inserts `import mind
             Case(
                 title="saves already through MindIO ACP",
                 files={
-                    "train.sh": _LAUNCH,
-                    "requirements.txt": _PINS,
-                    "train.py": _TRAIN_FIXED,
+                    "train.sh": DEEPSPEED_LAUNCH,
+                    "requirements.txt": DEEPSPEED_PINS,
+                    "train.py": DEEPSPEED_TRAIN_ACP,
                 },
             ),
             Case(
@@ -339,8 +306,8 @@ finding says why there is no fix. For MindSpeed-LLM the fix inserts `import mind
                 files={
                     "job.yaml": _PROCESS_ACJOB,
                     "train.sh": "deepspeed train.py\n",
-                    "train.py": _TRAIN,
-                    "requirements.txt": _PINS,
+                    "train.py": DEEPSPEED_TRAIN,
+                    "requirements.txt": DEEPSPEED_PINS,
                 },
             ),
             Case(
@@ -348,7 +315,7 @@ finding says why there is no fix. For MindSpeed-LLM the fix inserts `import mind
                 files={
                     "job.yaml": _VCJOB.replace("bash /job/code/train.sh", "msrun --worker_num=8 /job/code/train.py"),
                     "train.py": "import mindspore\nimport torch\n\ntorch.save({}, '/tmp/x.pt')\n",
-                    "requirements.txt": _PINS,
+                    "requirements.txt": DEEPSPEED_PINS,
                 },
             ),
         )

@@ -4,13 +4,20 @@ from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Project
 from recovery_lint.rule import Case, Rule, examples
 
+from ._examples import (
+    DEEPSPEED_LAUNCH,
+    DEEPSPEED_PINS,
+    DEEPSPEED_TRAIN,
+    DEEPSPEED_TRAIN_ACP,
+    MINDSPEED_ENTRY,
+    MINDSPEED_PINS,
+)
 from ._examples import PYTORCH_VCJOB as _VCJOB
 from ._mindio import findings
-from .rl401_blocking_checkpoint_save import _LAUNCH, _MINDSPEED, _MINDSPEED_PINS, _PINS, _TRAIN, _TRAIN_FIXED
 
-_TRAIN_FIXED_SAVE_ONLY = _TRAIN.replace("import deepspeed\n", "import deepspeed\nimport mindio_acp\n", 1).replace(
-    "    torch.save({", "    mindio_acp.save({"
-)
+_TRAIN_FIXED_SAVE_ONLY = DEEPSPEED_TRAIN.replace(
+    "import deepspeed\n", "import deepspeed\nimport mindio_acp\n", 1
+).replace("    torch.save({", "    mindio_acp.save({")
 
 
 class CheckpointLoadFromStorage(Rule):
@@ -79,18 +86,22 @@ the change may need `mindio_acp.convert` or a new save.
         lambda: (
             Case(
                 title="the resume load of a DeepSpeed job's rollback checkpoint: one joint fix with the save",
-                files={"train.sh": _LAUNCH, "train.py": _TRAIN, "requirements.txt": _PINS},
+                files={"train.sh": DEEPSPEED_LAUNCH, "train.py": DEEPSPEED_TRAIN, "requirements.txt": DEEPSPEED_PINS},
                 expect=("train.py:18:17",),
                 unsafe=True,
-                fixed={"train.py": _TRAIN_FIXED},
+                fixed={"train.py": DEEPSPEED_TRAIN_ACP},
             ),
             Case(
                 title="a save converted without its load: torch.load cannot read MindIO ACP's format",
-                files={"train.sh": _LAUNCH, "train.py": _TRAIN_FIXED_SAVE_ONLY, "requirements.txt": _PINS},
+                files={
+                    "train.sh": DEEPSPEED_LAUNCH,
+                    "train.py": _TRAIN_FIXED_SAVE_ONLY,
+                    "requirements.txt": DEEPSPEED_PINS,
+                },
                 expect=("train.py:19:17",),
                 unsafe=True,
                 fixed={
-                    "train.py": _TRAIN_FIXED.replace(
+                    "train.py": DEEPSPEED_TRAIN_ACP.replace(
                         "import deepspeed\nimport mindio_acp\n", "import deepspeed\nimport mindio_acp\n"
                     )
                 },
@@ -98,20 +109,20 @@ the change may need `mindio_acp.convert` or a new save.
             Case(
                 title="map_location=torch.device('cpu') is not what mindio_acp.load takes: reported, no fix",
                 files={
-                    "train.sh": _LAUNCH,
-                    "requirements.txt": _PINS,
-                    "train.py": _TRAIN.replace('map_location="cpu"', "map_location=torch.device('cpu')"),
+                    "train.sh": DEEPSPEED_LAUNCH,
+                    "requirements.txt": DEEPSPEED_PINS,
+                    "train.py": DEEPSPEED_TRAIN.replace('map_location="cpu"', "map_location=torch.device('cpu')"),
                 },
                 expect=("train.py:18:17",),
                 unsafe=True,
-                fixed={"train.py": _TRAIN.replace('map_location="cpu"', "map_location=torch.device('cpu')")},
+                fixed={"train.py": DEEPSPEED_TRAIN.replace('map_location="cpu"', "map_location=torch.device('cpu')")},
             ),
             Case(
                 title="pretrained weights loaded for a fine-tune are no resume",
                 files={
-                    "train.sh": _LAUNCH,
-                    "requirements.txt": _PINS,
-                    "train.py": _TRAIN.replace(
+                    "train.sh": DEEPSPEED_LAUNCH,
+                    "requirements.txt": DEEPSPEED_PINS,
+                    "train.py": DEEPSPEED_TRAIN.replace(
                         "    start = 0\n",
                         "    start = 0\n    if args.pretrained:\n        engine.module.load_state_dict(torch.load(args.pretrained))\n",
                     )
@@ -126,27 +137,27 @@ the change may need `mindio_acp.convert` or a new save.
             Case(
                 title="no rollback save in the job: its loads are no resume of a checkpoint it writes",
                 files={
-                    "train.sh": _LAUNCH,
-                    "requirements.txt": _PINS,
+                    "train.sh": DEEPSPEED_LAUNCH,
+                    "requirements.txt": DEEPSPEED_PINS,
                     "train.py": "import deepspeed\nimport torch\n\nstate = torch.load(args.resume_ckpt)\n",
                 },
             ),
             Case(
                 title="versions not declared: withheld",
-                files={"train.sh": _LAUNCH, "train.py": _TRAIN},
+                files={"train.sh": DEEPSPEED_LAUNCH, "train.py": DEEPSPEED_TRAIN},
             ),
             Case(
                 title="MindSpeed-LLM 2.3 without MindIO ACP: the same finding and fix as RL401",
                 files={
                     "job.yaml": _VCJOB,
                     "train.sh": "#!/bin/bash\ntorchrun pretrain_gpt.py\n",
-                    "pretrain_gpt.py": _MINDSPEED,
-                    "requirements.txt": _MINDSPEED_PINS,
+                    "pretrain_gpt.py": MINDSPEED_ENTRY,
+                    "requirements.txt": MINDSPEED_PINS,
                 },
                 expect=("pretrain_gpt.py:2",),
                 unsafe=True,
                 fixed={
-                    "pretrain_gpt.py": _MINDSPEED.replace(
+                    "pretrain_gpt.py": MINDSPEED_ENTRY.replace(
                         "from mindspeed_llm import megatron_adaptor\n",
                         "from mindspeed_llm import megatron_adaptor\nimport mindio_acp\n",
                     ),
