@@ -92,17 +92,6 @@ def insert_nested_entry(src: SourceText, parent: YMap, key: str, child_key: str,
     return edit(src, pos, pos, f"{nl}{indent}{key}:{nl}{child}{child_key}: {child_value}")
 
 
-def set_entry(src: SourceText, mapping: YMap, key: str, value: str) -> Edit:
-    """Set ``key`` to a string value: replace it when present, else append it."""
-    found = mapping.entry(key)
-    if found is not None and isinstance(found[1], YScalar) and not (found[1].is_null and found[1].value == ""):
-        return replace_scalar(src, found[1], value)
-    if found is not None:  # "key:" with an empty value
-        colon = mapping.colon_end(mapping.index_of(key))
-        return edit(src, colon, colon, f" {yaml_scalar_text(value, chr(34))}")
-    return insert_entry(src, mapping, key, yaml_scalar_text(value, '"'))
-
-
 def _dash_column(src: SourceText, seq: YSeq) -> int:
     first = seq.items[0]
     pos = first.span.start - 1
@@ -194,14 +183,6 @@ def remove_block_keep_comments(src: SourceText, start: int, end: int) -> Edit:
 
 def _break_before(src: SourceText, line_start: int) -> str:
     return "\r\n" if src.text[max(0, line_start - 2) : line_start] == "\r\n" else "\n"
-
-
-def remove_entry(src: SourceText, mapping: YMap, key: str) -> Edit | None:
-    found = mapping.entry(key)
-    if found is None or mapping.flow:
-        return None
-    k, v = found
-    return remove_block_keep_comments(src, k.span.start, max(content_end(v), k.span.end))
 
 
 def remove_items(src: SourceText, seq: YSeq, items: list[YNode]) -> list[Edit]:

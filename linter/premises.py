@@ -133,10 +133,6 @@ def withheld_for(rule, job: Job) -> list[Withheld] | None:
     return [Withheld(rule.code, job.id, name, found.evidence, found.key) for name, found in gaps]
 
 
-def config_key(name: str) -> str:
-    return PREMISES[name].key
-
-
 # -- the premises ----------------------------------------------------------------------------------
 def _configured(job: Job, key: str) -> str | None:
     return job.context.settings.get(f"target.{key}")

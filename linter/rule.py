@@ -3,7 +3,7 @@ examples) and yields diagnostics from the job and file models. It never opens a 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -164,16 +164,6 @@ class Rule:
     def withhold(self, job: Job, premise: str, evidence: str) -> Withheld:
         """Advice not given because ``premise`` is unknown for ``job`` (yielded like a finding)."""
         return Withheld(self.code, job.id, premise, evidence)
-
-    def run(self, project: Project) -> Iterator[Diagnostic]:
-        for diagnostic in self.check_project(project):
-            yield diagnostic
-        for parsed in project.files:
-            if parsed.relevant:
-                yield from self.check_file(parsed)
-        for job in project.jobs:
-            for diagnostic in self.check_job(job):
-                yield diagnostic.with_job(job.id if job.manifest else None)
 
     @classmethod
     def documentation(cls, level: int = 1) -> str:

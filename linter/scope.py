@@ -40,10 +40,6 @@ class Scope:
     root: Path | None = None  # the repository root in file mode
     folder_files: list[Candidate] | None = None  # what the walk of ``folders`` found (with them)
 
-    @property
-    def file_mode(self) -> bool:
-        return self.report_only is not None and self.stdin is None
-
 
 def resolve(given: list[str], cwd: Path, stdin_filename: str | None = None, stdin_bytes: bytes | None = None) -> Scope:
     if STDIN_DISPLAY in given:

@@ -120,8 +120,3 @@ def pytorch_launches(job: Job) -> list[tuple[Launch, LaunchCommand]]:
             ):
                 out.append((launch, cmd))
     return out
-
-
-def version_note(job: Job, component: str) -> str:
-    value = job.context.versions.get(component)
-    return f"{component} {value}" if value else f"{component} version unknown"

@@ -199,24 +199,6 @@ def _import_block(file: PythonFile, anchor: PyImport) -> list[PyImport]:
     return tops[first : last + 1]
 
 
-def call_fix(file: PythonFile, call: PyCall, function: str) -> tuple[Fix | None, str]:
-    """``torch.save(`` -> ``mindio_acp.save(`` (arguments kept) plus the import, as one unsafe fix;
-    (None, why) when the call could not be written for MindIO ACP's API."""
-    text = file.source.text
-    if "**" in text[call.func_span.end : call.span.end] or any(a.source.startswith("*") for a in call.positional):
-        return None, "its arguments are unpacked"
-    why = _api_mismatch(file, call, function)
-    if why:
-        return None, why
-    added = import_edit(file)
-    if added is None:
-        return None, "no place for the import was found"
-    edits = [edit(file.source, call.func_span.start, call.func_span.end, f"{ACP}.{function}")]
-    if isinstance(added, Edit):
-        edits.append(added)
-    return unsafe_fix(f"Use {ACP}.{function} (MindIO ACP)", *edits), ""
-
-
 def _api_mismatch(file: PythonFile, call: PyCall, function: str) -> str:
     if function == "save":
         if len(call.positional) != 2 or call.keywords:

@@ -191,10 +191,6 @@ class PythonFile:
     chained_npu: bool = False  # moves a call's result to an NPU (``torch.ones(2).npu()``)
     looped_calls: frozenset[str] = frozenset()  # last names of the calls written in a loop body
 
-    def runs_on_import(self, call: PyCall) -> bool:
-        """Whether a call runs when the file is imported, not only when it is run as a program."""
-        return not any(start <= call.start < end for start, end in self.main_guards)
-
     def imports_module(self, *prefixes: str) -> bool:
         return any(i.module == p or i.module.startswith(p + ".") for i in self.imports for p in prefixes)
 

@@ -92,10 +92,6 @@ class YScalar(Located):
         return tag
 
     @property
-    def is_str(self) -> bool:
-        return self.tag == STR_TAG
-
-    @property
     def is_null(self) -> bool:
         return self.tag == NULL_TAG
 
