@@ -5,7 +5,6 @@ interrupted)."""
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 import re
 import signal
@@ -107,6 +106,8 @@ def _refuse_mistyped_command(word: str, cwd: Path) -> None:
     dashes: `recovery-lint fix .`) is a mistyped command."""
     if word.startswith("-") or not re.fullmatch(r"[a-z][a-z-]*", word) or os.path.lexists(cwd / word):
         return
+    import difflib  # for a mistyped command alone
+
     close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
     if close:
         raise UsageError(f"{word}: no such command, file or directory (did you mean 'recovery-lint {close[0]}'?)")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -118,14 +119,14 @@ def test_a_disk_error_is_reported_per_file_with_the_original_intact(tmp_path, mo
 
         monkeypatch.setattr(os, "replace", replace)
     elif failing == "mkstemp":
-        real_mkstemp = fix_module.tempfile.mkstemp
+        real_mkstemp = tempfile.mkstemp
 
         def mkstemp(*args, **kwargs):
             if Path(kwargs["dir"]) == broken:
                 raise full
             return real_mkstemp(*args, **kwargs)
 
-        monkeypatch.setattr(fix_module.tempfile, "mkstemp", mkstemp)
+        monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
     else:
         real_fsync = os.fsync
 

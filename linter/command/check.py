@@ -10,7 +10,6 @@ import re
 import sys
 from pathlib import Path
 
-from ..adopt import BaselineError, filter_baseline, read_baseline, write_baseline
 from ..argv import UsageError
 from ..config import Config, find_config, load_config
 from ..discover import ExcludeSet
@@ -21,7 +20,6 @@ from ..flow.request import LintRequest, LintResult
 from ..registry import indexed_rules, is_known_selector, select
 from ..rule import Rule
 from ..scope import STDIN_DISPLAY, Scope, ScopeError, resolve
-from . import fixing
 from .outcome import EXIT_CLEAN, EXIT_ERROR, exit_code, linted
 from .output import Output, OutputOptions, progress_bar
 
@@ -66,6 +64,9 @@ class Check:
     # -- the run, in the mode asked for -------------------------------------------------------------
     def _mode(self, request: LintRequest, scope: Scope, out: Output, fail_on: str) -> int:
         args = self.args
+        if args.add_suppressions or args.fix or args.diff:
+            from . import fixing  # the fix engine: loaded by a run that writes or shows fixes
+
         if args.add_suppressions:
             return fixing.add_suppressions(request, self.warn)
         if args.fix or args.diff:
@@ -192,9 +193,11 @@ class Check:
             unsafe_fixes=args.unsafe_fixes,
         )
 
-    def _fix_options(self) -> fixing.FixOptions:
+    def _fix_options(self):
+        from .fixing import FixOptions
+
         args = self.args
-        return fixing.FixOptions(
+        return FixOptions(
             unsafe=args.unsafe_fixes,
             diff=args.diff,
             exit_non_zero_on_fix=args.exit_non_zero_on_fix,
@@ -216,20 +219,22 @@ class Check:
         """The findings a ``--baseline`` file does not record (all of them without one)."""
         if not self.args.baseline:
             return result.diagnostics
+        from ..adopt import BaselineError, filter_baseline, read_baseline  # loaded by a run with a baseline
+
         file = Path(self.args.baseline)
         try:
             known = read_baseline(file)
         except BaselineError as exc:
             raise UsageError(f"baseline: {exc}") from exc
-        kept, _ = filter_baseline(
-            result.diagnostics, known, fixing.sources_of(result), self.cwd, file.absolute().parent
-        )
+        kept, _ = filter_baseline(result.diagnostics, known, result.sources(), self.cwd, file.absolute().parent)
         return kept
 
     def _write_baseline(self, result: LintResult) -> int:
+        from ..adopt import BaselineError, write_baseline
+
         target = self.args.write_baseline
         try:
-            written = write_baseline(Path(target), result.diagnostics, fixing.sources_of(result), self.cwd)
+            written = write_baseline(Path(target), result.diagnostics, result.sources(), self.cwd)
         except BaselineError as exc:
             raise UsageError(f"baseline: {exc}") from exc
         print(f"Wrote {written} finding{'s' if written != 1 else ''} to {target}", file=sys.stderr)

@@ -11,10 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import fix
 from ..adopt import plan_suppressions
 from ..diagnostics import Diagnostic
 from ..engine import lint
-from ..fix import WriteError, applicable, fix_loop, parse_regression, unified_diff, write_atomic
+from ..fix import WriteError, applicable, parse_regression, unified_diff, write_atomic
 from ..flow.request import LintRequest, LintResult
 from ..span import to_bytes
 from .outcome import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, count, exit_code
@@ -37,7 +38,7 @@ Warn = Callable[[str], None]
 
 def fix_files(options: FixOptions, request: LintRequest, out: Output, fail_on: str, keep: Filter, warn: Warn) -> int:
     """``--fix`` (or ``--diff``): every fix applied until nothing changes, then written (or shown)."""
-    outcome = fix_loop(request, unsafe=options.unsafe)
+    outcome = fix.fix_loop(request, unsafe=options.unsafe)
     outcome.result.diagnostics = keep(outcome.result)
     _warn_all(outcome.result.warnings, warn)
     for message in outcome.reverted:
@@ -89,7 +90,7 @@ def fix_standard_input(
     options: FixOptions, request: LintRequest, display: str, original: str, out: Output, fail_on: str, keep: Filter
 ) -> int:
     """'-' with --fix or --diff: the fixed text (or the diff) on standard output, the report on standard error."""
-    outcome = fix_loop(request, unsafe=options.unsafe)
+    outcome = fix.fix_loop(request, unsafe=options.unsafe)
     outcome.result.diagnostics = keep(outcome.result)
     if not options.quiet:
         for message in [*outcome.result.warnings, *outcome.reverted]:
@@ -121,7 +122,7 @@ def add_suppressions(request: LintRequest, warn: Warn) -> int:
     wanted = result.diagnostics
     if request.report_only is not None and request.named:  # as --fix: only the files passed are written
         wanted = [d for d in wanted if d.path in request.report_only]
-    plan = plan_suppressions(wanted, sources_of(result), kinds)
+    plan = plan_suppressions(wanted, result.sources(), kinds)
     parsed = {f.path: f for f in result.files}
     status = EXIT_CLEAN
     added = extended = files = 0
@@ -148,10 +149,6 @@ def add_suppressions(request: LintRequest, warn: Warn) -> int:
         print(f"{len(plan.skipped)} finding line(s) could not be suppressed (see above).")
         status = EXIT_FINDINGS
     return status
-
-
-def sources_of(result: LintResult) -> dict:
-    return {f.path: f.source for f in result.files if f.source is not None}
 
 
 def write_roots(request: LintRequest) -> list[Path]:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the records sit below every stage: the types they hold are 
     from ..parse import ParsedFile
     from ..premises import Withheld
     from ..rule import Rule
+    from ..span import SourceText
 
 
 @dataclass
@@ -57,6 +58,10 @@ class LintResult:
     # every finding of the linked jobs, also those outside ``report_only`` (the scorecard judges whole jobs)
     all_diagnostics: list[Diagnostic] = field(default_factory=list)
     withheld: list[Withheld] = field(default_factory=list)  # advice not given: a premise was unknown
+
+    def sources(self) -> dict[str, SourceText]:
+        """The text of every file the run read, by display path."""
+        return {f.path: f.source for f in self.files if f.source is not None}
 
 
 class Locations(Mapping):

@@ -11,8 +11,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from ..atomic import replace_file
-
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
     from ..span import SourceText
@@ -79,4 +77,6 @@ def repository_path(display: str, cwd: Path, root: Path) -> str | None:
 def write_report_file(path: Path, text: str) -> None:
     """Write a report atomically: a reader (or an upload step) never sees a half-written file. A shell
     script's undecodable bytes, quoted in a text report, are written as they are in the file."""
+    from ..atomic import replace_file  # loaded by a run that writes its report to a file
+
     replace_file(Path(path), text.encode("utf-8", "surrogateescape"))
