@@ -216,6 +216,20 @@ class Project:
     # in the view a rule with premises sees (engine): the training jobs where one of them does not hold
     premise_skipped: list[Job] = field(default_factory=list)
     sharing: object = None  # Sharing: the other scripts that name a file (asked before a fix imports into it)
+    # entry path -> the ids of every job (training or not) whose launch runs it: the same in every view
+    entry_runs: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    def run_by_others(self, path: str) -> bool:
+        """Whether a job this view's advice is not for (not training, or a premise not holding) runs
+        the entry ``path``."""
+        mine = self._job_ids()
+        return any(job_id not in mine for job_id in self.entry_runs.get(path, ()))
+
+    def _job_ids(self) -> frozenset[str]:
+        ids = self.__dict__.get("_ids")
+        if ids is None:
+            ids = self.__dict__["_ids"] = frozenset(job.id for job in self.jobs)
+        return ids
 
 
 def linked_files(project: Project) -> set[str]:

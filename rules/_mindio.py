@@ -310,13 +310,12 @@ def findings(rule, project: Project, function: str, cost: str, mindspeed_cost: s
             related=mindspeed_related(group),
         )
         yield replace(found, origins=tuple(job.id for job, _ in group.jobs))
-    shared = shared_entries(project)
     for job, state in judged:
         if state.mindspeed is not None:
             continue
         pair = rollback(job)
         if pair.saves and pair.loads:  # a checkpoint the loop repeats and the resume path reads back
-            fix, why = joint_fix(pair, lambda f, job=job: shared_with(f, job, project, shared))
+            fix, why = joint_fix(pair, lambda f, job=job: shared_with(f, job, project))
             tail = f" No fix: {why}." if why else ""
             calls = pair.saves if function == "save" else pair.loads
             first = calls[0][1].span
@@ -333,7 +332,7 @@ def findings(rule, project: Project, function: str, cost: str, mindspeed_cost: s
                     call.span,
                     f"{call.written}(...) reads a checkpoint that mindio_acp.save writes at {where}, in MindIO ACP's "
                     f"own format, which torch.load cannot read: the job cannot resume. Use mindio_acp.load.",
-                    _load_fix(file, call, shared_with(file, job, project, shared)),
+                    _load_fix(file, call, shared_with(file, job, project)),
                 )
                 yield found.with_job(None, job.id)
 
@@ -384,22 +383,12 @@ def same_path(a: PyArg, b: PyArg) -> bool:
     return "".join(a.source.split()) == "".join(b.source.split())
 
 
-def shared_entries(project: Project) -> set[str]:
-    """Python files that a launch this advice does not apply to also runs (a test, CI, a job whose
-    premises do not hold): an unconditional ``import mindio_acp`` there would reach that launch too."""
-    out: set[str] = set()
-    for job in [*project.skipped, *project.premise_skipped]:
-        for launch in job.launches:
-            out.update(c.entry_file.source.path for c in launch.commands if c.entry_file is not None)
-        out.update(e.source.path for e in job.entries)
-    return out
-
-
-def shared_with(file: PythonFile, job: Job, project: Project, shared: set[str]) -> str:
+def shared_with(file: PythonFile, job: Job, project: Project) -> str:
     """Why an unconditional import in ``file`` would reach a launch the advice is not for ('' when
-    nothing else is known to run it)."""
+    nothing else is known to run it): a job that is not training (a test, CI) or whose premises do
+    not hold runs it, or another script names it."""
     path = file.source.path
-    if path in shared:
+    if project.run_by_others(path):
         return f"{path} is also run by a launch this advice does not apply to"
     sharing = project.sharing
     others = sharing.others(path, frozenset(job.files)) if sharing is not None else None

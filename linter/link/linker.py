@@ -98,7 +98,19 @@ def build_project(
         [j for j in jobs if not j.judged],
         Judgements(lambda: linker.judgements(files + index.loaded, jobs)),
         sharing=Sharing(index),
+        entry_runs=entry_runs(jobs),
     )
+
+
+def entry_runs(jobs: list[Job]) -> dict[str, frozenset[str]]:
+    """Each Python entry, with the ids of the jobs whose launches run it."""
+    runs: dict[str, set[str]] = {}
+    for job in jobs:
+        paths = {e.source.path for e in job.entries}
+        paths.update(c.entry_file.source.path for launch in job.launches for c in launch.commands if c.entry_file)
+        for path in paths:
+            runs.setdefault(path, set()).add(job.id)
+    return {path: frozenset(ids) for path, ids in runs.items()}
 
 
 class Judgements(Mapping):
