@@ -291,14 +291,16 @@ _LAUNCHER = LazyPattern(
 )
 
 
-def training_file(parsed: ParsedFile, project: Project, job_files: set[str]) -> bool:
+def training_file(parsed: ParsedFile, project: Project, job_files: set[str], unreadable: set[str]) -> bool:
     """Whether a file-level finding (a parse error, a skipped template or shell) may be reported on
     ``parsed``: it is a file of a training job, or named on the command line. A file that could not be
     read at all (a templated manifest, a zsh script) cannot be linked; it counts when its text says
     what a training job's file says: a training workload's ``kind``, or a distributed launcher, and
-    neither its folder nor its name says it is something else (inference, CI, vendored code)."""
+    neither its folder nor its name says it is something else (inference, CI, vendored code).
+    ``job_files`` are the files of the training jobs, ``unreadable`` their entries that could not be
+    read (``unreadable_entries``)."""
     path = parsed.path
-    if path in job_files or path in project.named or path in _unreadable_entries(project):
+    if path in job_files or path in project.named or path in unreadable:
         return True
     if not _unread(parsed) or parsed.source is None:
         return False  # read and linked: the linker has said what it is
@@ -327,7 +329,7 @@ def _unread(parsed: ParsedFile) -> bool:
     return any(issue.kind == OTHER_SHELL for issue in parsed.issues)
 
 
-def _unreadable_entries(project: Project) -> set[str]:
+def unreadable_entries(project: Project) -> set[str]:
     """Python entries a training launch names that could not be read (invalid text, binary)."""
     return {
         cmd.entry_path

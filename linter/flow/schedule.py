@@ -16,7 +16,7 @@ from ..diagnostics import Diagnostic
 from ..fixpolicy import enforce
 from ..jobs import Job, Project, judged_in, linked_files
 from ..parse import ParsedFile
-from ..premises import Withheld, training_file, withheld_for
+from ..premises import Withheld, training_file, unreadable_entries, withheld_for
 from ..rule import Rule
 
 PARALLEL_RULES_THRESHOLD = 1000  # jobs; below this forking for the rules costs more than it saves
@@ -65,6 +65,7 @@ class _ProjectPaths:
         self.of_job = {id(job): set(job.files) for job in project.jobs}
         self.every = set().union(*self.of_job.values())
         self.linked = linked_files(project)
+        self.unreadable = unreadable_entries(project)
 
 
 class Hooks:
@@ -83,7 +84,10 @@ class Hooks:
             files = project.files
             if "training-file" in rule.premises:
                 if training_files is None:
-                    training_files = [f for f in project.files if training_file(f, project, self.paths.every)]
+                    paths = self.paths
+                    training_files = [
+                        f for f in project.files if training_file(f, project, paths.every, paths.unreadable)
+                    ]
                 files = training_files
             if "issues" in hooks:  # a parse-issue rule: the files holding one of its issues
                 files = [f for f in files if any(issue.kind == rule.issue_kind for issue in f.issues)]
