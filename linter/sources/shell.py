@@ -230,8 +230,14 @@ def parse_shell(src: SourceText) -> ShellScript:
     from .bash_syntax import check  # 10 ms to import: only a run that reads a script pays it
 
     checked = check(_as_bash_reads_it(src.text))
+    lossy = list(checked.lossy_rewrites)
+    if checked.problem is not None:
+        # bash stops at a syntax error; the statements after it are still what the script means to do
+        # (a placeholder such as MASTER_ADDR=<master_ip_address> on one line must not hide NNODES=2
+        # on the next): its line is read as blank, as a last resort after the rewrites of valid bash
+        lossy.append(_blank_line(src.text, checked.problem.offset))
     # tree-sitter reads the file as it is: it takes a '\\' before CRLF for the continuation meant
-    script = _parse(src, src, rewrites=(checked.rewrites, checked.lossy_rewrites))
+    script = _parse(src, src, rewrites=(checked.rewrites, lossy))
     if checked.problem is not None:
         problem = checked.problem
         script.issues = [ShellIssue(src.span(problem.offset, problem.end), problem.message)]
@@ -324,6 +330,14 @@ def _rewritten(text: str, rewrites: Rewrites) -> str:
         at = end
     parts.append(text[at:])
     return "".join(parts)
+
+
+def _blank_line(text: str, offset: int) -> tuple[int, int, str]:
+    """A rewrite of the line holding ``offset`` as spaces (its line break kept)."""
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    end = len(text) if end == -1 else end
+    return start, end, _blank(text[start:end])
 
 
 def _blank(text: str) -> str:
