@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .launch import DISTRIBUTED_LAUNCHERS, TORCH_LAUNCHERS, Scale
+from .launchers.scale import Scale
+from .launchers.table import BY_NAME, Launcher
 from .roles import TRAINING, Verdict
 from .sources.versions import PinFile, VersionPin
 from .span import Span
@@ -54,7 +55,9 @@ class LaunchCommand:
     launcher_words: tuple[int, int]  # word index range of cmd.words forming the launcher ("python -m torch...")
     entry: Word | None
     entry_file: PythonFile | None
-    env: dict[str, EnvValue]  # exported environment at this command, prefix assignments included
+    # the environment the ranks see: exported at this command, prefix assignments included (Ray actors:
+    # what `ray start` had in the script, else nothing of it)
+    env: dict[str, EnvValue]
     in_manifest: bool = False
     exact: bool = True  # False when the command came out of a variable: its words do not map onto the text
     words: list[Word] = field(default_factory=list)  # the command as run: wrappers stripped, variables split
@@ -62,14 +65,22 @@ class LaunchCommand:
     verdict: Verdict | None = None
     entry_note: str = ""  # why the entry file is not known
     entry_path: str | None = None  # the entry's display path, also when it could not be read
+    row: Launcher | None = None  # the launcher's row of launchers.table (by ``launcher`` when not given)
+    subcommand: str | None = None  # the launcher's subcommand (swift sft)
+    env_note: str = ""  # where the environment the ranks see comes from, when it is not this shell's
+
+    def __post_init__(self) -> None:
+        if self.row is None:
+            self.row = BY_NAME[self.launcher]
 
     @property
     def is_torch_launcher(self) -> bool:
-        return self.launcher in TORCH_LAUNCHERS
+        """A launch whose ranks a torchrun-style agent starts (torchrun, torch_npu_run, a framework's)."""
+        return self.row.torch  # type: ignore[union-attr]
 
     @property
     def is_distributed(self) -> bool:
-        return self.launcher in DISTRIBUTED_LAUNCHERS
+        return self.row.distributed  # type: ignore[union-attr]
 
     @property
     def judged(self) -> bool:

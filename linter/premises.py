@@ -192,10 +192,9 @@ def multi_node(job: Job) -> Answer:
 
 
 def _launch_nodes(job: Job) -> Answer | None:
-    """The node count of the job's distributed launches: held where one spans several nodes,
-    failed where every one is known to run on one, None where one of them is not known."""
-    from .launch import node_count
-
+    """The node count of the job's distributed launches (as the linker read their scale): held where
+    one spans several nodes, failed where every one is known to run on one, None where one of them
+    is not known."""
     single: list[Answer] = []
     for launch in job.launches:
         for cmd in launch.commands:
@@ -210,16 +209,16 @@ def _launch_nodes(job: Job) -> Answer | None:
                     return found
                 single.append(found)
                 continue
-            words = cmd.words
-            entry = next((k for k, w in enumerate(words) if w is cmd.entry), None)
-            if entry is not None:  # the launcher's own options end at the program it runs
-                words = words[:entry]
-            nodes, evidence = node_count(cmd.launcher, words, cmd.launcher_words[1] - cmd.launcher_words[0])
-            if nodes is None:
+            scale = cmd.scale
+            if scale is None:
                 return None
-            if nodes > 1:
-                return Answer(HELD, evidence, where=where)
-            single.append(Answer(FAILED, evidence, where=where))
+            if scale.several:
+                return Answer(HELD, f"{scale.node_evidence}: several nodes", where=where)
+            if scale.nodes is None:
+                return None
+            if scale.nodes > 1:
+                return Answer(HELD, scale.node_evidence, where=where)
+            single.append(Answer(FAILED, scale.node_evidence, where=where))
     if single:
         return single[0]
     return None
@@ -238,8 +237,8 @@ def _python_nodes(cmd, where: str) -> Answer | None:
     scale = cmd.scale
     if cmd.launcher != "python" or scale is None:
         return None
-    if (scale.nodes or 1) > 1:
-        return Answer(HELD, scale.evidence, where=where)
+    if (scale.nodes or 1) > 1 or scale.several:
+        return Answer(HELD, scale.node_evidence or scale.evidence, where=where)
     named = _NP.search(posixpath.basename(cmd.script.source.path).lower())
     if named and scale.per_node and int(named.group(1)) > scale.per_node:
         return Answer(

@@ -4,10 +4,10 @@ from recovery_lint.diagnostics import Edit, Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import edit, replace_words
 from recovery_lint.jobs import Job, LaunchCommand
 from recovery_lint.knowledge import feature_support
-from recovery_lint.launch import PURE_VARIABLE, option_value, word_value
 from recovery_lint.lazyre import LazyPattern
 from recovery_lint.premises import answer, release_facts
 from recovery_lint.rule import Case, Rule, examples
+from recovery_lint.shellwords import PURE_VARIABLE, option_value, word_value
 from recovery_lint.sources.shell import Word
 
 from . import _phases

@@ -143,7 +143,7 @@ class FileIndex:
             return None
         return found
 
-    def _at(self, location: str, kind: str) -> ParsedFile | None:
+    def _at(self, location: str, kind: str | None) -> ParsedFile | None:
         path = self.display.get(location)
         return self.get(path, kind) if path is not None else None
 
@@ -177,11 +177,24 @@ class FileIndex:
             self._resolved[key] = self._resolve(reference, near, kind, cwd)
         return self._resolved[key]
 
+    def resolve_any(self, reference: str, near: str, cwd: str | None = None) -> ParsedFile | None:
+        """A file of any kind a launch names by its path (a hostfile, a config file), looked up as
+        ``resolve`` looks up a script."""
+        path = reference.strip("\"'")
+        if not path or "$" in path or "`" in path:
+            return None
+        key = (reference, self.folder_of(near), "", cwd)
+        if key not in self._resolved:
+            self._resolved[key] = self._lookup(posixpath.normpath(path), near, None, cwd)
+        return self._resolved[key]
+
     def _resolve(self, reference: str, near: str, kind: str, cwd: str | None) -> ParsedFile | None:
         found = script_path_at_end(reference.strip("\"'"))
         if found is None:
             return None
-        ref = posixpath.normpath(found)
+        return self._lookup(posixpath.normpath(found), near, kind, cwd)
+
+    def _lookup(self, ref: str, near: str, kind: str | None, cwd: str | None) -> ParsedFile | None:
         near_dir = self.folder_of(near)
         if not ref.startswith("/"):
             for base in ([cwd] if cwd is not None else []) + [near_dir]:

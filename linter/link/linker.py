@@ -15,11 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..jobs import EnvValue, Job, JobContext, Launch, LaunchCommand, Project
 from ..kinds import MANIFEST, PIN_KINDS, PYTHON, SHELL, SHELL_KINDS
-from ..launch import (
-    Scale,
-    unwrap,
-    word_value,
-)
+from ..launchers.scale import Scale
 from ..parse import ParsedFile
 from ..paths import folder_and_ancestors, under
 from ..roles import (
@@ -34,6 +30,7 @@ from ..roles import (
     starting_script_verdict,
     vendored,
 )
+from ..shellwords import unwrap, word_value
 from ..sources.manifest import Container, ManifestDoc, ManifestFile, PodSpec
 from ..sources.shell import SHELLS, Command, ShellScript, shell_invocation
 from .entries import (

@@ -13,19 +13,12 @@ from typing import TYPE_CHECKING
 from ..jobs import EnvValue, Launch, LaunchCommand
 from ..kinds import PYTHON, SHELL
 from ..knowledge import WATCHDOG_VAR
-from ..launch import PYTHON as PYTHON_INTERPRETER
-from ..launch import (
-    classify_launcher,
-    entry_word,
-    expand,
-    expand_command,
-    launch_scale,
-    module_path,
-    split_arguments,
-    unwrap,
-    word_value,
-)
+from ..launchers.recognise import PYTHON_INTERPRETER, Recognised, entry_word, module_path, recognise
+from ..launchers.scale import ReadFile, launch_scale
+from ..launchers.table import PYTHON as PYTHON_FAMILY
+from ..launchers.table import PYTHON_ROW, RAY_WORKERS, WRAPPER_LAUNCHERS, Launcher
 from ..parse import ParsedFile
+from ..shellwords import expand, expand_command, split_arguments, unwrap, word_value
 from ..sources.manifest import Container, ManifestFile, PodSpec, scalar_script
 from ..sources.shell import INLINE_SHELLS, SHELLS, Assignment, Command, ShellScript, Word, shell_invocation
 from ..sources.yamlnodes import YScalar
@@ -70,6 +63,7 @@ class Run:
         self.active: set[str] = set()
         self.cwd = cwd  # the working directory as written (a container path), when known
         self.configmaps: dict[str, tuple[ParsedFile, YScalar]] = {}  # container path -> a ConfigMap's script
+        self.ray_env: dict[str, EnvValue] | None = None  # the environment at `ray start`, when the script runs it
 
     def script(
         self,
@@ -179,44 +173,92 @@ class Run:
                 inner_cmd = Command(split, cmd.span, cmd.statement, [], cmd.function, cmd.conditional, cmd.loops)
                 self.command(inner_cmd, script, env, depth, in_manifest)
             return
-        launcher = classify_launcher(words, values) or self._module_launch(words, values, near)
-        if launcher is None:
+        if name == "ray" and args and (word_value(args[0], values) or "") == "start":
+            self.ray_env = exported_copy(env)  # what the Ray workers this node starts will see
             return
-        kind, span = launcher
+        found = recognise(words, values) or self._module_launch(words, values, near)
+        if found is None:
+            return
+        row, span = found.row, found.span
+        origin = "inline" if in_manifest else "script"
         cmd_env = exported_copy(env)
         for prefix in cmd.prefixes:
-            apply_assignment(cmd_env, prefix, "inline" if in_manifest else "script", script)
+            apply_assignment(cmd_env, prefix, origin, script)
         for var, value, word in unwrapped.assignments:
-            cmd_env[var] = EnvValue(var, value, "inline" if in_manifest else "script", word.span)
+            cmd_env[var] = EnvValue(var, value, origin, word.span)
         offset = len(cmd.words) - len(words) if not changed else 0
         run_words = words[: span[1]] + split_arguments(words[span[1] :], values)
-        entry = entry_word(run_words, span[1], values)
-        entry_file, note, entry_path = self._entry(entry, run_words, values, near)
-        loops = cmd.loops
-        scale = launch_scale(kind, run_words, span[1], values, loops, posixpath.basename(near))
+        entry, entry_file, note, entry_path = self._entry_of(found, run_words, values, near)
+        wrapper = _wrapper(expanded[: unwrapped.offset], values)
+        scale = launch_scale(
+            row,
+            _own_words(row, run_words, span[1], entry),
+            values,
+            values_of(cmd_env),
+            cmd.loops,
+            posixpath.basename(near),
+            self._reader(near),
+            wrapper,
+        )
+        ranks_env, env_note = cmd_env, ""
+        if row.ranks_env == RAY_WORKERS:
+            ranks_env = self.ray_env if self.ray_env is not None else {}
+            env_note = (
+                "the ranks are Ray actors: they see the environment `ray start` had in this script"
+                if self.ray_env is not None
+                else "the ranks are Ray actors on a Ray cluster started elsewhere: this script's exports reach "
+                "the driver only"
+            )
         self.launch.commands.append(
             LaunchCommand(
                 cmd,
                 script,
-                kind,
+                row.name,
                 (span[0] + offset, span[1] + offset),
                 entry,
                 entry_file,
-                cmd_env,
+                ranks_env,
                 in_manifest,
                 exact=not changed,
                 words=run_words,
                 scale=scale,
                 entry_note=note,
                 entry_path=entry_path,
+                row=row,
+                subcommand=found.subcommand,
+                env_note=env_note,
             )
         )
         if entry_file is not None:
             self.reached.entry_folders.add(posixpath.dirname(entry_file.source.path))
 
-    def _module_launch(
-        self, words: list[Word], values: Mapping[str, str | None], near: str
-    ) -> tuple[str, tuple[int, int]] | None:
+    def _entry_of(
+        self, found: Recognised, words: list[Word], values: Mapping[str, str | None], near: str
+    ) -> tuple[Word | None, PythonFile | None, str, str | None]:
+        """The word naming the entry the ranks run, its file, why it is not known, and its path."""
+        row = found.row
+        if found.module_entry is not None:
+            entry = words[found.module_entry]
+            return (entry, *self._entry(entry, words, values, near))
+        if row.runs != "script":
+            module = row.runs.format(sub=found.subcommand or "")
+            target = self.index.resolve(module, near, PYTHON, self._cwd_folder(near))
+            if target is None or not is_python_model(target.model):
+                return None, None, f"{row.name} runs its own module ({module}), not in the linted files", None
+            return None, target.model, "", target.path
+        entry = entry_word(row, words, found.span[1], values)
+        return (entry, *self._entry(entry, words, values, near))
+
+    def _reader(self, near: str) -> ReadFile:
+        """The text of a file a launch names (a hostfile, a config file), when the repository holds it."""
+
+        def read(reference: str) -> str | None:
+            found = self.index.resolve_any(reference, near, self._cwd_folder(near))
+            return found.text if found is not None and found.source is not None else None
+
+        return read
+
+    def _module_launch(self, words: list[Word], values: Mapping[str, str | None], near: str) -> Recognised | None:
         """``python3 -m pkg.train`` where ``pkg/train.py`` is a file of the repository: a launch of it
         (``python -m pip`` or another installed module is not)."""
         first = word_value(words[0], values) or ""
@@ -232,7 +274,7 @@ class Run:
                 return None
             path = module_path(words[i + 1], words, values)
             found = self.index.resolve(path, near, PYTHON, self._cwd_folder(near)) if path else None
-            return ("python", (0, 1)) if found is not None else None
+            return Recognised(PYTHON_ROW, (0, 1)) if found is not None else None
         return None
 
     def _entry(
@@ -249,6 +291,24 @@ class Run:
         if not is_python_model(target.model):
             return None, f"{target.path} could not be read", target.path
         return target.model, "", target.path
+
+
+def _own_words(row: Launcher, words: list[Word], after: int, entry: Word | None) -> list[Word]:
+    """The words a launcher reads its counts from: its own options, up to the program it runs (a
+    plain Python program's arguments are its scale: ``--world-size``, ``--device_num``)."""
+    if row.family == PYTHON_FAMILY or entry is None:
+        return words[after:]
+    at = next((k for k, w in enumerate(words) if w is entry), len(words))
+    return words[after:at]
+
+
+def _wrapper(stripped: list[Word], values: Mapping[str, str | None]) -> tuple[Launcher, list[Word]] | None:
+    """An srun or mpirun among the words stripped before the launch, with its options."""
+    for i, word in enumerate(stripped):
+        row = WRAPPER_LAUNCHERS.get(posixpath.basename(word_value(word, values) or word.text))
+        if row is not None:
+            return row, stripped[i + 1 :]
+    return None
 
 
 def static_tail(text: str) -> str | None:
@@ -292,6 +352,12 @@ class _Values(Mapping):
     def template(self, name: str) -> str | None:
         value = self.env.get(name)
         return value.template if value is not None else None
+
+    def written(self, name: str) -> str | None:
+        """A variable's value as its assignment writes it (``$(cat $HOSTFILE | wc -l)``)."""
+        value = self.env.get(name)
+        span = value.assignment.value_span if value is not None and value.assignment is not None else None
+        return span.source.text[span.start : span.end] if span is not None else None
 
     def __iter__(self):
         return iter(self.env)

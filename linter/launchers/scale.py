@@ -1,0 +1,325 @@
+"""How many processes a launch starts: per node and on how many nodes, read from every place the
+launcher's row says the counts are written (its options, the launch environment, Hydra overrides,
+a hostfile or config file in the repository, a wrapper such as srun), then for a plain Python
+program from a device loop, the device variables and the ``Np`` in the script's name.
+
+Nothing here runs anything: values come from the static assignments seen before the command."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..lazyre import LazyPattern
+from ..shellwords import PURE_VARIABLE, Lookup, count_of, expand, option_value, word_value
+from ..sources.shell import Word
+from .table import MINDSPORE, PYTHON, TORCH_NPU_RUN, TORCHRUN, Count, Launcher
+
+ReadFile = Callable[[str], "str | None"]  # the text of a file a launch names, when it is in the repository
+
+
+@dataclass(frozen=True)
+class Scale:
+    """How many processes a launch starts: per node and nodes (None when not known statically)."""
+
+    per_node: int | None
+    nodes: int | None
+    evidence: str  # what the per-node count was read from
+    spawns: bool = False  # the program starts one process per device itself (--multiprocessing-distributed)
+    several: bool = False  # more than one node, their number set at run time (a hostfile, $(wc -l ...))
+    node_evidence: str = ""  # what the node count was read from (or why it is not known)
+
+    @property
+    def single(self) -> bool:
+        """Known to run one process on one device."""
+        return self.per_node == 1 and (self.nodes or 1) == 1 and not self.several
+
+    @property
+    def multi(self) -> bool:
+        return (self.per_node or 1) > 1 or (self.nodes or 1) > 1 or self.several or (self.spawns and self.per_node != 1)
+
+
+# -- the counts a row declares ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Found:
+    """A count read for a launch: the number (None: not known), whether it is several without a
+    number, and where it was read."""
+
+    count: int | None
+    several: bool
+    evidence: str
+
+
+def read_count(
+    count: Count, words: list[Word], values: Lookup, environment: Lookup, read_file: ReadFile, config: dict | None
+) -> Found | None:
+    """The count as the launch writes it, in the order the row declares; None when nothing writes it.
+    ``values`` are the shell's variables (what its words expand to), ``environment`` what the launcher
+    process inherits (the exported ones and the command's own prefix assignments)."""
+    for flag in count.flags:
+        value, seen = option_value(words, (flag,), values)
+        if seen:
+            if value is None:
+                hosts = _host_count(_variable_after(words, flag), values)
+                if hosts is not None:
+                    return Found(None, True, f"{flag} {hosts}")
+            return _number(value, f"{flag} {value if value is not None else '(set at run time)'}")
+    for name in count.env:
+        if name in environment:
+            value = environment.get(name)
+            hosts = _host_count(name, values) if value is None else None
+            if hosts is not None:
+                return Found(None, True, f"{name}={hosts}")
+            return _number(value, f"{name}={value if value is not None else '(set at run time)'}")
+    for key in count.hydra:
+        for word in words:
+            text = word_value(word, values) or word.text
+            if text.startswith(key + "="):
+                value = expand(text.split("=", 1)[1], values)
+                return _number(value, f"{key}={value if value is not None else '(set at run time)'}")
+    for flag in count.hostfile:
+        value, seen = option_value(words, (flag,), values)
+        if seen:
+            return _hostfile(flag, value, read_file)
+    for flag in count.hosts:
+        value, seen = option_value(words, (flag,), values)
+        if seen:
+            if value is None:
+                return Found(None, False, f"{flag} set at run time")
+            hosts = [h for h in re.split(r"[@,]", value) if h and ":" not in h] or value.split("@")
+            return Found(len(hosts), False, f"{flag} {value}")
+    for key in count.config:
+        if config is not None and isinstance(config.get(key), int):
+            return Found(config[key], False, f"{key}: {config[key]} in its config file")
+    return None
+
+
+_HOST_LIST = LazyPattern(r"(?i)\$\(.*host.*\|\s*wc\s+-l\s*\)|\$\(\s*wc\s+-l\s*<?\s*\S*host")
+
+
+def _host_count(name: str | None, values: Lookup) -> str | None:
+    """A count the script computes from a host list at run time (``NNODES=$(cat $HOSTFILE | wc -l)``):
+    written for several hosts, their number not known until the list is. Its assignment, else None."""
+    written = getattr(values, "written", None)
+    text = written(name) if written is not None and name else None
+    return text if text is not None and _HOST_LIST.search(text) else None
+
+
+def _variable_after(words: list[Word], flag: str) -> str | None:
+    """The variable a flag's value is, when it is one (``--nnodes $NNODES``)."""
+    for i, word in enumerate(words[:-1]):
+        if (word.value or word.text) == flag:
+            match = PURE_VARIABLE.match(words[i + 1].text)
+            return words[i + 1].text.strip("${}") if match else None
+    return None
+
+
+def _number(value: str | None, evidence: str) -> Found:
+    found = count_of(value)
+    return Found(found, False, evidence)
+
+
+def _hostfile(flag: str, path: str | None, read_file: ReadFile) -> Found:
+    """The hosts of a ``host slots=N`` file (DeepSpeed's format; blank and ``#`` lines skipped)."""
+    text = read_file(path) if path is not None else None
+    if text is None:
+        where = path or "a path set at run time"
+        return Found(None, True, f"{flag} {where} (a host list, not in the repository)")
+    hosts = [line.split()[0] for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return Found(len(hosts), False, f"{flag} {path}: {len(hosts)} host{'s' if len(hosts) != 1 else ''}")
+
+
+# -- a launch's scale ------------------------------------------------------------------------------
+def launch_scale(
+    row: Launcher,
+    words: list[Word],
+    values: Lookup,
+    environment: Lookup,
+    loops: tuple[str, ...],
+    script_name: str,
+    read_file: ReadFile,
+    wrapper: tuple[Launcher, list[Word]] | None = None,
+) -> Scale:
+    """The processes a launch through ``row`` starts; ``words`` are the launcher's own options and
+    arguments (after the words that spell it), ``wrapper`` an srun/mpirun around it with its words."""
+    config = _config(row, words, values, read_file)
+    if row.family == PYTHON:
+        scale = _python_scale(words, values, loops, script_name)
+    else:
+        scale = _row_scale(row, words, values, environment, read_file, config)
+    if wrapper is not None:
+        scale = _with_wrapper(scale, *wrapper, values, environment, read_file)
+    return scale
+
+
+def _row_scale(
+    row: Launcher, words: list[Word], values: Lookup, environment: Lookup, read_file: ReadFile, config: dict | None
+) -> Scale:
+    per = read_count(row.per_node, words, values, environment, read_file, config)
+    nodes = read_count(row.nodes, words, values, environment, read_file, config)
+    total = read_count(row.total, words, values, environment, read_file, config)
+    node_count, node_evidence, several = _nodes(row, nodes, words, values)
+    per_node = per.count if per is not None else row.per_node.default
+    evidence = _per_node_evidence(row, per)
+    if per is None and total is not None and total.count is not None:
+        divisor = node_count or 1
+        per_node, evidence = (
+            total.count // divisor,
+            f"{total.evidence} over {divisor} node{'s' if divisor != 1 else ''}",
+        )
+    return Scale(per_node, node_count, evidence, several=several, node_evidence=node_evidence)
+
+
+def _per_node_evidence(row: Launcher, per: Found | None) -> str:
+    if row.family in (TORCHRUN, TORCH_NPU_RUN):
+        return "launcher options"
+    if row.name == "deepspeed":
+        return "deepspeed options"
+    if row.family == MINDSPORE:
+        return "msrun options"
+    if per is not None:
+        return per.evidence
+    return row.per_node.default_note or "not given"
+
+
+def _nodes(row: Launcher, nodes: Found | None, words: list[Word], values: Lookup) -> tuple[int | None, str, bool]:
+    """The node count, the evidence, and whether it is several without a number."""
+    name = row.name
+    if nodes is not None:
+        if nodes.count is None and not nodes.several:
+            return None, f"{name} {nodes.evidence.replace(' (set at run time)', '')} set at run time", False
+        if nodes.several:
+            return None, f"{name} {nodes.evidence}", True
+        return nodes.count, f"{name} {nodes.evidence}", False
+    if row.family in (TORCHRUN, TORCH_NPU_RUN) and any(w.value is None and PURE_VARIABLE.match(w.text) for w in words):
+        return None, f"{name} options held in a variable whose value is not known", False
+    if row.nodes.default is None:
+        return None, f"{name}: the node count is not given", False
+    return row.nodes.default, f"{name} {row.nodes.default_note} (one node)", False
+
+
+def _with_wrapper(
+    scale: Scale, wrapper: Launcher, wrapper_words: list[Word], values: Lookup, environment: Lookup, read_file: ReadFile
+) -> Scale:
+    """An srun/mpirun around a launch: its nodes and tasks stand where the launch gives none."""
+    inner = _row_scale(wrapper, wrapper_words, values, environment, read_file, None)
+    nodes, several, node_evidence = scale.nodes, scale.several, scale.node_evidence
+    if (nodes is None or nodes == 1) and not several and (inner.nodes is not None or inner.several):
+        nodes, several, node_evidence = inner.nodes, inner.several, inner.node_evidence
+    per_node, evidence = scale.per_node, scale.evidence
+    unsaid = per_node is None or (per_node == 1 and evidence.startswith("one process"))
+    if unsaid and inner.per_node is not None:
+        per_node, evidence = inner.per_node, f"{wrapper.name} {inner.evidence}"
+    return Scale(per_node, nodes, evidence, scale.spawns, several, node_evidence)
+
+
+def _config(row: Launcher, words: list[Word], values: Lookup, read_file: ReadFile) -> dict | None:
+    """The config file a launch names (accelerate's --config_file), read when it is in the repository."""
+    for flag in row.config_flags:
+        value, seen = option_value(words, (flag,), values)
+        if seen and value is not None:
+            text = read_file(value)
+            if text is None:
+                return None
+            import yaml  # the YAML reader is loaded already for the manifests; a config file is plain YAML
+
+            try:
+                loaded = yaml.safe_load(text)
+            except yaml.YAMLError:
+                return None
+            return loaded if isinstance(loaded, dict) else None
+    return None
+
+
+# -- a Python program started as it is ---------------------------------------------------------------
+_DEVICE_OPTIONS = ("--gpus", "--ngpu", "--ngpus", "--npus", "--device_num", "--device-num", "--num_gpus", "--n_gpus")
+_WORLD_OPTIONS = ("--world_size", "--world-size")
+_NODE_OPTIONS = ("--nnodes", "--num_nodes", "--num-nodes")
+_NP_NAME = LazyPattern(r"(?:^|[_-])(\d{1,3})p(?:[_.-]|$)")
+
+
+def _python_scale(words: list[Word], values: Lookup, loops: tuple[str, ...], script_name: str) -> Scale:
+    """A device loop around a per-device launch, the device variables, a world size over the devices
+    of this node, the ``Np`` in the script's name: in the order that proved reliable on real scripts."""
+    per: int | None = None
+    evidence = ""
+    for header in loops:
+        count = loop_count(header, values)
+        if count is not None:
+            per, evidence = count, f"the loop '{header.rstrip(';')}'"
+            break
+    if per is None:
+        devices, _ = option_value(words, _DEVICE_OPTIONS, values)
+        if count_of(devices) is not None:
+            per, evidence = count_of(devices), "a device-count option"
+    spawns = any((word_value(w, values) or w.text) in ("--multiprocessing-distributed", "--distributed") for w in words)
+    if per is None:
+        for name in ("RANK_SIZE", "NPU_NUM", "NPUS_PER_NODE", "GPUS_PER_NODE", "NUM_GPUS", "DEVICE_NUM"):
+            count = count_of(values.get(name))
+            if count is not None and (spawns or name != "RANK_SIZE" or loops):
+                per, evidence = count, f"{name}={count}"
+                break
+    nodes, node_evidence = _python_nodes(words, values, per)
+    if per is None:
+        named = _NP_NAME.search(script_name.lower())
+        if named and (spawns or loops):
+            per, evidence = int(named.group(1)), f"the script name ({named.group(0).strip('_-.')})"
+    if per is None and nodes is None:
+        if spawns:
+            return Scale(None, None, "--multiprocessing-distributed", spawns=True)
+        world, _ = option_value(words, _WORLD_OPTIONS, values)
+        if (count_of(world) or 1) > 1:  # the program starts its processes itself, on nodes not said
+            return Scale(None, None, f"a world size of {world}", spawns=True)
+        return Scale(1, 1, "one process (no distributed launcher, device loop or device count)")
+    if per is None:
+        return Scale(None, nodes, node_evidence, spawns=spawns, node_evidence=node_evidence)
+    return Scale(per, nodes, evidence, spawns=spawns, node_evidence=node_evidence)
+
+
+def _python_nodes(words: list[Word], values: Lookup, per: int | None) -> tuple[int | None, str]:
+    """The nodes a per-device Python launch names: a node-count option, or a world size larger than
+    the processes it starts on this node (a world size alone is no node count: ``--world-size 8`` on
+    one node of eight devices is one node)."""
+    nodes, _ = option_value(words, _NODE_OPTIONS, values)
+    count = count_of(nodes)
+    if count is not None and count > 1:
+        return count, f"a node-count option ({nodes} nodes)"
+    world, _ = option_value(words, _WORLD_OPTIONS, values)
+    size = count_of(world)
+    if size is not None and per is not None and size > per:
+        return -(-size // per), f"a world size of {size} over {per} processes on this node"
+    size = count_of(values.get("RANK_SIZE"))
+    if size is not None and per is not None and size > per:
+        return -(-size // per), f"RANK_SIZE={size} over {per} processes on this node"
+    return None, ""
+
+
+def loop_count(header: str, values: Lookup) -> int | None:
+    """Iterations of ``for((i=0;i<8;i++))``, ``for i in $(seq 0 7)``, ``for i in {0..7}``, ``for i in 0 1 2``."""
+    text = header.rstrip(";").strip()
+    c_style = re.match(r"for\s*\(\(\s*\w+\s*=\s*([^;]*);\s*\w+\s*(<=|<)\s*([^;]*);", text)
+    if c_style:
+        low = count_of(expand(c_style.group(1).strip(), values))
+        high = count_of(expand(c_style.group(3).strip(), values))
+        if low is None or high is None:
+            return None
+        return high - low + (1 if c_style.group(2) == "<=" else 0)
+    seq = re.match(r"for\s+\w+\s+in\s+\$\(\s*seq\s+(\S+)(?:\s+(\S+))?\s*\)", text) or re.match(
+        r"for\s+\w+\s+in\s+`\s*seq\s+(\S+)(?:\s+(\S+))?\s*`", text
+    )
+    if seq:
+        first, last = seq.group(1), seq.group(2)
+        low, high = (
+            (count_of(expand(first, values)), count_of(expand(last, values)))
+            if last
+            else (1, count_of(expand(first, values)))
+        )
+        return None if low is None or high is None else high - low + 1
+    brace = re.match(r"for\s+\w+\s+in\s+\{(\d+)\.\.(\d+)\}", text)
+    if brace:
+        return int(brace.group(2)) - int(brace.group(1)) + 1
+    listed = re.match(r"for\s+\w+\s+in\s+((?:\d+\s*)+)$", text)
+    if listed:
+        return len(listed.group(1).split())
+    return None

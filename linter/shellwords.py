@@ -1,0 +1,290 @@
+"""Shell words read statically: variables expanded from the assignments seen so far, wrappers
+stripped (``nohup``, ``taskset -c 0-23``, ``env A=1``, ``timeout 1h``, ``ray job submit ... --``),
+command lines held in variables split as the shell splits them, and options' values read.
+
+Nothing here runs anything: values come from the static assignments seen before the command."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from .lazyre import LazyPattern
+from .sources.shell import Word
+
+# $NAME, ${NAME}, ${NAME:-default}, and the positional parameters $1 .. ${12}
+_VAR = LazyPattern(
+    r"\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?::?-(?P<default>[^}]*))?\}"
+    r"|(?P<plain>[A-Za-z_][A-Za-z0-9_]*|[0-9]))"
+)
+
+
+# -- wrappers ----------------------------------------------------------------------------------
+def _skip_options(words: list[str], i: int, with_value: frozenset[str]) -> int:
+    """Past the options of a wrapper; ``with_value`` names the options that take the next word."""
+    while i < len(words) and words[i].startswith("-") and words[i] != "-":
+        option = words[i]
+        i += 1
+        if option == "--":
+            break
+        if option in with_value and i < len(words):
+            i += 1
+    return i
+
+
+def _plain(words: list[str], i: int) -> int:
+    return _skip_options(words, i, frozenset())
+
+
+def _taskset(words: list[str], i: int) -> int:
+    i = _skip_options(words, i, frozenset())
+    return i + 1  # the CPU mask or list
+
+
+def _numactl(words: list[str], i: int) -> int:
+    return _skip_options(
+        words,
+        i,
+        frozenset({"-N", "-m", "-C", "-i", "-p", "-P", "-w", "--cpunodebind", "--membind", "--physcpubind"}),
+    )
+
+
+def _timeout(words: list[str], i: int) -> int:
+    i = _skip_options(words, i, frozenset({"-s", "-k", "--signal", "--kill-after"}))
+    return i + 1  # the duration
+
+
+def _nice(words: list[str], i: int) -> int:
+    return _skip_options(words, i, frozenset({"-n", "-c", "-p", "-u", "-P", "-U"}))
+
+
+def _exec(words: list[str], i: int) -> int:
+    return _skip_options(words, i, frozenset({"-a"}))
+
+
+def _stdbuf(words: list[str], i: int) -> int:
+    return _skip_options(words, i, frozenset({"-i", "-o", "-e"}))
+
+
+def _ray(words: list[str], i: int) -> int | None:
+    """``ray job submit [options] -- CMD``: the driver command after ``--`` (any other ``ray`` command
+    is no wrapper)."""
+    if words[i : i + 2] != ["job", "submit"] or "--" not in words[i + 2 :]:
+        return None
+    return words.index("--", i + 2) + 1
+
+
+_SRUN_VALUES = frozenset(
+    {
+        *("-N", "--nodes", "-n", "--ntasks", "--ntasks-per-node", "-p", "--partition", "-c", "--cpus-per-task"),
+        *("-J", "--job-name", "-t", "--time", "-w", "--nodelist", "-o", "--output", "-e", "--error", "-G"),
+        *("--gpus", "--gres", "--mem", "--export", "--mpi", "-A", "--account", "-q", "--qos", "--chdir", "-D"),
+    }
+)
+
+
+def _srun(words: list[str], i: int) -> int:
+    return _skip_options(words, i, _SRUN_VALUES)
+
+
+_MPIRUN_VALUES = frozenset(
+    {
+        *("-np", "-n", "-c", "--np", "-H", "--host", "-host", "--hostfile", "-hostfile", "-machinefile"),
+        *("--machinefile", "-x", "-npernode", "--npernode", "-N", "--map-by", "-map-by", "--bind-to", "-bind-to"),
+        *("-wdir", "--wdir", "-wd", "--prefix", "-genv", "-env", "-ppn", "-f", "--output-filename"),
+    }
+)
+
+
+def _mpirun(words: list[str], i: int) -> int:
+    while i < len(words) and words[i].startswith("-") and words[i] != "-":
+        option = words[i]
+        i += 1
+        if option == "--":
+            break
+        if option in ("--mca", "-mca", "-genv") and i + 1 < len(words):  # a key and a value
+            i += 2
+        elif option in _MPIRUN_VALUES and i < len(words):
+            i += 1
+    return i
+
+
+# the launchers of launchers: their options are read for the scale (launchers.scale), the command
+# after them is the launch
+SCALE_WRAPPERS = frozenset({"srun", "mpirun", "mpiexec"})
+
+WRAPPERS: dict[str, Callable[[list[str], int], int | None]] = {
+    "nohup": _plain,
+    "exec": _exec,
+    "time": _plain,
+    "command": _plain,
+    "builtin": _plain,
+    "setsid": _plain,
+    "stdbuf": _stdbuf,
+    "nice": _nice,
+    "ionice": _nice,
+    "taskset": _taskset,
+    "numactl": _numactl,
+    "timeout": _timeout,
+    "ray": _ray,
+    "srun": _srun,
+    "mpirun": _mpirun,
+    "mpiexec": _mpirun,
+}
+
+
+@dataclass(slots=True)
+class Unwrapped:
+    words: list[Word]  # the command after its wrappers
+    offset: int  # how many words were stripped
+    assignments: list[tuple[str, str | None, Word]]  # ``env NAME=value`` settings, in order
+
+
+def _written(word: Word) -> str:
+    value = word.value
+    return word.text if value is None else value
+
+
+def unwrap(words: list[Word]) -> Unwrapped:
+    """Strip ``nohup``, ``taskset -c 0-23``, ``numactl --cpunodebind=0``, ``env A=1``, ``timeout 1h``…"""
+    if words:
+        first = posixpath.basename(_written(words[0]))
+        if first != "env" and first not in WRAPPERS:
+            return Unwrapped(words[0:], 0, [])  # most commands: nothing to strip, and no word read past the first
+    texts = [_written(w) for w in words]
+    assignments: list[tuple[str, str | None, Word]] = []
+    i = 0
+    while i < len(words):
+        base = posixpath.basename(texts[i])
+        if base == "env":
+            i = _skip_options(texts, i + 1, frozenset({"-u", "-C", "--unset", "--chdir", "-S"}))
+            while i < len(words) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", texts[i]):
+                name, _, value = texts[i].partition("=")
+                assignments.append((name, value if words[i].value is not None else None, words[i]))
+                i += 1
+            continue
+        step = WRAPPERS.get(base)
+        following = step(texts, i + 1) if step is not None else None
+        if following is None:
+            break
+        i = following
+    return Unwrapped(words[i:], i, assignments)
+
+
+# -- variables ---------------------------------------------------------------------------------
+Lookup = Mapping[str, str | None]
+
+
+def expand(text: str, values: Lookup) -> str | None:
+    """``text`` with ``$NAME``/``${NAME}``/``${NAME:-default}`` replaced by static values; None when
+    one is unknown or the text holds another expansion."""
+    failed = False
+
+    def value(match: re.Match[str]) -> str:
+        nonlocal failed
+        name = match.group("braced") or match.group("plain")
+        known = values.get(name)
+        if known is None or (known == "" and match.group("default") is not None):
+            default = match.group("default")
+            if default is not None and "$" not in default:
+                return default
+            failed = True
+            return ""
+        return known
+
+    body = _strip_quotes(text)
+    if "\\\n" in body and not text.startswith("'"):
+        # a backslash before a line break joins the lines, inside double quotes too (bash removes both):
+        # DISTRIBUTED_ARGS="--nnodes $NNODES \<newline> --node_rank $NODE_RANK"
+        body = _CONTINUATION.sub(r"\1", body)
+    out = _VAR.sub(value, body)
+    if failed or "$" in out or "`" in out:
+        return None
+    return out
+
+
+_CONTINUATION = LazyPattern(r"(?<!\\)((?:\\\\)*)\\\n")  # an unescaped backslash, then a line break
+
+
+def _strip_quotes(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text.replace('"', "")
+
+
+def word_value(word: Word, values: Lookup) -> str | None:
+    return word.value if word.value is not None else expand(word.text, values)
+
+
+PURE_VARIABLE = LazyPattern(r"^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$")
+
+
+def split_arguments(words: list[Word], values: Lookup) -> list[Word]:
+    """Unquoted ``$ARGS`` words whose value is known, split as the shell splits them
+    (``torchrun $DISTRIBUTED_ARGS pretrain.py``); each part keeps the variable's position."""
+    out: list[Word] = []
+    template = getattr(values, "template", None)
+    for word in words:
+        if word.value is None and PURE_VARIABLE.match(word.text):
+            line = expand(word.text, values)
+            if line is not None:
+                out.extend(Word(part, part, word.span) for part in line.split())
+                continue
+            # options whose values are only known at run time ("--master_addr $MASTER_ADDR"): the
+            # options themselves are still known, each dynamic part stays dynamic
+            raw = template(word.text.strip("${}")) if template is not None else None
+            if raw is not None and "$(" not in raw and "`" not in raw:
+                parts = re.sub(r"\\\r?\n", " ", raw).split()  # line continuations join the words
+                out.extend(Word(part, None if "$" in part else part, word.span) for part in parts)
+                continue
+        out.append(word)
+    return out
+
+
+def expand_command(words: list[Word], values: Lookup) -> tuple[list[Word], bool]:
+    """A command whose name is a variable holding a command line (``$CMD``, ``${EXECUTOR}``) with
+    the variable's words put in its place; True when anything was expanded (positions then point
+    at the variable, so no edit can be made there)."""
+    if not words or words[0].value is not None or "$" not in words[0].text:
+        return words, False
+    line = expand(words[0].text, values)
+    if not line:
+        return words, False
+    import shlex  # only a command held in a variable is split: a run without one skips the import
+
+    try:
+        parts = shlex.split(line)
+    except ValueError:
+        return words, False
+    if not parts:
+        return words, False
+    anchor = words[0].span
+    return [Word(p, p, anchor) for p in parts] + words[1:], True
+
+
+def count_of(text: str | None) -> int | None:
+    if text is None:
+        return None
+    text = text.strip()
+    if ":" in text:  # MIN:MAX nodes of an elastic launch
+        text = text.rsplit(":", 1)[1]
+    return int(text) if text.isdigit() and len(text) < 7 else None
+
+
+def option_value(words: list[Word], names: tuple[str, ...], values: Lookup, start: int = 0) -> tuple[str | None, bool]:
+    """The value of the first option in ``names`` (``--x 8`` or ``--x=8``); (None, False) when absent,
+    (None, True) when present but not static."""
+    for i in range(start, len(words)):
+        text = word_value(words[i], values) or words[i].text
+        for name in names:
+            if text == name:
+                if i + 1 < len(words):
+                    return word_value(words[i + 1], values), True
+                return None, True
+            if text.startswith(name + "="):
+                raw = words[i].text.split("=", 1)[1]
+                value = expand(raw, values)
+                return value, True
+    return None, False
