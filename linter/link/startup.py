@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..jobs import EnvValue, Launch, LaunchCommand
 from ..kinds import PYTHON, SHELL
-from ..knowledge import WATCHDOG_VAR
+from ..knowledge.data import WATCHDOG_VAR
 from ..launch import PYTHON as PYTHON_INTERPRETER
 from ..launch import (
     classify_launcher,
