@@ -147,7 +147,7 @@ def _check_versions(versions: dict[str, str], path: Path, text: str) -> None:
     silently turn every version-dependent rule into a guess. Reported where it is written."""
     if not versions:
         return
-    from .knowledge import version_problem
+    from .knowledge.releases import version_problem
 
     for component, value in versions.items():
         expected = version_problem(component, value)

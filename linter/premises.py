@@ -30,7 +30,7 @@ from .parse import OTHER_SHELL
 
 if TYPE_CHECKING:
     from .jobs import Job, Project
-    from .knowledge import NpuFacts
+    from .knowledge.releases import NpuFacts
     from .parse import ParsedFile
 
 HELD = "held"
@@ -256,7 +256,7 @@ def _python_nodes(cmd, where: str) -> Answer | None:
     "target.platform",
 )
 def online_compile_default(job: Job) -> Answer:
-    from .knowledge import jit_compile_default
+    from .knowledge.features import jit_compile_default
 
     platform = job.context.platform
     where = f"ring-controller.atlas: {platform}" if platform else None
@@ -375,7 +375,8 @@ def release_facts(job: Job) -> tuple[NpuFacts | None, str]:
 
     A job MindCluster runs that declares no version runs one of the releases the MindCluster docs
     support: advice that holds for each of them holds for it."""
-    from .knowledge import mindcluster_releases, npu_facts, npu_facts_any
+    from .knowledge.features import mindcluster_releases
+    from .knowledge.releases import npu_facts, npu_facts_any
 
     versions = job.context.versions
     torches, npus = versions.alternatives("torch"), versions.alternatives("torch-npu")
@@ -408,7 +409,7 @@ def _described(job: Job) -> str:
     "versions.cann",
 )
 def binary_operators(job: Job) -> Answer:
-    from .knowledge import cann_of_releases, compile_mode_support
+    from .knowledge.features import cann_of_releases, compile_mode_support
 
     versions = job.context.versions
     declared = versions.alternatives("cann")
@@ -519,7 +520,7 @@ def grace_over_time(job: Job) -> Answer:
     "versions.mindspeed-llm",
 )
 def mindspeed_llm_release(job: Job) -> Answer:
-    from .knowledge import mindspeed_llm_checks
+    from .knowledge.features import mindspeed_llm_checks
 
     versions = job.context.versions
     found = versions.alternatives("mindspeed-llm")
@@ -541,7 +542,7 @@ def mindspeed_llm_release(job: Job) -> Answer:
     "versions.mindio",
 )
 def mindio(job: Job) -> Answer:
-    from .knowledge import mindio_support
+    from .knowledge.features import mindio_support
 
     versions = job.context.versions
     mindio, cluster = versions.get("mindio"), versions.get("mindcluster")

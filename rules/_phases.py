@@ -35,7 +35,9 @@ def detection(job: Job) -> tuple[str, str]:
     ctx = job.context
     if ctx.recovery == "process":
         return "optimized", "process-level recovery (the watchdog stays off, as it requires)"
-    from recovery_lint.knowledge import WATCHDOG_VAR, npu_facts, watchdog_facts, watchdog_value
+    from recovery_lint.knowledge.data import WATCHDOG_VAR
+    from recovery_lint.knowledge.releases import npu_facts
+    from recovery_lint.knowledge.watchdog import watchdog_facts, watchdog_value
     from recovery_lint.premises import release_facts
 
     values = _env_values(job, WATCHDOG_VAR)
@@ -114,7 +116,7 @@ def compile_mode(job: Job) -> tuple[str, str]:
     if jit and all(v is True for v in jit) and cache and all(v is not None for v in cache):
         return "optimized", "operator compile cache (ASCEND_CACHE_PATH)"
     if not jit:
-        from recovery_lint.knowledge import jit_compile_default
+        from recovery_lint.knowledge.features import jit_compile_default
 
         platform = job.context.platform
         if platform and jit_compile_default(platform) is False:
@@ -125,7 +127,7 @@ def compile_mode(job: Job) -> tuple[str, str]:
 def detection_worst_case(job: Job) -> WorstCase:
     """Without the watchdog a fault is noticed when HCCL_EXEC_TIMEOUT runs out: the job's own
     value where its launch environment sets one, else the documented default."""
-    from recovery_lint.knowledge import documented_default
+    from recovery_lint.knowledge.data import documented_default
 
     name = "HCCL_EXEC_TIMEOUT"
     for value in _env_values(job, name):

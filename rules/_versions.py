@@ -4,7 +4,7 @@ when a version comes from the recovery-lint configuration rather than from a fil
 from __future__ import annotations
 
 from recovery_lint.jobs import Job, Project
-from recovery_lint.knowledge import NpuFacts, npu_facts
+from recovery_lint.knowledge.releases import NpuFacts, npu_facts
 from recovery_lint.premises import release_facts
 from recovery_lint.sources.versions import PinFile, VersionPin
 from recovery_lint.span import Span

@@ -4,9 +4,11 @@ from dataclasses import replace
 
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
-from recovery_lint.knowledge import WATCHDOG_NEW_VAR as NEW_NAME
-from recovery_lint.knowledge import WATCHDOG_VAR as NAME
-from recovery_lint.knowledge import documented_default, newest_release, watchdog_facts, watchdog_value
+from recovery_lint.knowledge.data import WATCHDOG_NEW_VAR as NEW_NAME
+from recovery_lint.knowledge.data import WATCHDOG_VAR as NAME
+from recovery_lint.knowledge.data import documented_default
+from recovery_lint.knowledge.releases import newest_release
+from recovery_lint.knowledge.watchdog import watchdog_facts, watchdog_value
 from recovery_lint.premises import answer, release_facts
 from recovery_lint.rule import Case, Rule, WorstCase, examples
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.jobs import Job
-from recovery_lint.knowledge import WATCHDOG_VAR as NAME
-from recovery_lint.knowledge import watchdog_value
+from recovery_lint.knowledge.data import WATCHDOG_VAR as NAME
+from recovery_lint.knowledge.watchdog import watchdog_value
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._common import pytorch_launches, set_env_value

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
-from recovery_lint.knowledge import WATCHDOG_VAR as NAME
-from recovery_lint.knowledge import watchdog_facts, watchdog_value
+from recovery_lint.knowledge.data import WATCHDOG_VAR as NAME
+from recovery_lint.knowledge.watchdog import watchdog_facts, watchdog_value
 from recovery_lint.premises import release_facts
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 

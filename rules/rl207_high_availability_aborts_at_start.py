@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job, LaunchCommand
-from recovery_lint.knowledge import mindspeed_llm_checks
+from recovery_lint.knowledge.features import mindspeed_llm_checks
 from recovery_lint.premises import answer
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.shell import Word

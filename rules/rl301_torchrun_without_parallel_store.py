@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Edit, Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import edit, replace_words
 from recovery_lint.jobs import Job, LaunchCommand
-from recovery_lint.knowledge import feature_support
+from recovery_lint.knowledge.features import feature_support
 from recovery_lint.lazyre import LazyPattern
 from recovery_lint.premises import answer, release_facts
 from recovery_lint.rule import Case, Rule, examples

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job, LaunchCommand
-from recovery_lint.knowledge import feature_support
+from recovery_lint.knowledge.features import feature_support
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._versions import facts_of, with_origin

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Project
-from recovery_lint.knowledge import hccl_link_optimization
+from recovery_lint.knowledge.features import hccl_link_optimization
 from recovery_lint.rule import Case, Rule, examples
 
 from ._versions import CONFIG_NOTE, config_anchor, from_config

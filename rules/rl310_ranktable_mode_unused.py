@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
 from recovery_lint.edits import insert_lines_before
 from recovery_lint.jobs import Job, Launch, LaunchCommand
-from recovery_lint.knowledge import feature_support
+from recovery_lint.knowledge.features import feature_support
 from recovery_lint.rule import Case, Rule, examples
 
 from ._common import manifest_source, pytorch_launches

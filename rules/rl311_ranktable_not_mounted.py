@@ -5,7 +5,7 @@ import re
 
 from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
 from recovery_lint.jobs import EnvValue, Job
-from recovery_lint.knowledge import feature_support
+from recovery_lint.knowledge.features import feature_support
 from recovery_lint.lazyre import LazyPattern
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.manifest import Container, PodSpec

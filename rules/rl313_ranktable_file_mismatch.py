@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import insert_lines_before
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
-from recovery_lint.knowledge import feature_support
+from recovery_lint.knowledge.features import feature_support
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.span import Span
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.jobs import Job
-from recovery_lint.knowledge import feature_support
+from recovery_lint.knowledge.features import feature_support
 from recovery_lint.premises import release_facts
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 

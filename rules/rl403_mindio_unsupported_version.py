@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
-from recovery_lint.knowledge import mindio_support
+from recovery_lint.knowledge.features import mindio_support
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._examples import PYTORCH_VCJOB as _VCJOB

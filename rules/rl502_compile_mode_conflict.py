@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
-from recovery_lint.knowledge import compile_mode_support
+from recovery_lint.knowledge.features import compile_mode_support
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._compile import CACHE, cache_setting, compile_mode_calls

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Project
-from recovery_lint.knowledge import torch_npu_for_torch_mismatch
+from recovery_lint.knowledge.releases import torch_npu_for_torch_mismatch
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.span import Span
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Project
 from recovery_lint.kinds import PIN_KINDS
-from recovery_lint.knowledge import version_problem
+from recovery_lint.knowledge.releases import version_problem
 from recovery_lint.parse import ParsedFile
 from recovery_lint.rule import Case, Rule, examples
 from recovery_lint.sources.versions import COMPONENTS, PinFile

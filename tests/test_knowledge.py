@@ -16,30 +16,29 @@ from hypothesis import given
 from hypothesis import strategies as st
 from packaging.version import Version
 
-from recovery_lint import knowledge
-from recovery_lint.knowledge import (
-    AscendVersion,
-    NpuFacts,
-    Release,
+from recovery_lint.knowledge import data as knowledge_data
+from recovery_lint.knowledge import releases as knowledge_releases
+from recovery_lint.knowledge.ascend_versions import AscendVersion, parse_ascend_version
+from recovery_lint.knowledge.data import documented_default, knowledge_source
+from recovery_lint.knowledge.features import (
     compile_mode_support,
-    documented_default,
     feature_support,
     hccl_link_optimization,
     jit_compile_default,
-    knowledge_source,
     mindio_support,
-    npu_facts,
     parallel_store_support,
-    parse_ascend_version,
-    parse_torch_npu_version,
     ranktable_support,
+)
+from recovery_lint.knowledge.releases import (
+    NpuFacts,
+    Release,
+    npu_facts,
+    parse_torch_npu_version,
     release_table,
     torch_npu_for_torch_mismatch,
     version_problem,
-    watchdog_default,
-    watchdog_facts,
-    watchdog_value,
 )
+from recovery_lint.knowledge.watchdog import watchdog_default, watchdog_facts, watchdog_value
 
 
 def v(text: str) -> AscendVersion:
@@ -199,22 +198,22 @@ def test_where_the_compatibility_table_disagrees_with_a_tag_the_row_says_so() ->
 
 
 def test_data_is_read_once() -> None:
-    knowledge._data.cache_clear()
-    knowledge._release_data.cache_clear()
-    knowledge.release_table.cache_clear()
-    knowledge._by_package.cache_clear()
-    knowledge.npu_facts.cache_clear()
+    knowledge_data.data.cache_clear()
+    knowledge_data.release_data.cache_clear()
+    knowledge_releases.release_table.cache_clear()
+    knowledge_releases._by_package.cache_clear()
+    knowledge_releases.npu_facts.cache_clear()
     documented_default("HCCL_EXEC_TIMEOUT")
     npu_facts("2.1.0", "2.1.0.post8")
     npu_facts("2.3.1", "2.3.1.post2")
-    assert knowledge._data.cache_info().misses == 1
-    assert knowledge._release_data.cache_info().misses == 1
+    assert knowledge_data.data.cache_info().misses == 1
+    assert knowledge_data.release_data.cache_info().misses == 1
 
 
-def test_importing_the_module_reads_nothing_and_skips_packaging() -> None:
+def test_importing_the_modules_reads_nothing_and_skips_packaging() -> None:
     code = (
-        "import sys; import recovery_lint.knowledge as k; "
-        "print('packaging' in sys.modules, k._release_data.cache_info().misses, k._data.cache_info().misses)"
+        "import sys; from recovery_lint.knowledge import ascend_versions, data, features, releases, watchdog; "
+        "print('packaging' in sys.modules, data.release_data.cache_info().misses, data.data.cache_info().misses)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "0", "0"]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..jobs import EnvValue, Launch, LaunchCommand
 from ..kinds import PYTHON, SHELL
-from ..knowledge import WATCHDOG_VAR
+from ..knowledge.data import WATCHDOG_VAR
 from ..launchers.recognise import PYTHON_INTERPRETER, Recognised, entry_word, module_path, recognise
 from ..launchers.scale import ReadFile, launch_scale
 from ..launchers.table import PYTHON as PYTHON_FAMILY
