@@ -331,9 +331,9 @@ class Bench:
 DISCOVERY = """
 import sys
 from pathlib import Path
-from recovery_lint import discover
+from recovery_lint import discover, gitlisting
 if sys.argv[2] == "patterns":
-    discover.git_program = lambda: None
+    gitlisting.git_program = lambda: None
 root = Path(sys.argv[1])
 discover.discover([root], root)
 """

@@ -16,7 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recovery_lint import discover as discover_module
-from recovery_lint.discover import IgnoreFile, discover, parse_ignore_lines
+from recovery_lint import gitlisting
+from recovery_lint.discover import discover
+from recovery_lint.ignore import IgnoreFile, parse_ignore_lines
 from recovery_lint.kinds import classify
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,11 +53,11 @@ def linted(root: Path, via: str, *paths: Path) -> set[str]:
         answers.append(real(*args))
         return answers[-1]
 
-    real = discover_module.git_listing
+    real = gitlisting.git_listing
     with pytest.MonkeyPatch.context() as patch:
         if via == "patterns":
-            patch.setattr(discover_module, "git_program", lambda: None)
-        patch.setattr(discover_module, "git_listing", recorded)
+            patch.setattr(gitlisting, "git_program", lambda: None)
+        patch.setattr(gitlisting, "git_listing", recorded)
         found = {c.display for c in discover(list(paths) or [root], root)[0]}
     # a listing answers once its untracked part came too (git lists that part while we read the rest)
     answered = [a is not None and a.finish() for a in answers]
@@ -349,7 +351,7 @@ def test_a_config_that_blocks_git_times_out_into_the_fallback(tmp_path, monkeypa
     os.mkfifo(tmp_path / "excludes")
     with open(repo / ".git" / "config", "a") as config:
         config.write(f"[core]\n\texcludesFile = {tmp_path / 'excludes'}\n")
-    monkeypatch.setattr(discover_module, "GIT_TIMEOUT", 1.0)
+    monkeypatch.setattr(gitlisting, "GIT_TIMEOUT", 1.0)
     assert linted(repo, "fallback") == {"a.py"}
 
 
@@ -361,7 +363,7 @@ def test_git_errors_and_foreign_owners_fall_back_to_the_patterns(tmp_path, monke
     shutil.rmtree(tmp_path / ".git")
     git(tmp_path, "init", "-q")
     calls = []
-    monkeypatch.setattr(discover_module, "_run_git", lambda *args: calls.append(args))
+    monkeypatch.setattr(gitlisting, "_run_git", lambda *args: calls.append(args))
     monkeypatch.setattr(os, "geteuid", lambda: os.getuid() + 1)
     assert linted(tmp_path, "fallback") == {"a.py"}
     assert calls == []  # a repository of another user is not asked
@@ -373,11 +375,11 @@ def test_git_is_never_looked_up_in_a_relative_path_entry(tmp_path, monkeypatch):
     fake.chmod(0o755)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", ".")
-    discover_module.git_program.cache_clear()
+    gitlisting.git_program.cache_clear()
     try:
-        assert discover_module.git_program() is None
+        assert gitlisting.git_program() is None
     finally:
-        discover_module.git_program.cache_clear()
+        gitlisting.git_program.cache_clear()
 
 
 def test_ignore_lines_are_parsed_as_git_parses_them():
@@ -466,7 +468,7 @@ def test_nested_gitignore_files_cost_linear_time(tmp_path, monkeypatch):
     """100 folders, each with a 100-line .gitignore and 40 Python files: matching every path against
     every rule of the tree took over a minute; ancestors only, compiled once, takes well under a second."""
     write_gitignore_repro(tmp_path)
-    monkeypatch.setattr(discover_module, "git_program", lambda: None)
+    monkeypatch.setattr(gitlisting, "git_program", lambda: None)
     start = time.perf_counter()
     candidates, _ = discover([tmp_path], tmp_path)
     elapsed = time.perf_counter() - start
@@ -486,7 +488,7 @@ def test_an_excluded_folder_named_explicitly_is_walked_and_excluded_below_it(tmp
     excludes = ExcludeSet(["extra"], tmp_path)
     with pytest.MonkeyPatch.context() as patch:
         if via == "patterns":
-            patch.setattr(discover_module, "git_program", lambda: None)
+            patch.setattr(gitlisting, "git_program", lambda: None)
         named = discover([tmp_path / "extra", tmp_path / "sub"], tmp_path, excludes)[0]
         whole = discover([tmp_path], tmp_path, excludes)[0]
     assert {c.display for c in named} == {"extra/x.sh", "sub/keep.sh"}
@@ -550,7 +552,7 @@ def test_an_interrupted_listing_leaves_no_git_running(tmp_path, monkeypatch):
     write(tmp_path, {"a.py": "", "b.sh": ""})
     git(tmp_path, "init", "-q")
     started: list[subprocess.Popen[bytes]] = []
-    real_start = discover_module._start_git
+    real_start = gitlisting._start_git
 
     def recorded(*args):
         started.append(real_start(*args))
@@ -559,7 +561,7 @@ def test_an_interrupted_listing_leaves_no_git_running(tmp_path, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(discover_module, "_start_git", recorded)
+    monkeypatch.setattr(gitlisting, "_start_git", recorded)
     monkeypatch.setattr(discover_module, "_from_listing", interrupted)
     with pytest.raises(KeyboardInterrupt):
         discover([tmp_path], tmp_path)

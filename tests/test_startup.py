@@ -41,6 +41,7 @@ NOT_USED = (
     "tomllib",
     "tomli",
     "recovery_lint.sources.bash_syntax",
+    "recovery_lint.sources.bash_tokens",
     "recovery_lint.speed.cache",
     "recovery_lint.speed.runcache",
     "recovery_lint.speed.pool",
