@@ -227,3 +227,21 @@ def test_the_first_screen_gives_the_two_commands():
 def test_the_readme_points_at_no_address_that_does_not_exist():
     for text in (README, (ROOT / "pyproject.toml").read_text("utf-8")):
         assert "github.com/recovery-lint" not in text and "rev: v0.1.0" not in text
+
+
+def test_every_package_of_the_source_tree_is_installed():
+    """A regular install ships the listed packages only; a folder missing from the list fails
+    there at import, never in an editable checkout."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+
+    setup = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    roots = {name: ROOT / folder for name, folder in setup["package-dir"].items()}
+    on_disk = set()
+    for name, folder in roots.items():
+        for init in folder.rglob("__init__.py"):
+            inner = init.parent.relative_to(folder).parts
+            on_disk.add(".".join((name, *inner)))
+    assert sorted(on_disk - set(setup["packages"])) == []
