@@ -32,7 +32,7 @@ SNIPPET_MAX_LINES = 5
 
 
 # -- where a comment may go ----------------------------------------------------------------------
-@dataclass
+@dataclass(eq=False, repr=False)
 class CommentRules:
     """Character ranges whose interior a comment must not enter, and lines continued onto the next."""
 
@@ -151,8 +151,10 @@ def _toml_ranges(src: SourceText) -> list[tuple[int, int, str]]:
 
 
 # -- --add-suppressions ------------------------------------------------------------------------
-@dataclass
+@dataclass(eq=False, repr=False)
 class SuppressionPlan:
+    """What --add-suppressions would write: the new texts and what it added, extended or skipped."""
+
     texts: dict[str, str] = field(default_factory=dict)  # display path -> new text (changed files)
     added: int = 0  # new directives
     extended: int = 0  # existing directives that got more codes

@@ -25,8 +25,10 @@ class JobSpec:
     entry: str | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Config:
+    """The effective configuration of a run: the config file's settings merged with the command line."""
+
     path: Path | None = None
     root: Path | None = None  # the folder of the config file: base of relative paths
     select: list[str] | None = None

@@ -81,12 +81,16 @@ def unsafe_fix(message: str, *edits: Edit) -> Fix:
 
 @dataclass(frozen=True)
 class Related:
+    """Another place a finding points at, with what happens there."""
+
     span: Span
     message: str
 
 
 @dataclass(frozen=True)
 class Diagnostic:
+    """One finding of one rule: where, what, how severe, and the fix that resolves it, if any."""
+
     code: str
     name: str
     message: str

@@ -21,8 +21,10 @@ from .span import SourceText, to_bytes
 MAX_PASSES = 10
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class FixOutcome:
+    """The result of the fix loop: the final lint and each changed file's text before and after."""
+
     result: LintResult  # the lint of the final text
     original: dict[str, str]  # display path -> text before any fix
     fixed: dict[str, str]  # display path -> text after the fixes (changed files only)

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 # trees, in linear time.
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class IgnorePattern:
     """One line of an ignore file, parsed as git parses it."""
 
@@ -298,7 +298,7 @@ class NoRules:
         return self
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class _PatternRules:
     """The ignore files of a folder's ancestors, deepest first, each with the folder's path relative
     to the ignore file's own folder ('' or ending in '/')."""
@@ -322,7 +322,7 @@ class _PatternRules:
         return _PatternRules(folder, ((own, ""), *layers) if own else layers)
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class _GitRules:
     """What git listed below a folder: tracked files and untracked ones that are not ignored."""
 

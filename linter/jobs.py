@@ -47,8 +47,10 @@ class EnvValue:
         return self.assignment is not None and self.assignment.conditional
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class LaunchCommand:
+    """One command that starts the training processes: the launcher, its words and its scale."""
+
     command: Command
     script: ShellScript  # where the command is written (a file, or a manifest's inline text)
     launcher: str  # torchrun | torch.distributed.run | torch.distributed.launch | torch_npu_run | python | …
@@ -87,7 +89,7 @@ class LaunchCommand:
         return self.verdict is None or self.verdict.judged
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Launch:
     """What one container (or one standalone script) runs at start-up."""
 
@@ -112,8 +114,10 @@ class Launch:
         return [c for c in self.commands if c.is_torch_launcher and c.judged]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Versions:
+    """The component versions a job runs, each from a pin, the configuration or a documented table."""
+
     pins: dict[str, VersionPin] = field(default_factory=dict)
     configured: dict[str, str] = field(default_factory=dict)
     conflicts: dict[str, str] = field(default_factory=dict)  # component -> why no single version is known
@@ -165,8 +169,10 @@ class Versions:
         return f"the {component} version is not declared"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class JobContext:
+    """What is known about where a job runs: platform, framework, recovery level and versions."""
+
     platform: str | None  # ascend-910 | ascend-910b | ascend-npu | None (unknown)
     framework: str | None  # pytorch | mindspore | tensorflow | None
     recovery: str | None  # none | job | pod | process | None (unknown: no manifest)
@@ -180,8 +186,10 @@ class JobContext:
         return self.framework in (None, "pytorch")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Job:
+    """One training job: its manifest (if any), its launches and the files they reach."""
+
     id: str
     manifest: ManifestDoc | None
     manifest_file: ParsedFile | None
@@ -216,8 +224,10 @@ class Job:
         return paths
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Project:
+    """The linked repository: every parsed file, the training jobs, and the jobs set aside."""
+
     files: list[ParsedFile]  # every parsed file (Python files only when something reached them)
     jobs: list[Job]  # the jobs recovery advice applies to (training)
     by_path: dict[str, ParsedFile]

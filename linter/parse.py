@@ -28,8 +28,10 @@ class FileIssue:
     kind: str = UNREADABLE
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ParsedFile:
+    """One file as parsed: its display path, kind, text and model, and the issues reading it."""
+
     path: str  # display path
     kind: str  # manifest | shell | python | requirements | pyproject | dockerfile | other
     source: SourceText | None

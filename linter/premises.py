@@ -38,7 +38,7 @@ FAILED = "failed"
 UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True)
+@dataclass
 class Answer:
     """One premise answered for one job."""
 
@@ -61,8 +61,10 @@ class Answer:
         return self.status == UNKNOWN
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Premise:
+    """A question a rule's advice depends on, with the configuration key that answers it."""
+
     name: str  # how rules name it: "multi-node"
     question: str  # what it asks, as --show-jobs and the documentation say it
     key: str  # the configuration key that declares it where the repository does not

@@ -19,8 +19,10 @@ from .lazyre import LazyPattern
 TRAINING = "training"
 
 
-@dataclass(frozen=True)
+@dataclass
 class Verdict:
+    """What a file or launch is for (training, evaluation, tests, ...) and the evidence for it."""
+
     role: str  # training | evaluation | inference | conversion | data | benchmark | ci | test | library |
     #            vendored | single-process | mindspore | no-launch | unknown
     reason: str  # the evidence, for --show-jobs and the JSON report
@@ -185,7 +187,7 @@ def starting_script_verdict(path: str) -> Verdict | None:
     return _negative_name(words, what) or _benchmark_name(words, what)
 
 
-@dataclass(frozen=True)
+@dataclass
 class LaunchFacts:
     """What the linker saw of one launch command."""
 

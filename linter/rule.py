@@ -29,7 +29,7 @@ PHASE_TITLES = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Case:
     """An example a rule must get right: a small repository, where it must fire, and the fixed text.
 
@@ -74,7 +74,7 @@ HOOKS = ("project", "file", "job", "directives")  # a rule's check_<hook> method
 MISSING, MISCONFIGURED = "missing", "misconfigured"  # what a finding means on the scorecard
 
 
-@dataclass
+@dataclass(eq=False)
 class WorstCase:
     """How long a fault can go unnoticed, as the scorecard shows it for a phase."""
 

@@ -28,8 +28,10 @@ class ScopeError(Exception):
     pass
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Scope:
+    """Which paths a run walks, where its configuration is found and which files it reports."""
+
     paths: list[Path]  # what the engine walks
     config_start: Path  # where config discovery starts
     report_only: set[str] | None = None  # display paths to report; None reports everything

@@ -135,8 +135,10 @@ WRAPPERS: dict[str, Callable[[list[str], int], int | None]] = {
 }
 
 
-@dataclass(slots=True)
+@dataclass(eq=False, repr=False, slots=True)
 class Unwrapped:
+    """A command with its wrappers (env, nohup, srun, ...) taken off."""
+
     words: list[Word]  # the command after its wrappers
     offset: int  # how many words were stripped
     assignments: list[tuple[str, str | None, Word]]  # ``env NAME=value`` settings, in order

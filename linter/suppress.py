@@ -28,6 +28,8 @@ CODE = LazyPattern(r"^RL\d{3}$")
 
 @dataclass
 class Directive:
+    """One suppression comment and the codes it names."""
+
     kind: str  # ignore | ignore-file
     codes: list[tuple[str, Span]]  # each code with its own span
     span: Span  # the directive text, reason included
@@ -48,6 +50,8 @@ class Directive:
 
 @dataclass
 class DirectiveProblem:
+    """A suppression comment that is malformed or names an unknown code."""
+
     span: Span
     message: str
 

@@ -12,8 +12,10 @@ from .flow.request import LintRequest, LintResult
 from .rule import Case, Rule
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class CaseOutcome:
+    """What a rule did on one of its cases: findings, fixed texts and errors."""
+
     positions: list[str]  # "path:line:column" of the rule's findings
     messages: list[str]
     fixed: dict[str, str]  # every case file's text after the fix loop

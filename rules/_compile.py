@@ -25,8 +25,10 @@ def compile_mode_calls(file: PythonFile) -> list[tuple[PyCall, PyArg | None]]:
     return out
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class CacheSetting:
+    """Where a file's launches set ASCEND_CACHE_PATH."""
+
     spans: list[Span]  # where ASCEND_CACHE_PATH is set for this file
     everywhere: bool  # set for every launch that runs the file (False when no launch reaches it)
     launches: int  # how many launch environments were looked at

@@ -56,8 +56,10 @@ PATH_NAME_ENDINGS = ("path", "filename", "fname", "_name", "_dir")
 STATE_WORDS = ("state", "ckpt", "checkpoint", "model", "optim", "epoch", "step", "iteration", "weights", "net")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class AcpState:
+    """What a job does toward MindIO ACP: its imports and the launches left unpatched."""
+
     acp_imports: list[tuple[PythonFile, PyImport]] = field(default_factory=list)
     mindspeed: tuple[PythonFile, PyImport] | None = None
     # PyTorch launches whose environment lacks MINDIO_AUTO_PATCH_MEGATRON=true (with the value seen)
@@ -217,7 +219,7 @@ def _api_mismatch(file: PythonFile, call: PyCall, function: str) -> str:
 
 
 # -- MindSpeed-LLM: one finding per entry file ---------------------------------------------------
-@dataclass
+@dataclass(eq=False, repr=False)
 class MindSpeedGroup:
     """The jobs that run one MindSpeed-LLM entry without MindIO ACP."""
 
@@ -338,8 +340,10 @@ def findings(rule, project: Project, function: str, cost: str, mindspeed_cost: s
 
 
 # -- the rollback checkpoint: saved in the loop, read back on resume -------------------------------------
-@dataclass
+@dataclass(eq=False, repr=False)
 class Rollback:
+    """The rollback checkpoint of a job: where it is saved and where it is read back."""
+
     saves: list[tuple[PythonFile, PyCall]] = field(default_factory=list)  # torch.save of the rollback state
     loads: list[tuple[PythonFile, PyCall]] = field(default_factory=list)  # torch.load on the resume path
     # torch.load calls reading a path that mindio_acp.save writes (a save converted without its load)

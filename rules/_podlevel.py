@@ -78,7 +78,7 @@ def missing_taskd(job: Job) -> list[str]:
     return out
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PolicyGroup:
     """One Volcano policy list (the job's or a task's) and the policies Pod-level rescheduling needs gone."""
 

@@ -56,7 +56,7 @@ def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class KeyRule:
     """What one key accepts at one location, as the pre-check reads it from the schema."""
 

@@ -59,8 +59,10 @@ _SAMPLE_FORM = "/user/serverid/devindex/config"
 _CONTAINER_ENV = '            env:\n            - name: RANK_TABLE_FILE\n              value: "{value}"\n'
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Finding:
+    """One RANK_TABLE_FILE setting (or its absence) that disagrees with the mount."""
+
     span: Span
     value: EnvValue | None
     command: tuple[Launch, LaunchCommand] | None  # the launch when the variable is unset

@@ -22,8 +22,10 @@ from .outcome import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, count, exit_code
 from .output import Output
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class FixOptions:
+    """The fix-related options of one check command."""
+
     unsafe: bool
     diff: bool
     exit_non_zero_on_fix: bool

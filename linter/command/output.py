@@ -20,7 +20,7 @@ from .outcome import read_by_a_run, summary_line
 PROGRESS_THRESHOLD = 300  # files; fewer finish before a progress bar would be worth drawing
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class OutputOptions:
     """What the command line says about the report."""
 

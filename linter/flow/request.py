@@ -18,8 +18,10 @@ if TYPE_CHECKING:  # the records sit below every stage: the types they hold are 
     from ..span import SourceText
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class LintRequest:
+    """What one lint asks for: the paths, the configuration, the rules and how to run them."""
+
     paths: list[Path]
     cwd: Path
     config: Config
@@ -46,8 +48,10 @@ class LintRequest:
         return {c.display for c in self.extra_candidates}
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class LintResult:
+    """What one lint found: the diagnostics, the parsed files and the linked project."""
+
     diagnostics: list[Diagnostic]
     files: list[ParsedFile]
     project: Project

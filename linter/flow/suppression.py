@@ -12,8 +12,10 @@ from ..span import SourceText
 from ..suppress import Directive, DirectiveProblem, find_directives
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SuppressionState:
+    """The suppression directives of a run's files and what is wrong with them."""
+
     directives: dict[str, list[Directive]]
     problems: dict[str, list[DirectiveProblem]]
     sources: dict[str, SourceText]

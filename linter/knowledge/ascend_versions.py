@@ -35,7 +35,7 @@ _PRE_RANK = {"alpha": 0, "beta": 1}
 
 
 @functools.total_ordering
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class AscendVersion:
     """A parsed Ascend release name such as ``6.0.RC3``, ``8.0.RC2.alpha002`` or ``6.0.0``.
 

@@ -41,7 +41,7 @@ __all__ = [
 # Features a release has, and the range the docs support
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Support:
     """Whether a feature is there for a job's versions: ``status`` (see the module docstring) and why."""
 
@@ -49,8 +49,10 @@ class Support:
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class _Feature:
+    """A release feature: the Release field that says whether a build has it and its documented range."""
+
     attribute: str  # the Release field that says whether a build has it
     requirement: str  # the knowledge.json requirement with the documented range
     name: str

@@ -113,7 +113,7 @@ def _non_npu_build(torch: str | None) -> str | None:
 # The release table
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Release:
     """One torch_npu release build, as its tag in Ascend/pytorch has it (see the module docstring)."""
 
@@ -245,7 +245,7 @@ def and_list(items: list[str]) -> str:
 # Looking up declared versions
 
 
-@dataclass(frozen=True)
+@dataclass
 class NpuFacts:
     """The torch_npu releases a job's declared versions allow, and how they were found."""
 
@@ -460,7 +460,7 @@ def _watchdog_absence(base: str) -> str | None:
 # Older helpers on the release table (the current rules call these)
 
 
-@dataclass(frozen=True)
+@dataclass
 class TorchNpuVersion:
     """A torch_npu version: a package version (``2.1.0.post10``) or a release name (``6.0.RC3``).
 

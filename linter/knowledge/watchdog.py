@@ -45,7 +45,7 @@ def watchdog_value(text: str) -> int:
     return max(_INT64[0], min(_INT64[1], sign * int(digits)))
 
 
-@dataclass(frozen=True)
+@dataclass
 class WatchdogFacts:
     """What the candidate releases do with HCCL_ASYNC_ERROR_HANDLING; None where they differ or are unknown."""
 

@@ -15,8 +15,10 @@ from .table import LAUNCHERS, PYTHON_ROW, VERL, Launcher
 PYTHON_INTERPRETER = LazyPattern(r"^(?:python[0-9.]*|pypy[0-9.]*)$")
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Recognised:
+    """A launcher found in a command: its table row and the words that spell it."""
+
     row: Launcher
     span: tuple[int, int]  # the words that spell the launcher (``python -m torch.distributed.run``, ``swift sft``)
     subcommand: str | None = None

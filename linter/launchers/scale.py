@@ -19,7 +19,7 @@ from .table import MINDSPORE, PYTHON, TORCH_NPU_RUN, TORCHRUN, Count, Launcher
 ReadFile = Callable[[str], "str | None"]  # the text of a file a launch names, when it is in the repository
 
 
-@dataclass(frozen=True)
+@dataclass
 class Scale:
     """How many processes a launch starts: per node and nodes (None when not known statically)."""
 
@@ -41,7 +41,7 @@ class Scale:
 
 
 # -- the counts a row declares ------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass
 class Found:
     """A count read for a launch: the number (None: not known), whether it is several without a
     number, and where it was read."""

@@ -24,7 +24,7 @@ INHERIT = "inherit"  # a child of the launching shell: every export reaches the 
 RAY_WORKERS = "ray-workers"  # Ray actors: they see the environment their raylet was started with
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Count:
     """Where a launcher's count (of nodes, or of processes per node) is written, in the order read:
     its options, the launch environment, Hydra overrides, a file the launch names (a hostfile, a
@@ -41,17 +41,22 @@ class Count:
     default_note: str = ""  # where the default comes from
 
 
-@dataclass(frozen=True)
+UNCOUNTED = Count()  # a launcher that says nothing about this count
+
+
+@dataclass(eq=False)
 class Launcher:
+    """One row of the launcher table: how a launcher is spelled and how it reads its scale."""
+
     name: str  # as findings and --show-jobs name it
     family: str
     commands: tuple[str, ...] = ()  # program names that start it
     modules: tuple[str, ...] = ()  # python -m MODULE that starts it
     module_suffixes: tuple[str, ...] = ()  # python -m PKG.MODULE whose last part is one of these
     subcommands: tuple[str, ...] = ()  # the subcommands that train (others are no training launch)
-    nodes: Count = Count()
-    per_node: Count = Count()
-    total: Count = Count()  # processes in all (the per-node count is then total / nodes)
+    nodes: Count = UNCOUNTED
+    per_node: Count = UNCOUNTED
+    total: Count = UNCOUNTED  # processes in all (the per-node count is then total / nodes)
     config_flags: tuple[str, ...] = ()  # options naming a config file read for counts
     # options that take a value: the entry is the first positional after the launcher's own options
     value_options: frozenset[str] = frozenset()

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class View:
     """What a document is made from."""
 

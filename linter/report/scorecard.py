@@ -52,8 +52,10 @@ def worst_case(job: Job, phase: str, codes: list[str], status: str) -> WorstCase
 
 
 # -- the model ------------------------------------------------------------------------------------
-@dataclass
+@dataclass(eq=False, repr=False)
 class PhaseScore:
+    """One recovery phase of one job on the scorecard: its status and the findings behind it."""
+
     phase: str
     status: str
     detail: str
@@ -69,8 +71,10 @@ class PhaseScore:
         return sorted({d.code for d in self.findings})
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class JobCard:
+    """The scorecard of one job: its phases and its other findings."""
+
     job: Job
     phases: list[PhaseScore]
     other: list[Diagnostic]  # findings of the job outside the five phases (versions, parse errors, ...)

@@ -62,13 +62,17 @@ ANY_SUBSCRIPTED = re.compile(r"(?<![^ \t\n;&|])[A-Za-z_][A-Za-z0-9_]*\[")
 
 @dataclass
 class SyntaxProblem:
+    """The first syntax error bash would report, with its place."""
+
     offset: int  # where bash reports it (character offsets)
     end: int
     message: str
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Checked:
+    """The outcome of checking a script's syntax: its problem and the rewrites tree-sitter needs."""
+
     problem: SyntaxProblem | None = None
     undecided: bool = False  # nested too deeply to check; nothing is known
     rewrites: list[tuple[int, int, str]] = field(default_factory=list)  # (start, end, same-length text)

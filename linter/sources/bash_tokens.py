@@ -103,6 +103,8 @@ class TooDeep(Exception):
 
 @dataclass(slots=True)
 class Token:
+    """One token of a bash script."""
+
     kind: str  # WORD, NEWLINE, EOF, ARITH or the operator itself
     start: int
     end: int
@@ -112,8 +114,10 @@ class Token:
         return self.kind == WORD and self.text in texts
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Heredoc:
+    """A here-document whose body starts at the next line."""
+
     delimiter: str
     strip_tabs: bool
     quoted: bool

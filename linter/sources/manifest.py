@@ -34,6 +34,8 @@ PROCESS_RECOVERY_STRATEGIES = frozenset({"retry", "recover", "recover-in-place",
 
 @dataclass(slots=True)
 class EnvVar:
+    """One env entry of a container."""
+
     name: YScalar
     value: YScalar | None  # None for valueFrom or a missing value
     entry: YMap
@@ -42,6 +44,8 @@ class EnvVar:
 
 @dataclass(slots=True)
 class VolumeMount:
+    """One volumeMounts entry of a container."""
+
     name: YScalar
     mount_path: YScalar | None
     entry: YMap
@@ -49,6 +53,8 @@ class VolumeMount:
 
 @dataclass(slots=True)
 class Volume:
+    """One volumes entry of a pod."""
+
     name: YScalar
     kind: str | None  # hostPath, nfs, configMap, emptyDir, ...
     path: YScalar | None  # hostPath.path / nfs.path
@@ -56,8 +62,10 @@ class Volume:
     entry: YMap
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Container:
+    """One container of a pod template: its command, args, env and mounts."""
+
     name: str | None
     node: YMap
     command: list[YScalar]
@@ -83,7 +91,7 @@ class Container:
         return name.span if name is not None else self.node.span
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class PodSpec:
     """A pod template inside a job: one vcjob task or one AscendJob replica type."""
 
@@ -126,8 +134,10 @@ class Policy:
         return self.event == event or event in self.events
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class ManifestDoc:
+    """One YAML document of a manifest file, read as a Kubernetes or Volcano object."""
+
     path: str
     index: int  # 0-based document number in the file
     root: YMap
@@ -210,8 +220,10 @@ class ManifestDoc:
         return [(pod, c) for pod in self.pods for c in pod.main_containers]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class ManifestFile:
+    """A manifest file: its documents and the issues reading them."""
+
     source: SourceText
     docs: list[ManifestDoc] = field(default_factory=list)
     issues: list[YamlIssue] = field(default_factory=list)

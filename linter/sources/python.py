@@ -14,6 +14,8 @@ from ..span import Located, SourceText, Span
 
 @dataclass(slots=True)
 class PyImport:
+    """One import of a Python file."""
+
     module: str  # full module name, e.g. "torch_npu" or "torch_npu.npu"
     bound: str  # the name bound in the module namespace
     span: Span  # the whole import statement
@@ -163,6 +165,8 @@ def _restore_call(
 
 @dataclass
 class PyEnvSet:
+    """One assignment to os.environ in a Python file."""
+
     name: str
     value: str | None
     span: Span
@@ -170,12 +174,16 @@ class PyEnvSet:
 
 @dataclass
 class PythonIssue:
+    """A Python file that could not be read, and why."""
+
     span: Span
     message: str
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class PythonFile:
+    """A Python file's imports, calls and environment settings."""
+
     source: SourceText
     imports: list[PyImport] = field(default_factory=list)
     calls: list[PyCall] = field(default_factory=list)

@@ -139,6 +139,8 @@ def _restore_word(
 
 @dataclass(slots=True)
 class Assignment:
+    """One variable assignment or export in a shell script."""
+
     name: str
     value: str | None  # static value; None when dynamic or absent
     has_value: bool
@@ -158,6 +160,8 @@ class Assignment:
 
 @dataclass(slots=True)
 class Command:
+    """One simple command in a shell script, with its words and prefix assignments."""
+
     words: list[Word]
     span: Span
     statement: Span
@@ -180,13 +184,17 @@ Event = Assignment | Command
 
 @dataclass
 class ShellIssue:
+    """A shell script that could not be read (or is for another shell), and where."""
+
     span: Span
     message: str
     kind: str = "unreadable"  # or "other-shell": written for another shell, not checked (parse.FileIssue)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class ShellScript:
+    """A shell script read in order: its assignments, commands and sourced files."""
+
     source: SourceText
     events: list[Event] = field(default_factory=list)
     issues: list[ShellIssue] = field(default_factory=list)

@@ -54,6 +54,8 @@ ENV_COMPONENTS = {
 
 @dataclass(slots=True)
 class VersionPin:
+    """One version pin of a component."""
+
     component: str  # torch | torch-npu | cann | mindcluster | mindio
     version: str  # as written
     op: str  # "==" for an exact pin; a lower bound otherwise is not a known version
@@ -68,8 +70,10 @@ class VersionPin:
         return self.op in ("==", "===") and "*" not in self.version and not self.alternative
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class PinFile:
+    """The version pins of one file."""
+
     source: SourceText
     pins: list[VersionPin] = field(default_factory=list)
 

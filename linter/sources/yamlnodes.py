@@ -297,6 +297,8 @@ YNode = YScalar | YMap | YSeq
 
 @dataclass
 class YamlIssue:
+    """A YAML file that could not be read, and where."""
+
     span: Span
     message: str
     kind: str = "syntax"  # syntax | duplicate-key | too-large
