@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .launchers.advice import parallel_store_advice
 from .launchers.scale import Scale
 from .launchers.table import BY_NAME, Launcher
 from .roles import TRAINING, Verdict
@@ -83,6 +84,14 @@ class LaunchCommand:
     @property
     def is_distributed(self) -> bool:
         return self.row.distributed  # type: ignore[union-attr]
+
+    @property
+    def parallel_store_form(self) -> tuple[str | None, str]:
+        """What would put this launch on the Parallel Store, or None and why nothing can (see
+        launchers.advice)."""
+        after = self.launcher_words[1] - self.launcher_words[0]
+        arguments = [w.value for w in self.words[after:]]
+        return parallel_store_advice(self.row, self.subcommand, arguments, self.env)  # type: ignore[arg-type]
 
     @property
     def judged(self) -> bool:

@@ -4,6 +4,7 @@ from recovery_lint.diagnostics import Edit, Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import edit, replace_words
 from recovery_lint.jobs import Job, LaunchCommand
 from recovery_lint.knowledge.features import feature_support
+from recovery_lint.launchers.table import FRAMEWORK
 from recovery_lint.lazyre import LazyPattern
 from recovery_lint.premises import answer, release_facts
 from recovery_lint.rule import Case, Rule, examples
@@ -265,8 +266,34 @@ launchers pass as the `LOCAL_RANK` variable instead.
         scale = answer(job, "multi-node").evidence
         for launch in job.launches:
             for cmd in launch.torch_commands:
-                if cmd.launcher != "torch_npu_run":
-                    yield self._finding(job, cmd, support.status, support.reason, scale)
+                if cmd.launcher == "torch_npu_run":
+                    continue
+                if cmd.row.family == FRAMEWORK:  # type: ignore[union-attr]
+                    advice, how = cmd.parallel_store_form
+                    if advice is not None:  # else no torch_npu_run form: --show-jobs says why
+                        yield self._framework_finding(job, cmd, (advice, how), support.status, support.reason, scale)
+                    continue
+                yield self._finding(job, cmd, support.status, support.reason, scale)
+
+    def _framework_finding(
+        self, job: Job, cmd: LaunchCommand, advice: tuple[str, str], status: str, reason: str, scale: str
+    ):
+        """A framework command that starts torchrun itself: the change is a different command line,
+        never a swap of its words, so no fix."""
+        start, end = cmd.launcher_words
+        words = cmd.command.words[start:end]
+        written = " ".join(w.text for w in words)
+        note, severity = ("", None) if status == "available" else (f" Note: {with_origin(reason, job)}.", Severity.INFO)
+        span = words[0].span
+        if cmd.script.exact and not cmd.script.argv:
+            span = cmd.script.source.span(words[0].span.start, words[-1].span.end)
+        action, how = advice
+        message = (
+            f"'{written}' rendezvous through the single-threaded TCPStore; {action} to use the Parallel Store. "
+            f"{how}. Every rank of the job ({scale}) connects to that store again after each fault.{note} No fix: "
+            "the command line changes from the framework's own to torch_npu_run's."
+        )
+        return self.report(span, message, severity=severity)
 
     def _finding(self, job: Job, cmd: LaunchCommand, status: str, reason: str, scale: str):
         start, end = cmd.launcher_words

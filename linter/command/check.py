@@ -86,7 +86,11 @@ class Check:
         if args.show_jobs:
             from ..report.jobs import render_jobs, render_jobs_json
 
-            out.write(render_jobs_json(result.project) if out.format == "json" else render_jobs(result.project))
+            out.write(
+                render_jobs_json(result.project, result.withheld)
+                if out.format == "json"
+                else render_jobs(result.project, result.withheld)
+            )
             return EXIT_CLEAN
         out.report(result.diagnostics, result, fixed=0)
         if result.internal_errors:

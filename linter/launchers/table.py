@@ -64,9 +64,16 @@ class Launcher:
     # (a path below the repository, with {sub} for the subcommand)
     runs: str = "script"
     ranks_env: str = INHERIT
-    # what the Parallel Store advice can ask of a launch through this launcher ('' : nothing; RL301
-    # says nothing of it), with {module} for the module the ranks run
+    # what the Parallel Store advice asks of a launch through this launcher, with {module} for the
+    # module the ranks run, and how ('' : nothing, and no_parallel_store says why)
     parallel_store: str = ""
+    parallel_store_how: str = ""
+    no_parallel_store: str = ""
+    # a framework's: a first argument with one of these endings is a config file only its own command
+    # reads (its rank module takes the training arguments as --flags)
+    cli_configs: tuple[str, ...] = ()
+    # a framework's: variables that switch its torchrun to an elastic c10d rendezvous
+    elastic_env: tuple[str, ...] = ()
     source: str = ""  # the source file and lines that show how the launcher starts the ranks
 
     @property
@@ -95,7 +102,7 @@ _TORCHRUN_VALUES = frozenset(
 )
 _TORCH_NODES = Count(flags=("--nnodes",), default=1, default_note="without --nnodes")
 _TORCH_PER_NODE = Count(flags=("--nproc_per_node", "--nproc-per-node"))
-_SWAP = "launch with torch_npu_run to use the Parallel Store"
+_SWAP = "launch with torch_npu_run"
 _TORCH_SOURCE = "pytorch torch/distributed/run.py (static rendezvous: a TCPStore on the master)"
 
 TORCHRUN_ROW = Launcher(
@@ -159,6 +166,10 @@ DEEPSPEED_ROW = Launcher(
             *("--enable_each_rank_log", "--autotuning", "--bind_core_list", "--venv_script", "--log_level"),
         }
     ),
+    no_parallel_store=(
+        "the DeepSpeed runner starts the ranks itself (deepspeed.launcher.launch on each node, an env:// "
+        "rendezvous): it has no torchrun command line to replace"
+    ),
     source="deepspeedai/DeepSpeed deepspeed/launcher/runner.py:53-225, 466-545 (hostfile, --num_nodes, --include)",
 )
 MSRUN = Launcher(
@@ -178,9 +189,12 @@ LLAMAFACTORY = Launcher(
     nodes=Count(env=("NNODES",), default=1, default_note="NNODES unset (launcher.py:64: '1')"),
     per_node=Count(env=("NPROC_PER_NODE",), default_note="NPROC_PER_NODE unset: the node's device count"),
     runs="src/llamafactory/launcher.py",
-    parallel_store=(
-        "llamafactory-cli runs torchrun itself: run its launcher under torch_npu_run instead "
-        "(torch_npu_run --nnodes ... --nproc_per_node ... --master_addr ... --master_port ... {module} CONFIG)"
+    elastic_env=("RDZV_ID",),  # launcher.py:85-112: --rdzv-backend c10d, elastic MIN_NNODES:MAX_NNODES
+    parallel_store="run {module} under torch_npu_run",
+    parallel_store_how=(
+        "LLaMA-Factory's llamafactory-cli starts torchrun itself (launcher.py:115-132); torch_npu_run "
+        "takes the same options and the config: torch_npu_run --nnodes N --node_rank R --nproc_per_node P "
+        "--master_addr A --master_port PORT {module} CONFIG.yaml"
     ),
     source="hiyouga/LLaMA-Factory src/llamafactory/launcher.py:56-134 (FORCE_TORCHRUN/NNODES/NODE_RANK -> torchrun)",
 )
@@ -192,9 +206,14 @@ SWIFT = Launcher(
     nodes=Count(env=("NNODES",), default=1, default_note="NNODES unset"),
     per_node=Count(env=("NPROC_PER_NODE",), default=1, default_note="NPROC_PER_NODE unset (one process)"),
     runs="swift/cli/{sub}.py",
-    parallel_store=(
-        "swift runs python -m torch.distributed.run itself: run {module} under torch_npu_run instead, "
-        "with the training arguments as --flags"
+    # main.py:38-71 reads a YAML/JSON config before building the torchrun command; the rank scripts
+    # parse --flags with HfArgumentParser (swift/pipelines/base.py:35-40 rejects a positional file)
+    cli_configs=(".yaml", ".yml", ".json"),
+    parallel_store="run {module} under torch_npu_run",
+    parallel_store_how=(
+        "The swift command of ms-swift starts python -m torch.distributed.run itself (main.py:74-102); give "
+        "torch_npu_run the same counts (--nnodes, --node_rank, --nproc_per_node, --master_addr, "
+        "--master_port) and {module} the training arguments as --flags"
     ),
     source="modelscope/ms-swift swift/cli/main.py:30-35, 74-102 (get_torchrun_args)",
 )
@@ -206,9 +225,14 @@ MEGATRON_SWIFT = Launcher(
     nodes=Count(env=("NNODES",), default=1, default_note="NNODES unset"),
     per_node=Count(env=("NPROC_PER_NODE",), default=1, default_note="NPROC_PER_NODE unset (one process)"),
     runs="swift/cli/_megatron/{sub}.py",
-    parallel_store=(
-        "megatron (ms-swift) runs python -m torch.distributed.run itself: run {module} under torch_npu_run "
-        "instead, with the training arguments as --flags"
+    # main.py:38-71 reads a YAML/JSON config before building the torchrun command; the rank scripts
+    # parse --flags with HfArgumentParser (swift/pipelines/base.py:35-40 rejects a positional file)
+    cli_configs=(".yaml", ".yml", ".json"),
+    parallel_store="run {module} under torch_npu_run",
+    parallel_store_how=(
+        "The megatron command of ms-swift starts python -m torch.distributed.run itself (main.py:74-102); give "
+        "torch_npu_run the same counts (--nnodes, --node_rank, --nproc_per_node, --master_addr, "
+        "--master_port) and {module} the training arguments as --flags"
     ),
     source="modelscope/ms-swift swift/cli/_megatron/main.py:6-15, swift/cli/main.py:74-102",
 )
@@ -230,6 +254,10 @@ ACCELERATE_ROW = Launcher(
             *("--log_dir", "--role", "--fsdp_sharding_strategy", "--gradient_accumulation_steps"),
         }
     ),
+    no_parallel_store=(
+        "accelerate launch calls torch.distributed.run inside its own process: it has no torchrun command "
+        "line to replace"
+    ),
     source="huggingface/accelerate src/accelerate/utils/launch.py:216-228 (nproc_per_node = num_processes // "
     "num_machines), commands/launch.py:998-1023 (torch.distributed.run in its own process)",
 )
@@ -241,6 +269,7 @@ VERL = Launcher(
     nodes=Count(hydra=("trainer.nnodes",), default=1, default_note="ppo_trainer.yaml:153"),
     per_node=Count(hydra=("trainer.n_gpus_per_node",), default=8, default_note="ppo_trainer.yaml:156"),
     ranks_env=RAY_WORKERS,
+    no_parallel_store="the ranks are Ray actors that form their process group themselves: no torchrun rendezvous",
     source="volcengine/verl verl/trainer/main_ppo.py:77, 203-205 ([n_gpus_per_node] * nnodes Ray placement "
     "groups); verl/trainer/constants_ppo.py:20-40 (the variables it passes to the workers)",
 )

@@ -295,11 +295,12 @@ class Run:
 
 def _own_words(row: Launcher, words: list[Word], after: int, entry: Word | None) -> list[Word]:
     """The words a launcher reads its counts from: its own options, up to the program it runs (a
-    plain Python program's arguments are its scale: ``--world-size``, ``--device_num``)."""
+    plain Python program's arguments are its scale: ``--world-size``, ``--device_num``; so are those
+    of a module that is the launcher itself, verl's ``main_ppo`` and its Hydra overrides)."""
     if row.family == PYTHON_FAMILY or entry is None:
         return words[after:]
     at = next((k for k, w in enumerate(words) if w is entry), len(words))
-    return words[after:at]
+    return words[after:] if at < after else words[after:at]
 
 
 def _wrapper(stripped: list[Word], values: Mapping[str, str | None]) -> tuple[Launcher, list[Word]] | None:

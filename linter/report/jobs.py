@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from ..jobs import Job, LaunchCommand, Project
-from ..premises import PREMISES, Answer, answer
+from ..premises import PREMISES, Answer, Withheld, answer
 from ..sources.versions import COMPONENTS
 
 
@@ -23,7 +23,54 @@ def _entry(cmd: LaunchCommand) -> str:
     return "none"
 
 
-def _job_lines(job: Job) -> list[str]:
+def _launcher(cmd: LaunchCommand) -> str:
+    return f"{cmd.launcher} {cmd.subcommand}" if cmd.subcommand else cmd.launcher
+
+
+def _scale(cmd: LaunchCommand) -> str:
+    scale = cmd.scale
+    if scale is None:
+        return ""
+    nodes = "several" if scale.several else (str(scale.nodes) if scale.nodes is not None else "unknown")
+    per_node = str(scale.per_node) if scale.per_node is not None else "unknown"
+    where = "; ".join(e for e in (scale.node_evidence, scale.evidence) if e)
+    return f"{nodes} node(s) x {per_node} process(es) per node ({where})"
+
+
+def _parallel_store(cmd: LaunchCommand) -> str:
+    """What would put the launch on the Parallel Store (RL301's advice), for a distributed launch."""
+    if not cmd.is_distributed:
+        return ""
+    advice, how = cmd.parallel_store_form
+    return f"{advice}{f' ({how})' if how else ''}" if advice else f"no advice: {how}"
+
+
+def _launch_facts(cmd: LaunchCommand) -> dict[str, str]:
+    return {
+        "scale": _scale(cmd),
+        "ranks' environment": cmd.env_note,
+        "parallel store": _parallel_store(cmd),
+    }
+
+
+def _withheld_by_premise(withheld: list[Withheld]) -> dict[str, list[Withheld]]:
+    by: dict[str, list[Withheld]] = {}
+    for w in withheld:
+        by.setdefault(w.premise, []).append(w)
+    return by
+
+
+def _premise_line(name: str, found: Answer, withheld: list[Withheld]) -> str:
+    """A premise as the job answers it; one that holds and still left some advice unknown (a release
+    whose builds differ in what the advice needs) says so, as the run's "Advice withheld" line does."""
+    line = f"  premise {name}: {found.status} ({found.located})"
+    if withheld and not found.unknown:
+        rules = ", ".join(dict.fromkeys(w.code for w in withheld))
+        line += f"; unknown for {rules} ({withheld[0].evidence.rstrip('.')})"
+    return line
+
+
+def _job_lines(job: Job, withheld: list[Withheld]) -> list[str]:
     ctx = job.context
     state = "judged" if job.judged else "not judged"
     lines = [
@@ -33,8 +80,12 @@ def _job_lines(job: Job) -> list[str]:
         f"recovery: {ctx.recovery or 'unknown'}; versions: {_versions(job)}",
     ]
     if job.judged:
+        by_premise = _withheld_by_premise(withheld)
         for name, found in premise_answers(job):
-            lines.append(f"  premise {name}: {found.status} ({found.located})")
+            lines.append(_premise_line(name, found, by_premise.get(name, [])))
+        for w in withheld:
+            key = w.key or PREMISES[w.premise].key
+            lines.append(f"  advice withheld: {w.code} ({w.premise} unknown: {w.evidence.rstrip('.')}; declare {key})")
     for span, note in ctx.notes:
         lines.append(f"  note: {note} ({span.path}:{span.line})")
     for launch in job.launches:
@@ -53,9 +104,10 @@ def _job_lines(job: Job) -> list[str]:
         for cmd in launch.commands:
             verdict = f" [{cmd.verdict.role}: {cmd.verdict.reason}]" if cmd.verdict is not None else ""
             lines.append(
-                f"    launch {cmd.launcher} at {cmd.command.span.path}:{cmd.command.span.line} -> entry "
+                f"    launch {_launcher(cmd)} at {cmd.command.span.path}:{cmd.command.span.line} -> entry "
                 f"{_entry(cmd)}{verdict}"
             )
+            lines += [f"      {name}: {text}" for name, text in _launch_facts(cmd).items() if text]
     if not job.launches:
         for entry in job.entries:
             lines.append(f"  python {entry.source.path}")
@@ -67,10 +119,14 @@ def premise_answers(job: Job) -> list[tuple[str, Answer]]:
     return [(name, answer(job, name)) for name in PREMISES if name != "training-file"]
 
 
-def render_jobs(project: Project) -> str:
+def _of_job(withheld: list[Withheld], job: Job) -> list[Withheld]:
+    return [w for w in withheld if w.job == job.id]
+
+
+def render_jobs(project: Project, withheld: list[Withheld] | None = None) -> str:
     lines: list[str] = []
     for job in project.jobs + project.skipped:
-        lines += _job_lines(job)
+        lines += _job_lines(job, _of_job(withheld or [], job))
         lines.append("")
     if not project.jobs and not project.skipped:
         lines += ["no jobs found", ""]
@@ -82,7 +138,7 @@ def render_jobs(project: Project) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _job_json(job: Job) -> dict[str, object]:
+def _job_json(job: Job, withheld: list[Withheld]) -> dict[str, object]:
     ctx = job.context
     return {
         "id": job.id,
@@ -102,10 +158,20 @@ def _job_json(job: Job) -> dict[str, object]:
             if job.judged
             else {}
         ),
+        "withheld": [
+            {"rule": w.code, "premise": w.premise, "evidence": w.evidence, "key": w.key or PREMISES[w.premise].key}
+            for w in withheld
+        ],
         "files": job.files,
         "launches": [
             {
                 "launcher": cmd.launcher,
+                "subcommand": cmd.subcommand,
+                "family": cmd.row.family if cmd.row is not None else None,
+                "nodes": cmd.scale.nodes if cmd.scale is not None else None,
+                "several_nodes": cmd.scale.several if cmd.scale is not None else None,
+                "processes_per_node": cmd.scale.per_node if cmd.scale is not None else None,
+                **{name.replace("'", "").replace(" ", "_"): text or None for name, text in _launch_facts(cmd).items()},
                 "path": cmd.command.span.path,
                 "line": cmd.command.span.line,
                 "entry": cmd.entry_file.source.path if cmd.entry_file is not None else None,
@@ -120,9 +186,9 @@ def _job_json(job: Job) -> dict[str, object]:
     }
 
 
-def render_jobs_json(project: Project) -> str:
+def render_jobs_json(project: Project, withheld: list[Withheld] | None = None) -> str:
     document = {
-        "jobs": [_job_json(j) for j in project.jobs + project.skipped],
+        "jobs": [_job_json(j, _of_job(withheld or [], j)) for j in project.jobs + project.skipped],
         "files": [
             {"path": path, "judged": verdict.judged, "role": verdict.role, "reason": verdict.reason}
             for path, verdict in sorted(project.judgements.items())
