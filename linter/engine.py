@@ -96,7 +96,8 @@ def _read_and_link(request: LintRequest, candidates: list[Candidate]) -> tuple[l
         specs = job_specs(request.config, request.cwd)
         settings = cluster_settings(request.config)
         versions = request.config.versions
-        project = build_project(relevant, versions, specs, pending, reader, locations, settings, inside)
+        aside = [f for f in files if not f.relevant]
+        project = build_project(relevant, versions, specs, pending, reader, locations, settings, inside, aside)
         project.named = frozenset(request.named)
     finally:
         reader.close()  # files parsed ahead but never reached are dropped unseen

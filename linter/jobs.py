@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .diagnostics import Diagnostic
     from .parse import ParsedFile
     from .sources.manifest import Container, ManifestDoc, PodSpec
-    from .sources.python import PythonFile
+    from .sources.python import PyImport, PythonFile
     from .sources.shell import Assignment, Command, ShellScript, Word
 
 
@@ -132,6 +132,8 @@ class Versions:
     conflicts: dict[str, str] = field(default_factory=dict)  # component -> why no single version is known
     # component -> the versions the repository supports, one of which the job runs (a README's table)
     choices: dict[str, tuple[VersionPin, ...]] = field(default_factory=dict)
+    # pin files near the job that declare a GPU stack, not read for it: path -> what says so
+    set_aside: dict[str, str] = field(default_factory=dict)
 
     def alternatives(self, component: str) -> tuple[str, ...]:
         """The versions the job may run: the known one, else those the repository lists as supported."""
@@ -210,6 +212,9 @@ class Job:
     # entry path -> the repository modules it imports that configure the training process (see
     # PROCESS_SETTINGS); read for the settings only, they are not files of the job
     entry_modules: dict[str, list[PythonFile]] = field(default_factory=dict)
+    # entry path -> how an entry that does not import torch_npu itself loads it: its import that leads
+    # there and the repository modules on the way (the last one imports torch_npu or MindSpeed)
+    npu_routes: dict[str, tuple[PyImport, tuple[str, ...]]] = field(default_factory=dict)
     # premise name -> its answer for this job, decided when a rule first asks (see premises.py)
     premise_answers: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 

@@ -12,6 +12,7 @@ PYPROJECT = "pyproject"
 DOCKERFILE = "dockerfile"
 README = "readme"  # read for its version tables only
 OTHER = "other"  # read, and nothing in it is linted
+DATA = "data"  # a JSON file: read only when a launch names it (a launcher's config file)
 
 YAML_SUFFIXES = (".yaml", ".yml")
 SHELL_SUFFIXES = (".sh", ".bash")
@@ -20,7 +21,8 @@ SHELL_KINDS = frozenset({SHELL, MAYBE_SHELL})
 PIN_KINDS = frozenset({REQUIREMENTS, PYPROJECT, DOCKERFILE, README})  # files that declare versions
 LAUNCHING_KINDS = frozenset({MANIFEST, SHELL, MAYBE_SHELL})  # files that can start a program
 RUNNABLE_KINDS = frozenset({SHELL, MAYBE_SHELL, PYTHON})  # files a launcher can run
-LAZY_KINDS = frozenset({PYTHON, README})  # parsed when a job reaches them (an entry, versions of its folder)
+# parsed when a job reaches them (an entry, versions of its folder, a config file a launch names)
+LAZY_KINDS = frozenset({PYTHON, README, DATA})
 
 
 def classify(name: str) -> str | None:
@@ -40,6 +42,8 @@ def classify(name: str) -> str | None:
         return PYPROJECT
     if lower.startswith("dockerfile") or lower.endswith(".dockerfile") or lower.startswith("containerfile"):
         return DOCKERFILE
+    if lower.endswith(".json"):
+        return DATA
     if "." not in name:
         return MAYBE_SHELL
     return None

@@ -595,7 +595,14 @@ def _entry_importing(job: Job, module: str) -> Answer:
     for entry in job.entries:
         if entry.imports_module(module):
             return Answer(HELD, f"{entry.source.path} imports {module}")
-    return Answer(FAILED, f"no entry of the job imports {module}")
+    if module == "torch_npu":
+        for entry in job.entries:
+            route = job.npu_routes.get(entry.source.path)
+            if route is not None:
+                first, modules = route
+                where = f"{' -> '.join(modules)} (line {first.span.line})"
+                return Answer(HELD, f"{entry.source.path} imports {where}, which loads torch_npu")
+    return Answer(FAILED, f"no entry of the job imports {module}, itself or through the modules it imports")
 
 
 @premise("torch-npu-run-launch", "the job launches PyTorch through torch_npu_run", "jobs")

@@ -223,12 +223,41 @@ def word_value(word: Word, values: Lookup) -> str | None:
 PURE_VARIABLE = LazyPattern(r"^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$")
 
 
+# "${NAME[@]}": every element of an array, each one word
+ARRAY_ALL = LazyPattern(r'^"?\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}"?$')
+
+
+def array_elements(name: str, values: Lookup) -> list[str] | None:
+    """The elements of ``NAME=( ... )`` as the shell splits them (quotes removed, comments and line
+    continuations dropped; an element holding an expansion keeps it as text), or None when the
+    variable is not an array written in the script."""
+    written = getattr(values, "written", None)
+    text = written(name) if written is not None else None
+    if not text or not (text.startswith("(") and text.endswith(")")):
+        return None
+    import shlex  # only an array expanded into a launch is split: a run without one skips the import
+
+    lexer = shlex.shlex(re.sub(r"\\\r?\n", " ", text[1:-1]), posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    try:
+        return list(lexer)
+    except ValueError:  # an unclosed quote: nothing is known of the elements
+        return None
+
+
 def split_arguments(words: list[Word], values: Lookup) -> list[Word]:
     """Unquoted ``$ARGS`` words whose value is known, split as the shell splits them
-    (``torchrun $DISTRIBUTED_ARGS pretrain.py``); each part keeps the variable's position."""
+    (``torchrun $DISTRIBUTED_ARGS pretrain.py``), and arrays expanded whole (``"${ARGS[@]}"``); each
+    part keeps the variable's position."""
     out: list[Word] = []
     template = getattr(values, "template", None)
     for word in words:
+        array = ARRAY_ALL.match(word.text) if word.value is None else None
+        elements = array_elements(array.group(1), values) if array else None
+        if elements is not None:
+            out.extend(Word(e, None if "$" in e or "`" in e else e, word.span) for e in elements)
+            continue
         if word.value is None and PURE_VARIABLE.match(word.text):
             line = expand(word.text, values)
             if line is not None:

@@ -68,8 +68,9 @@ class OperatorJitCompile(Rule):
     premises = ("pytorch", "npu-entry", "binary-operators")
     also_asks = ("online-compile-default",)
     what = """
-A PyTorch training entry (a Python file a training launch runs, that imports `torch_npu`) that
-either
+A PyTorch training entry (a Python file a training launch runs, that imports `torch_npu` itself
+or through the repository modules it imports, followed three imports deep: `train.py` ->
+`util/misc.py` -> `util/dist.py` importing `torch_npu` counts) that either
 
 - calls `torch.npu.set_compile_mode(jit_compile=True)` (or `torch_npu.npu.set_compile_mode`)
   unconditionally while the launch environment that runs it does not set `ASCEND_CACHE_PATH`
@@ -115,7 +116,8 @@ line endings, as `torch.npu.set_compile_mode(jit_compile=False)` when `torch` is
 that line, else as `torch_npu.npu.set_compile_mode(jit_compile=False)`: safe, since the finding
 is only made where the platform and CANN are established. An explicit `jit_compile=True` is the
 user's choice: the fix rewriting it to `False` is unsafe. No fix when the file has no module-level
-torch_npu import to anchor the line to, and none when any launch of the file, in any job, sets
+torch_npu import to anchor the line to (torch_npu loaded through a helper module: the finding is
+at the entry's import of that helper), and none when any launch of the file, in any job, sets
 `ASCEND_CACHE_PATH` (the new mode would conflict with that job's compile cache, RL502).
 """
     sources = (
@@ -127,6 +129,32 @@ torch_npu import to anchor the line to, and none when any launch of the file, in
     )
     cases = examples(
         lambda: (
+            Case(
+                title="torch_npu loaded two modules away, on an Atlas training platform: reported at the "
+                "entry's import, no fix",
+                files={
+                    "job.yaml": _ACJOB,
+                    "train.sh": _LAUNCH,
+                    "train.py": "import torch\nfrom util.misc import setup\n\nsetup()\n",
+                    "util/__init__.py": "",
+                    "util/misc.py": "from .dist import init\n\n\ndef setup():\n    init()\n",
+                    "util/dist.py": "import torch_npu\n\n\ndef init():\n    pass\n",
+                    "Dockerfile": _CANN_8,
+                },
+                expect=("train.py:2:1",),
+            ),
+            Case(
+                title="the helper that loads torch_npu also sets the compile mode",
+                files={
+                    "job.yaml": _ACJOB,
+                    "train.sh": _LAUNCH,
+                    "train.py": "import torch\nfrom util.misc import setup\n\nsetup()\n",
+                    "util/__init__.py": "",
+                    "util/misc.py": "from .dist import init\n\n\ndef setup():\n    init()\n",
+                    "util/dist.py": "import torch_npu\n\ntorch_npu.npu.set_compile_mode(jit_compile=False)\n",
+                    "Dockerfile": _CANN_8,
+                },
+            ),
             Case(
                 title="an entry a job without advice also runs, with its compile cache: no fix",
                 files={
@@ -366,7 +394,8 @@ torch_npu import to anchor the line to, and none when any launch of the file, in
             return
         platform = answer(job, "online-compile-default")
         for file in job.entries:
-            if not file.imports_module("torch_npu"):
+            route = job.npu_routes.get(file.source.path)
+            if not file.imports_module("torch_npu") and route is None:
                 continue
             cache = cache_setting(job, file)
             calls = compile_mode_calls(file)
@@ -399,6 +428,17 @@ torch_npu import to anchor the line to, and none when any launch of the file, in
                 yield self.withhold(job, "online-compile-default", platform.evidence)
                 continue
             if not platform.held:
+                continue
+            if route is not None and not file.imports_module("torch_npu"):
+                # torch_npu comes in through a helper the entry imports: no line of the entry is known
+                # to run after it, so the call is left to the user (no fix)
+                first, modules = route
+                yield self.report(
+                    first.span,
+                    f"this training entry loads torch_npu through {' -> '.join(modules)} and never calls {CALL}: "
+                    f"{platform.evidence}, so every operator is compiled online when the process starts, again "
+                    f"after every fault. No fix: call it after this import.",
+                )
                 continue
             anchor = file.top_import("torch_npu") or file.first_top_import("torch_npu")
             span = anchor.span if anchor is not None else file.imports[0].span

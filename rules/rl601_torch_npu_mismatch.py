@@ -39,8 +39,11 @@ An exact torch_npu package pin whose version names another torch than the declar
 torch_npu package version starts with the torch version it was built for (`2.1.0.post8` is for
 torch 2.1.0, `2.3.1.post2` for torch 2.3.1). Checked for the versions of each PyTorch job (pins in
 requirements files, `pyproject.toml` and Dockerfiles that its files sit under, and `versions` in
-the configuration) and within each pin file that no job reads. Reported at the torch_npu pin,
-with the torch pin as related location. A torch_npu release name such as `6.0.RC3` names no torch
+the configuration) and within each pin file that no job reads. A file that declares a GPU stack (a
+CUDA or ROCm base image or package index, a name such as `requirements_gpu.txt`,
+`docker/Dockerfile.cuda` or `docker-cuda/`, and no torch_npu or CANN pin) says nothing of an NPU
+job: its torch is never paired with the job's torch_npu. Reported at the torch_npu pin, with the
+torch pin as related location. A torch_npu release name such as `6.0.RC3` names no torch
 and is not compared.
 """
     why = """
@@ -101,6 +104,24 @@ torch-npu==2.1.0.post10
                 files={"a.sh": "torchrun a.py\n", "b.sh": "torchrun b.py\n"},
                 config={"versions": {"torch": "2.1.0", "torch-npu": "2.4.0.post2"}},
                 expect=("a.sh:1:1",),
+            ),
+            Case(
+                title="a CUDA image and a GPU requirements file beside the NPU job: their torch is not the job's",
+                files={
+                    "docker/Dockerfile.cuda": "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nRUN pip install torch==2.9.1\n",
+                    "docker/docker-cuda/Dockerfile": "FROM nvcr.io/nvidia/pytorch:25.06-py3\nRUN pip install torch==2.8.0\n",
+                    "requirements_gpu.txt": "torch==2.9.1\n",
+                    "train.sh": "torchrun --nproc_per_node 8 train.py\n",
+                },
+                config={"versions": {"torch-npu": "2.1.0.post10"}},
+            ),
+            Case(
+                title="a GPU requirements file in a folder of its own, beside the job's",
+                files={
+                    "requirements-cuda.txt": "torch==2.4.0\n",
+                    "requirements/npu.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
+                    "train.sh": "torchrun --nproc_per_node 8 train.py\n",
+                },
             ),
             Case(
                 title="matching pair",

@@ -28,7 +28,9 @@ A version of torch, torch_npu, CANN, MindCluster or MindIO that the linter canno
 declared pin in a requirements or constraints file, a `pyproject.toml` dependency string or a
 Dockerfile (`pip install` arguments, wheel file names, CANN and MindCluster package names,
 `*_VERSION` variables), whether or not a job reads that file, and each value of `versions` in the
-configuration. torch and torch_npu package versions follow PEP 440 (`2.1.0`, `2.1.0.post10`, a
+configuration. A file that declares a GPU stack (a CUDA or ROCm base image or package index, a name
+such as `requirements_gpu.txt` or `Dockerfile.cuda`, and no torch_npu or CANN pin) is read by no
+rule and not checked. torch and torch_npu package versions follow PEP 440 (`2.1.0`, `2.1.0.post10`, a
 `+git` build suffix is fine); torch_npu may also be named by its release (`6.0.RC3`); CANN,
 MindCluster and MindIO use Ascend release names (`8.0.RC2`, `6.0.0`, `8.0.RC2.alpha002`). The
 message says which form was expected.
@@ -93,8 +95,8 @@ ARG CANN_VERSION=8.0           # RL602: a CANN release looks like 8.0.RC2 or 8.0
     )
 
     def check_file(self, parsed: ParsedFile):
-        if parsed.kind not in PIN_KINDS or not isinstance(parsed.model, PinFile):
-            return
+        if parsed.kind not in PIN_KINDS or not isinstance(parsed.model, PinFile) or parsed.model.gpu_stack:
+            return  # a GPU stack's versions are read by no rule
         for pin in parsed.model.pins:
             expected = version_problem(pin.component, _readable_form(pin.version))
             if expected is not None:

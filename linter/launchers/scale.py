@@ -87,7 +87,9 @@ def read_count(
         if seen:
             if value is None:
                 return Found(None, False, f"{flag} set at run time")
-            hosts = [h for h in re.split(r"[@,]", value) if h and ":" not in h] or value.split("@")
+            # host1:0,1@host2:2 (DeepSpeed) or host1:8,host2:8 (mpirun): a part that is a number is a
+            # device or slot of the host before it
+            hosts = [h for h in re.split(r"[@,]", value) if h and not h.isdigit()]
             return Found(len(hosts), False, f"{flag} {value}")
     for key in count.config:
         if config is not None and isinstance(config.get(key), int):
@@ -286,12 +288,9 @@ def _python_nodes(words: list[Word], values: Lookup, per: int | None) -> tuple[i
     if count is not None and count > 1:
         return count, f"a node-count option ({nodes} nodes)"
     world, _ = option_value(words, _WORLD_OPTIONS, values)
-    size = count_of(world)
-    if size is not None and per is not None and size > per:
-        return -(-size // per), f"a world size of {size} over {per} processes on this node"
-    size = count_of(values.get("RANK_SIZE"))
-    if size is not None and per is not None and size > per:
-        return -(-size // per), f"RANK_SIZE={size} over {per} processes on this node"
+    for size, what in ((count_of(world), "a world size of"), (count_of(values.get("RANK_SIZE")), "RANK_SIZE=")):
+        if size is not None and per is not None and size >= per:  # every rank is started here: one node
+            return -(-size // per), f"{what}{'' if what.endswith('=') else ' '}{size} over {per} processes on this node"
     return None, ""
 
 

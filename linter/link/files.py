@@ -67,14 +67,18 @@ class FileIndex:
         pending: dict[str, str] | None = None,
         loader: Loader | None = None,
         locations: dict[str, str] | None = None,
+        aside: list[ParsedFile] | None = None,
     ):
         self.by_path = {f.path: f for f in files}
+        # files read that no job holds (a YAML config, a hostfile): found only by ``resolve_any``
+        self.aside = {f.path: f for f in aside or ()}
         self.pending = dict(pending or {})  # path -> kind, not parsed yet
         self.loader = loader
         self.loaded: list[ParsedFile] = []
         where = locations or {}
         location = {p: where.get(p, p) for p in self.by_path}  # display path -> absolute
         location.update({p: where.get(p, p) for p in self.pending})
+        location.update({p: where.get(p, p) for p in self.aside})
         # discovery's locations are normal already: the few others are made so (one pass, no call each)
         odd = [p for p, at in location.items() if "/." in at or "//" in at or not at.startswith("/")]
         for p in odd:
@@ -145,7 +149,10 @@ class FileIndex:
 
     def _at(self, location: str, kind: str | None) -> ParsedFile | None:
         path = self.display.get(location)
-        return self.get(path, kind) if path is not None else None
+        if path is None:
+            return None
+        found = self.get(path, kind)
+        return found if found is not None or kind is not None else self.aside.get(path)
 
     def folder_of(self, path: str) -> str:
         """The absolute folder of a display path."""

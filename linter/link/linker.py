@@ -57,7 +57,12 @@ from .versions import DECLARATION_FOLDERS, VersionReader
 
 if TYPE_CHECKING:
     from ..config import JobSpec
-    from ..sources.python import PythonFile
+    from ..sources.python import PyImport, PythonFile
+
+# how far an entry's imports are followed to find where torch_npu is loaded (util/__init__.py ->
+# util/misc.py -> import torch_npu is three), and how many repository modules are read on the way
+NPU_ROUTE_DEPTH = 3
+NPU_ROUTE_MODULES = 48
 
 
 def build_project(
@@ -69,12 +74,14 @@ def build_project(
     locations: dict[str, str] | None = None,
     settings: dict[str, str] | None = None,
     inside: list[str] | None = None,
+    aside: list[ParsedFile] | None = None,
 ) -> Project:
     """Link ``files`` into jobs. ``pending`` lists files (path -> kind) not parsed yet; ``loader``
     parses one of them when a link reaches it; ``locations`` gives each display path's absolute
-    location (display paths are taken as locations when it is missing). ``inside``: the absolute
+    location (display paths are taken as locations when it is missing). ``aside``: files read that
+    are no file of a job (a YAML config, a hostfile), which a launch may name. ``inside``: the absolute
     folders of a run over folders of a larger repository, whose files alone are reported."""
-    index = FileIndex(files, pending, loader, locations)
+    index = FileIndex(files, pending, loader, locations, aside)
     linker = Linker(index, configured_versions or {}, job_specs or [], settings or {}, inside)
     jobs: list[Job] = []
     for f in files:
@@ -87,6 +94,15 @@ def build_project(
     for job in jobs:
         if job.judged:
             job.entry_modules = {e.source.path: linker.setting_modules(e) for e in job.entries}
+            for entry in job.entries:
+                if job.context.pytorch and not entry.imports_module(*NPU_STACKS):
+                    route = linker.npu_route(entry)
+                    if route is not None:
+                        first, modules, settings = route
+                        job.npu_routes[entry.source.path] = (first, modules)
+                        job.entry_modules[entry.source.path] += [
+                            m for m in settings if m not in job.entry_modules[entry.source.path]
+                        ]
     parsed = files + index.loaded
     return Project(
         parsed,
@@ -377,25 +393,72 @@ class Linker:
         folder and the two above it, where a launch's ``sys.path`` usually starts) that hold a process
         setting; only those are parsed."""
         found: dict[str, PythonFile] = {}
-        folder = self.index.folder_of(entry.source.path)
-        bases = folder_and_ancestors(folder)[:3]
+        bases = folder_and_ancestors(self.index.folder_of(entry.source.path))[:3]
+        for _, path in self._repository_imports(entry, bases):
+            if path in found or path == entry.source.path or not self.index.holds(path, PROCESS_SETTINGS):
+                continue
+            module = self._python(path)
+            if module is not None:
+                found[path] = module
+        return list(found.values())
+
+    def npu_route(self, entry: PythonFile) -> tuple[PyImport, tuple[str, ...], list[PythonFile]] | None:
+        """How an entry that does not import torch_npu itself loads it: the entry's import that leads
+        there and the repository modules on the way, the last one importing torch_npu (or MindSpeed),
+        followed through at most NPU_ROUTE_DEPTH imports and NPU_ROUTE_MODULES modules; with every
+        module met that holds a process setting. None when no such route is found."""
+        bases = folder_and_ancestors(self.index.folder_of(entry.source.path))[:3]
+        seen = {entry.source.path}
+        settings: list[PythonFile] = []
+        level: list[tuple[PythonFile, PyImport | None, tuple[str, ...]]] = [(entry, None, ())]
+        for _ in range(NPU_ROUTE_DEPTH):
+            following = []
+            for module, first, route in level:
+                for imp, path in self._repository_imports(module, bases):
+                    if path in seen or len(seen) > NPU_ROUTE_MODULES:
+                        continue
+                    seen.add(path)
+                    found = self._python(path)
+                    if found is None:
+                        continue
+                    if self.index.holds(path, PROCESS_SETTINGS):
+                        settings.append(found)
+                    step = (first or imp, (*route, path))
+                    if any(i.module.split(".")[0] in NPU_STACKS for i in found.imports):
+                        return (*step, settings)
+                    following.append((found, *step))
+            level = following
+        return None
+
+    def _python(self, path: str) -> PythonFile | None:
+        parsed = self.index.get(path, PYTHON)
+        return parsed.model if parsed is not None and is_python_model(parsed.model) else None
+
+    def _repository_imports(self, module: PythonFile, bases: list[str]) -> list[tuple[PyImport, str]]:
+        """The repository files ``module``'s imports name, each with the import: absolute imports
+        looked up from ``bases`` (the entry's folder and the two above it), relative ones from the
+        module's own package; a name imported from a module counts as that module."""
         display = self.index.display
-        for imp in entry.imports:
-            parts = imp.module.split(".")
-            for base in bases:
+        out: list[tuple[PyImport, str]] = []
+        for imp in (*module.imports, *module.relative_imports):
+            dots = len(imp.module) - len(imp.module.lstrip("."))
+            parts = imp.module[dots:].split(".")
+            roots = bases
+            if dots:
+                package = self.index.folder_of(module.source.path)
+                for _ in range(dots - 1):
+                    package = posixpath.dirname(package)
+                roots = [package]
+            for root in roots:
                 for size in (len(parts), len(parts) - 1):  # the module itself, or the one a name comes from
                     if not size:
                         continue
-                    stem = under(base, "/".join(parts[:size]))
+                    stem = under(root, "/".join(parts[:size]))
                     for location in (stem + ".py", stem + "/__init__.py"):
                         path = display.get(location)
-                        if path is None or path in found or path == entry.source.path:
-                            continue
-                        if self.index.holds(path, PROCESS_SETTINGS):
-                            parsed = self.index.get(path, PYTHON)
-                            if parsed is not None and is_python_model(parsed.model):
-                                found[path] = parsed.model
-        return list(found.values())
+                        if path is not None:
+                            out.append((imp, path))
+        return out
 
     def _secondary(self, path: str) -> bool:
         """A folder whose launch scripts run another entry: this one is not what the cluster trains."""
@@ -419,7 +482,9 @@ class Linker:
             elif f.kind == SHELL:
                 out[f.path] = Verdict("no-launch", "starts no training launcher")
             elif f.kind in PIN_KINDS:
-                out[f.path] = Verdict("versions", "version declarations, read for the jobs below it")
+                gpu = getattr(f.model, "gpu_stack", "")
+                why = f"{gpu}: a GPU stack, not read for NPU jobs" if gpu else "read for the jobs below it"
+                out[f.path] = Verdict("versions", f"version declarations, {why}")
             elif f.kind == PYTHON:
                 out[f.path] = Verdict("unknown", "read, but no training launch runs it")
         for path, kind in self.index.pending.items():

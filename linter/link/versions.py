@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..jobs import Launch, Versions
 from ..kinds import PIN_KINDS
 from ..paths import depth, folder_and_ancestors, under
-from ..sources.versions import COMPONENTS, PinFile, VersionPin, pins_in_words
+from ..sources.versions import COMPONENTS, GPU_CONTENT, PinFile, VersionPin, pins_in_words
 from .entries import guarded_torch
 from .files import FileIndex
 
@@ -78,7 +78,12 @@ class VersionReader:
         distance leave it unknown; configuration values fill what no file declares. Also the pin
         files read for it, by path."""
         versions = Versions(configured=dict(self.configured))
-        pin_files = self._pins_over(paths)
+        pin_files = []
+        for rank, model in self._pins_over(paths):
+            if model.gpu_stack:  # a CUDA or ROCm declaration says nothing of the job on NPUs
+                versions.set_aside.setdefault(model.source.path, model.gpu_stack)
+            else:
+                pin_files.append((rank, model))
         candidates: list[tuple[int, VersionPin]] = []
         for rank, model in pin_files:
             candidates += [(rank, pin) for pin in model.pins]
@@ -89,6 +94,8 @@ class VersionReader:
             for script in launch.scripts:
                 for cmd in script.commands:
                     if len(cmd.words) > 2 and (cmd.words[0].value or "").startswith(("pip", "python")):
+                        if any(GPU_CONTENT.search(w.value or w.text) for w in cmd.words):
+                            continue  # pip install ... --index-url .../whl/cu121: a GPU build
                         candidates += [(top, pin) for pin in pins_in_words(cmd.words)]
         best: dict[str, tuple[tuple[int, int], list[tuple[int, VersionPin]]]] = {}  # component -> (key, pins)
         for rank, pin in candidates:

@@ -88,6 +88,8 @@ def _job_lines(job: Job, withheld: list[Withheld]) -> list[str]:
             lines.append(f"  advice withheld: {w.code} ({w.premise} unknown: {w.evidence.rstrip('.')}; declare {key})")
     for span, note in ctx.notes:
         lines.append(f"  note: {note} ({span.path}:{span.line})")
+    for path, why in ctx.versions.set_aside.items():
+        lines.append(f"  note: the versions in {path} are not read for it: {why}, not an NPU stack")
     for launch in job.launches:
         if launch.container is not None:
             role = f"{launch.pod.role}/" if launch.pod and launch.pod.role else ""

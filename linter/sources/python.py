@@ -186,6 +186,9 @@ class PythonFile:
 
     source: SourceText
     imports: list[PyImport] = field(default_factory=list)
+    # ``from .misc import setup``: the module written with its leading dots (kept apart: no absolute
+    # name a rule asks about can match it)
+    relative_imports: list[PyImport] = field(default_factory=list)
     calls: list[PyCall] = field(default_factory=list)
     env_sets: list[PyEnvSet] = field(default_factory=list)
     issues: list[PythonIssue] = field(default_factory=list)

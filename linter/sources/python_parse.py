@@ -126,7 +126,12 @@ class _Collector:
                 self.aliases[bound] = alias.name if alias.asname else bound
                 self.result.imports.append(PyImport(alias.name, bound, span, top_level))  # names kept once there
             return
-        if node.level or not node.module:
+        if node.level:  # from .misc import setup: a module of the same package, looked up from the file
+            for alias in node.names:
+                full = "." * node.level + (f"{node.module}.{alias.name}" if node.module else alias.name)
+                self.result.relative_imports.append(PyImport(full, alias.asname or alias.name, span, top_level))
+            return
+        if not node.module:
             return
         for alias in node.names:
             bound = alias.asname or alias.name

@@ -76,6 +76,19 @@ class PinFile:
 
     source: SourceText
     pins: list[VersionPin] = field(default_factory=list)
+    # what says the file declares a GPU stack (a CUDA or ROCm image, a GPU requirements file); its
+    # pins say nothing of an NPU job ('' for a file that does not)
+    gpu_stack: str = ""
+
+
+# a GPU stack named in a path: requirements_gpu.txt, docker/Dockerfile.cuda, docker-cuda/, -cu121
+GPU_NAME = LazyPattern(r"(?i)(?:^|[/._-])(cuda|gpu|gpus|rocm|nvidia|cu1\d\d)(?=$|[/._-])")
+# a GPU base image or package index: FROM nvidia/cuda, nvcr.io/nvidia/pytorch, pytorch/pytorch:*-cuda*,
+# rocm/pytorch; --index-url .../whl/cu121; torch==2.1.0+cu121
+GPU_CONTENT = LazyPattern(
+    r"(?im)^\s*FROM\s+(?:--\S+\s+)*\S*(?:nvidia|cuda|rocm)\S*|/whl/(?:cu\d+|rocm)|\+(?:cu\d{2,3}|rocm)\b"
+)
+NPU_STACK = ("torch-npu", "cann")  # a pin of either says the file is for NPUs, whatever its name
 
 
 def normalize(name: str) -> str:
@@ -107,7 +120,23 @@ def parse_pins(src: SourceText, kind: str) -> PinFile:
         else:
             _requirements(result, src, base, code)
             _artifacts(result, src, base, code)
+    result.gpu_stack = _gpu_stack(result)
     return result
+
+
+def _gpu_stack(pins: PinFile) -> str:
+    """What says the file declares a GPU stack (its name, a base image, a package index), or ''."""
+    if not pins.pins or any(p.component in NPU_STACK for p in pins.pins):
+        return ""
+    src = pins.source
+    named = GPU_NAME.search(src.path)
+    if named:
+        return f"{src.path} is named for {named.group(1)}"
+    found = GPU_CONTENT.search(src.text)
+    if found:
+        line = src.line_of(found.start()) + 1
+        return f"{src.path}:{line} declares a GPU stack ({found.group(0).strip()})"
+    return ""
 
 
 def _strip_comment(line: str) -> str:

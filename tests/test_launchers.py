@@ -1,0 +1,392 @@
+"""Each launcher of launchers/table.py and each place a launch's scale is written, as a user's
+repository holds them: scripts shaped like the frameworks' own examples (LLaMA-Factory, ms-swift,
+verl, DeepSpeed, accelerate, the Ascend model zoos), linted through the command line. A case says
+how the launch is read (launcher, nodes, processes per node, what the Parallel Store advice can ask)
+and which findings must and must not be made."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from .conftest import run_cli
+
+PINS = "torch==2.1.0\ntorch-npu==2.1.0.post10\n"  # release 6.0.0: ships torch_npu_run, watchdog on
+RELEASE = '[tool.recovery-lint.versions]\ntorch = "2.1.0"\ntorch-npu = "2.1.0.post10"\n'
+
+
+@dataclass
+class Launch:
+    name: str
+    files: dict[str, str]
+    launcher: str  # as --show-jobs names it (with the subcommand)
+    nodes: int | None = None  # None: not known; "several" is ``several``
+    per_node: int | None = None
+    several: bool = False
+    parallel_store: str = ""  # a fragment of the Parallel Store line ('' when not checked)
+    fire: tuple[str, ...] = ()  # "path:line CODE" findings that must be made
+    silent: tuple[str, ...] = ()  # rule codes that must not fire anywhere
+    multi_node: str | None = None  # the multi-node premise's status, when checked
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+CASES = [
+    # -- the torchrun family -------------------------------------------------------------------------
+    Launch(
+        "torchrun, static, two nodes",
+        {
+            "run.sh": "torchrun --nnodes=2 --node_rank=$NODE_RANK --master_addr=$MASTER_ADDR --nproc_per_node=8 train.py\n"
+        },
+        "torchrun",
+        nodes=2,
+        per_node=8,
+        parallel_store="launch with torch_npu_run",
+        fire=("run.sh:1 RL301",),
+    ),
+    Launch(
+        "torch_npu_run already",
+        {"run.sh": "torch_npu_run --nnodes=2 --nproc_per_node=8 train.py\n"},
+        "torch_npu_run",
+        nodes=2,
+        per_node=8,
+        parallel_store="Parallel Store already",
+        silent=("RL301",),
+    ),
+    Launch(
+        "python -m torch.distributed.launch with a default expansion for the nodes",
+        {
+            "run.sh": "NNODES=${NNODES:-2}\nNPUS_PER_NODE=8\n"
+            "python -m torch.distributed.launch --nnodes $NNODES --nproc_per_node $NPUS_PER_NODE train.py\n"
+        },
+        "torch.distributed.launch",
+        nodes=2,
+        per_node=8,
+        fire=("run.sh:3 RL301",),
+    ),
+    Launch(
+        "one node: no --nnodes",
+        {"run.sh": "torchrun --nproc_per_node=8 train.py\n"},
+        "torchrun",
+        nodes=1,
+        per_node=8,
+        silent=("RL301",),
+        multi_node="failed",
+    ),
+    # -- scale from every place it is written ------------------------------------------------------
+    Launch(
+        "a placeholder that is a syntax error does not hide the node count after it",
+        {
+            "run.sh": "MASTER_ADDR=<master_ip_address>\nMASTER_PORT=6000\nNNODES=2\n"
+            "torchrun --nnodes $NNODES --nproc_per_node 8 --master_addr $MASTER_ADDR train.py\n"
+        },
+        "torchrun",
+        nodes=2,
+        per_node=8,
+        fire=("run.sh:1 RL900", "run.sh:4 RL301"),
+    ),
+    Launch(
+        "the node count is a host list's length: several nodes",
+        {
+            "run.sh": "HOSTFILE=/etc/hostfile\nNNODES=$(cat $HOSTFILE | wc -l)\n"
+            "torchrun --nnodes $NNODES --nproc_per_node 8 train.py\n"
+        },
+        "torchrun",
+        several=True,
+        per_node=8,
+        fire=("run.sh:3 RL301",),
+        multi_node="held",
+    ),
+    Launch(
+        "a per-device loop with --world-size 32 and eight processes per node: four nodes",
+        {
+            "test/train_full_32p.sh": "RANK_SIZE=8\nfor ((i = 0; i < ${RANK_SIZE}; i++)); do\n"
+            "  python3 train.py --world-size 32 --rank $i &\ndone\nwait\n",
+            "train.py": "import torch\nimport torch_npu\n",
+        },
+        "python",
+        nodes=4,
+        per_node=8,
+        multi_node="held",
+    ),
+    Launch(
+        "a per-device loop with --world-size 8 is one node",
+        {
+            "test/train_full_8p.sh": "RANK_SIZE=8\nfor ((i = 0; i < ${RANK_SIZE}; i++)); do\n"
+            "  python3 train.py --world-size 8 --rank $i &\ndone\nwait\n",
+            "train.py": "import torch\nimport torch_npu\n",
+        },
+        "python",
+        nodes=1,
+        per_node=8,
+        multi_node="failed",
+    ),
+    # -- framework commands that run torchrun themselves -------------------------------------------
+    Launch(
+        "llamafactory-cli train on two nodes (LLaMA-Factory examples/README.md)",
+        {
+            "run.sh": "FORCE_TORCHRUN=1 NNODES=2 NODE_RANK=0 MASTER_ADDR=192.168.0.1 MASTER_PORT=29500 \\\n"
+            "  llamafactory-cli train examples/train_lora/qwen3_lora_sft.yaml\n",
+            "examples/train_lora/qwen3_lora_sft.yaml": "model_name_or_path: Qwen/Qwen3-4B\nstage: sft\ndo_train: true\n",
+        },
+        "llamafactory-cli train",
+        nodes=2,
+        parallel_store="run src/llamafactory/launcher.py under torch_npu_run",
+        fire=("run.sh:2 RL301",),
+    ),
+    Launch(
+        "llamafactory-cli with an elastic rendezvous (RDZV_ID): no torch_npu_run form",
+        {
+            "run.sh": "FORCE_TORCHRUN=1 MIN_NNODES=1 MAX_NNODES=3 NNODES=3 RDZV_ID=llamafactory MAX_RESTARTS=3 \\\n"
+            "  llamafactory-cli train examples/train_lora/qwen3_lora_sft.yaml\n"
+        },
+        "llamafactory-cli train",
+        nodes=3,
+        parallel_store="elastic c10d rendezvous",
+        silent=("RL301",),
+    ),
+    Launch(
+        "llamafactory-cli on one node (the visible devices)",
+        {"run.sh": "llamafactory-cli train examples/train_qlora/qwen3_lora_sft_bnb_npu.yaml\n"},
+        "llamafactory-cli train",
+        nodes=1,
+        silent=("RL301",),
+    ),
+    Launch(
+        "megatron sft on two Atlas A2 nodes (ms-swift examples/ascend/multi-node/megatron/node1.sh)",
+        {
+            "node1.sh": "# Atlas A2 * 2 nodes * 8 cards\nASCEND_RT_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 \\\nNNODES=2 \\\n"
+            "NODE_RANK=0 \\\nMASTER_ADDR=127.0.0.1 \\\nMASTER_PORT=29500 \\\nNPROC_PER_NODE=8 \\\n"
+            "HCCL_SOCKET_IFNAME=xxx \\\nmegatron sft \\\n    --model Qwen/Qwen2.5-7B-Instruct \\\n"
+            "    --tensor_model_parallel_size 2 \\\n    --num_train_epochs 1\n"
+        },
+        "megatron sft",
+        nodes=2,
+        per_node=8,
+        parallel_store="run swift/cli/_megatron/sft.py under torch_npu_run",
+        fire=("node1.sh:9 RL301",),
+    ),
+    Launch(
+        "swift sft on one node (NPROC_PER_NODE=4)",
+        {
+            "train.sh": "NPROC_PER_NODE=4 ASCEND_RT_VISIBLE_DEVICES=0,1,2,3 swift sft \\\n"
+            "    --model Qwen/Qwen2-7B-Instruct --dataset AI-ModelScope/alpaca-gpt4-data-zh --num_train_epochs 1\n"
+        },
+        "swift sft",
+        nodes=1,
+        per_node=4,
+        silent=("RL301",),
+        multi_node="failed",
+    ),
+    Launch(
+        "swift sft with a config file only swift reads: no torch_npu_run form",
+        {
+            "train.sh": "NNODES=2 NODE_RANK=0 MASTER_ADDR=10.0.0.1 NPROC_PER_NODE=8 swift sft examples/sft.yaml\n",
+            "examples/sft.yaml": "model: Qwen/Qwen2.5-7B-Instruct\n",
+        },
+        "swift sft",
+        nodes=2,
+        per_node=8,
+        parallel_store="takes the training arguments as --flags only",
+        silent=("RL301",),
+    ),
+    # -- launchers with no torchrun command line --------------------------------------------------
+    Launch(
+        "accelerate launch, two machines from its config file (LLaMA-Factory examples/accelerate)",
+        {
+            "train.sh": "accelerate launch --config_file examples/accelerate/fsdp_config.yaml src/train.py cfg.yaml\n",
+            "examples/accelerate/fsdp_config.yaml": "distributed_type: FSDP\nnum_machines: 2\nnum_processes: 16\n"
+            "machine_rank: 0\nrdzv_backend: static\n",
+        },
+        "accelerate launch",
+        nodes=2,
+        per_node=8,
+        parallel_store="no torchrun command line to replace",
+        silent=("RL301",),
+        multi_node="held",
+    ),
+    Launch(
+        "accelerate launch with a JSON config (ms-swift examples/ascend/train/qwen3/qwen3_lora_fsdp)",
+        {
+            "train.sh": "ASCEND_RT_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 accelerate launch --config_file "
+            "./examples/fsdp.json swift/cli/sft.py --model Qwen/Qwen3-8B\n",
+            "examples/fsdp.json": '{"distributed_type": "FSDP", "num_machines": 1, "num_processes": 8, '
+            '"rdzv_backend": "static"}\n',
+        },
+        "accelerate launch",
+        nodes=1,
+        per_node=8,
+        multi_node="failed",
+    ),
+    Launch(
+        "accelerate launch with its counts as options",
+        {
+            "train.sh": "accelerate launch --num_machines 2 --machine_rank $RANK --main_process_ip $MASTER_ADDR "
+            "--num_processes 16 train.py\n"
+        },
+        "accelerate launch",
+        nodes=2,
+        per_node=8,
+        multi_node="held",
+    ),
+    Launch(
+        "the deepspeed runner with a hostfile of four hosts in the repository",
+        {
+            "run.sh": "deepspeed --hostfile=hostfile --master_addr=10.0.0.1 pretrain.py --deepspeed ds_config.json\n",
+            "hostfile": "worker-1 slots=8\nworker-2 slots=8\n# spare\nworker-3 slots=8\nworker-4 slots=8\n",
+        },
+        "deepspeed",
+        nodes=4,
+        parallel_store="starts the ranks itself",
+        silent=("RL301",),
+        multi_node="held",
+    ),
+    Launch(
+        "the deepspeed runner on the local devices it includes",
+        {"run.sh": "deepspeed --include localhost:0,1,2,3 train.py --deepspeed ds.json\n"},
+        "deepspeed",
+        nodes=1,
+        multi_node="failed",
+    ),
+    Launch(
+        "a verl trainer with Hydra overrides in an array and a default expansion (verl examples/*_npu.sh)",
+        {
+            "run.sh": "export HCCL_CONNECT_TIMEOUT=3600\nNNODES=${NNODES:-4}\nNPUS_PER_NODE=${NPUS_PER_NODE:-16}\n"
+            'TRAINER=(\n    trainer.nnodes="${NNODES}"\n    trainer.n_gpus_per_node="${NPUS_PER_NODE}"\n'
+            "    trainer.device='npu'\n)\npython3 -m verl.trainer.main_ppo \\\n    algorithm.adv_estimator=grpo \\\n"
+            '    "${TRAINER[@]}" "$@"\n'
+        },
+        "verl",
+        nodes=4,
+        per_node=16,
+        parallel_store="Ray actors",
+        multi_node="held",
+    ),
+    Launch(
+        "verl submitted to a Ray cluster (ray job submit --)",
+        {
+            "submit.sh": 'ray job submit --address="http://127.0.0.1:8265" --runtime-env=verl/trainer/runtime_env.yaml '
+            "--no-wait -- python3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=8 trainer.nnodes=2\n"
+        },
+        "verl",
+        nodes=2,
+        per_node=8,
+    ),
+    Launch(
+        "srun around a Python program: its nodes and tasks",
+        {
+            "job.sh": "#!/bin/bash\n#SBATCH --nodes=2\nsrun -N 2 --ntasks-per-node 8 python train.py --epochs 90\n",
+            "train.py": "import torch\nimport torch_npu\n",
+        },
+        "python",
+        nodes=2,
+        per_node=8,
+        multi_node="held",
+    ),
+]
+
+
+def _lint(tmp_path: Path, case: Launch, *args: str):
+    for name, text in {**case.files, **case.extra}.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (tmp_path / "recovery-lint.toml").write_text(RELEASE.replace("[tool.recovery-lint.versions]", "[versions]"))
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    return run_cli("--no-cache", *args, ".", cwd=tmp_path)
+
+
+def _launch(jobs: dict, case: Launch) -> dict:
+    launches = [
+        launch
+        for job in jobs["jobs"]
+        for launch in job["launches"]
+        if " ".join(filter(None, (launch["launcher"], launch["subcommand"]))) == case.launcher
+    ]
+    assert launches, f"no {case.launcher} launch in {[j['launches'] for j in jobs['jobs']]}"
+    return launches[0]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_the_launch_is_read_as_its_launcher_starts_it(tmp_path, case):
+    shown = _lint(tmp_path, case, "--show-jobs", "--output-format", "json")
+    assert shown.returncode == 0, shown.stderr
+    jobs = json.loads(shown.stdout)
+    launch = _launch(jobs, case)
+    if case.several:
+        assert launch["several_nodes"] is True, launch["scale"]
+    else:
+        assert launch["nodes"] == case.nodes, launch["scale"]
+    if case.per_node is not None:
+        assert launch["processes_per_node"] == case.per_node, launch["scale"]
+    if case.parallel_store:
+        assert case.parallel_store in (launch["parallel_store"] or ""), launch["parallel_store"]
+    if case.multi_node is not None:
+        job = next(j for j in jobs["jobs"] if launch in j["launches"])
+        assert job["premises"]["multi-node"]["status"] == case.multi_node, job["premises"]["multi-node"]
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.fire or c.silent], ids=lambda c: c.name)
+def test_the_findings_fit_the_launcher(tmp_path, case):
+    result = _lint(tmp_path, case, "--output-format", "concise")
+    found = {
+        f"{line.split(':')[0]}:{line.split(':')[1]} {line.split()[1]}"
+        for line in result.stdout.splitlines()
+        if ": RL" in line
+    }
+    for expected in case.fire:
+        assert expected in found, result.stdout
+    for code in case.silent:
+        assert not any(f.endswith(f" {code}") for f in found), result.stdout
+
+
+def test_a_framework_launch_gets_advice_it_can_follow_and_no_fix(tmp_path):
+    case = CASES[
+        [c.name for c in CASES].index(
+            "megatron sft on two Atlas A2 nodes (ms-swift examples/ascend/multi-node/megatron/node1.sh)"
+        )
+    ]
+    result = _lint(tmp_path, case, "--output-format", "full")
+    assert "run swift/cli/_megatron/sft.py under torch_npu_run to use the Parallel Store" in result.stdout
+    assert "No fix" in result.stdout
+    fixed = _lint(tmp_path, case, "--fix", "--unsafe-fixes")
+    assert (tmp_path / "node1.sh").read_text() == case.files["node1.sh"], fixed.stdout
+
+
+def test_exports_do_not_reach_ray_actors_started_elsewhere(tmp_path):
+    """The driver's exports stay with the driver: Ray actors see their raylet's environment."""
+    script = (
+        "export HCCL_ASYNC_ERROR_HANDLING=0\n"
+        "python3 -m verl.trainer.main_ppo trainer.nnodes=4 trainer.n_gpus_per_node=16 trainer.device=npu\n"
+    )
+    case = Launch("verl", {"run.sh": script}, "verl")
+    result = _lint(tmp_path, case, "--output-format", "concise")
+    assert "RL101" not in result.stdout
+    shown = json.loads(_lint(tmp_path, case, "--show-jobs", "--output-format", "json").stdout)
+    assert "reach the driver only" in _launch(shown, case)["ranks_environment"]
+
+
+def test_exports_before_ray_start_reach_the_actors_it_hosts(tmp_path):
+    script = (
+        "export HCCL_ASYNC_ERROR_HANDLING=0\nray start --head --port 6379\n"
+        "python3 -m verl.trainer.main_ppo trainer.nnodes=4 trainer.n_gpus_per_node=16 trainer.device=npu\n"
+    )
+    case = Launch("verl", {"run.sh": script}, "verl")
+    result = _lint(tmp_path, case, "--output-format", "concise")
+    assert "run.sh:1:" in result.stdout and "RL101" in result.stdout, result.stdout
+
+
+def test_the_readme_table_names_every_launcher_with_its_source():
+    from recovery_lint.launchers.table import LAUNCHERS, MPIRUN, SRUN
+
+    from .conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text("utf-8")
+    table = readme.split("### Launchers", 1)[1].split("\n\n| launcher", 1)[1].split("\n\n", 1)[0]
+    for row in (*LAUNCHERS, SRUN, MPIRUN):
+        assert row.name in table, row.name
+        cited = next((w for w in row.source.split() if "/" in w and "." in w.rsplit("/", 1)[-1]), None)
+        if cited is not None:
+            assert cited.rstrip(",:;") in table.replace("`", ""), (row.name, cited)
