@@ -1,7 +1,7 @@
 """Regular expressions compiled on first use.
 
 A module-level ``re.compile`` runs on every import, and a one-file run imports every module while
-using few of their patterns: compiled up front they cost it milliseconds it never needed. A
+using few of their patterns: compiled up front, each would cost every run its compilation. A
 :class:`LazyPattern` is written where the pattern was and answers the same methods; it compiles on
 the first call and then hands the calls straight to the compiled pattern.
 """

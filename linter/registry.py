@@ -2,8 +2,8 @@
 
 A run selects and schedules rules from the rule index (``schemas/rule_index.json``: each rule's
 code, name, module, premises and hooks), and imports a rule's module only when the engine first
-runs one of its hooks: a rule whose premises fail for every job of the run is never imported.
-Importing every rule was a sixth of a one-manifest run. The index is written from the rules
+runs one of its hooks: a rule whose premises fail for every job of the run is never imported, so a
+one-file run pays only for the rules it runs. The index is written from the rules
 themselves (``python -m recovery_lint.registry > schemas/rule_index.json``) and a test keeps it
 equal to them.
 """

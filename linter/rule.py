@@ -51,8 +51,7 @@ class Case:
 
 class examples:
     """A rule's ``cases``, built the first time they are read: a lint run never reads them (the
-    rule's tests do, through ``recovery_lint.testing``), and building the 276 examples of all rules at
-    import was about 4 % of a one-manifest run's instructions.
+    rule's tests do, through ``recovery_lint.testing``), so a run never pays for building them.
 
     Used as ``cases = examples(lambda: (Case(...), ...))``; the built tuple then replaces the
     descriptor on the class, so ``rule.cases`` is a plain tuple from there on."""

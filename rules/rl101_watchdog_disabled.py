@@ -1,3 +1,5 @@
+"""RL101: The HCCL watchdog is off, so a network fault is only noticed after the HCCL execution timeout."""
+
 from __future__ import annotations
 
 from dataclasses import replace

@@ -1,3 +1,5 @@
+"""RL102: The HCCL watchdog is turned on in a job with process-level recovery, which needs it off."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, safe_fix

@@ -1,3 +1,5 @@
+"""RL103: A resumable PyTorch job whose launch environment does not set RESUME_MODE_ENABLE=1."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, safe_fix

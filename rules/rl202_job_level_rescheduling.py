@@ -1,3 +1,5 @@
+"""RL202: Resumable job without Pod-level rescheduling: every fault deletes and reschedules all Pods."""
+
 from __future__ import annotations
 
 import posixpath

@@ -1,3 +1,5 @@
+"""RL301: PyTorch is launched with torchrun instead of torch_npu_run (Parallel Store)."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Edit, Severity, safe_fix, unsafe_fix

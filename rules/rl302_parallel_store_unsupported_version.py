@@ -1,3 +1,5 @@
+"""RL302: torch_npu_run is used with torch/torch_npu versions that cannot run the Parallel Store."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity

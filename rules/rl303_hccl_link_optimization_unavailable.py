@@ -1,3 +1,5 @@
+"""RL303: CANN is older than 8.0.RC2, which brings the native HCCL link setup optimization."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity

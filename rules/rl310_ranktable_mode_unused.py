@@ -1,3 +1,5 @@
+"""RL310: A multi-node PyTorch AscendJob negotiates HCCL links instead of reading a rank table."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Edit, Severity, unsafe_fix

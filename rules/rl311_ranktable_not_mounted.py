@@ -1,3 +1,5 @@
+"""RL311: RANK_TABLE_FILE points where no volume is mounted, or the ranktable volume is mounted nowhere."""
+
 from __future__ import annotations
 
 import posixpath

@@ -1,3 +1,5 @@
+"""RL312: The ranktable volume's path is not where Ascend Operator writes this job's rank table."""
+
 from __future__ import annotations
 
 import posixpath

@@ -1,3 +1,5 @@
+"""RL313: RANK_TABLE_FILE is not <mountPath of the ranktable volume>/hccl.json."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,3 +1,5 @@
+"""RL314: RankTable mode is configured with a torch_npu release that does not read RANK_TABLE_FILE."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity

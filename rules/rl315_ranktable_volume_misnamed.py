@@ -1,3 +1,5 @@
+"""RL315: A volume serves the rank table but is not named ranktable, so Ascend Operator writes none."""
+
 from __future__ import annotations
 
 import posixpath

@@ -1,3 +1,5 @@
+"""RL401: Checkpoints are saved with torch.save, which blocks training; MindIO ACP saves asynchronously."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity

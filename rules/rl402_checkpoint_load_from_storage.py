@@ -1,3 +1,5 @@
+"""RL402: Checkpoints are loaded with torch.load from storage; MindIO ACP restores them from memory."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity

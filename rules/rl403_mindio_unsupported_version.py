@@ -1,3 +1,5 @@
+"""RL403: MindIO ACP is used with MindIO or MindCluster older than 6.0.RC2."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity

@@ -1,3 +1,5 @@
+"""RL501: Operators are compiled online at every start; use binary operators (jit_compile=False)."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix

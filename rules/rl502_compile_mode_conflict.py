@@ -1,3 +1,5 @@
+"""RL502: Binary operators (jit_compile=False) and the operator compile cache are configured together."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity

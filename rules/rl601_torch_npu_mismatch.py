@@ -1,3 +1,5 @@
+"""RL601: The pinned torch_npu is built for another torch version than the one pinned."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity

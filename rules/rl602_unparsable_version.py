@@ -1,3 +1,5 @@
+"""RL602: A declared torch, torch_npu, CANN, MindCluster or MindIO version cannot be read."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity

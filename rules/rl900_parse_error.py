@@ -1,3 +1,5 @@
+"""RL900: A manifest, launch script or Python file could not be parsed."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity

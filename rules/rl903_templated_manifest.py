@@ -1,3 +1,5 @@
+"""RL903: A Helm/Jinja/Go-templated manifest was skipped."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity

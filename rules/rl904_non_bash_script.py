@@ -1,3 +1,5 @@
+"""RL904: A script written for another shell (zsh, fish, csh, tcsh) was skipped."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity

@@ -1,3 +1,6 @@
+"""The suppression rules: RL901 (a directive that suppressed nothing) and RL902 (a malformed
+directive, or one naming an unknown code)."""
+
 from __future__ import annotations
 
 from recovery_lint.diagnostics import Severity, safe_fix

@@ -71,7 +71,7 @@ class _ProjectPaths:
 class Hooks:
     """Every (rule, what it checks) pair of a run, in a fixed order: the project, then each file, then
     each job, rule by rule. The pairs are made when asked: a run over ten thousand files has tens of
-    thousands of them, and a closure each cost 18 MiB."""
+    thousands of them, and a closure kept for each would hold memory for the whole run."""
 
     def __init__(self, rules: list[Rule], project: Project) -> None:
         self.paths = _ProjectPaths(project)

@@ -28,7 +28,7 @@ _NAME_PUNCTUATION = frozenset(".+@%~=-")
 
 def script_path_at_end(text: str) -> str | None:
     """The script or Python file path ``text`` ends with (``SCRIPT_PATH.search``'s group, found by a
-    scan from the end: compiling the pattern's Unicode classes was a hundredth of a one-manifest run)."""
+    scan from the end, so that a run that never asks does not compile the pattern's Unicode classes)."""
     end = len(text) - 1 if text.endswith("\n") else len(text)  # where '$' matches
     body = text[:end]
     suffix = next((s for s in (".sh", ".bash", ".py") if body.endswith(s)), None)

@@ -105,7 +105,7 @@ class PyCall(Located):
         self._locate(span)
         # relative to the call's start: two small ints, shared by CPython, instead of a span object
         self._func_start, self._func_size = func_span.start - span.start, func_span.end - func_span.start
-        # a flat (name, argument, ...) tuple: a dict per call with keywords was a fifth of a call's memory
+        # a flat (name, argument, ...) tuple: far smaller than a dict per call with keywords
         self._keywords = tuple(part for pair in keywords.items() for part in pair) if keywords else ()
         self.positional = positional
         self.conditional = conditional  # inside an if/else branch (a main guard aside) or a try/except handler

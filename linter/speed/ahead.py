@@ -131,7 +131,7 @@ class ParsedAhead:
 
     def _collect(self) -> None:
         """Unpickle the chunks the pool has sent back, in the order it parses them: kept as pickles
-        until the linker asked for them, they added 12 MiB to the 10,000-file bench's peak."""
+        until the linker asks for them, they would add to the run's peak memory."""
         while self.front < len(self.futures):
             future = self.futures[self.front]
             if future is not None:

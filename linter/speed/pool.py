@@ -243,8 +243,8 @@ def _collect_forked(
 
 def _outcomes(count: int, run: Callable[[int], Outcome], blocks: int, size: int) -> dict[int, Outcome]:
     """The findings and errors of the hooks in the blocks this process takes from the ``blocks`` pipe
-    (``size`` hooks each), by index, for the hooks that have any (most have none: an entry per hook
-    was 20 MiB of empty lists on ten thousand files)."""
+    (``size`` hooks each), by index, for the hooks that have any (most have none, and an empty entry
+    per hook would cost memory in proportion to the repository)."""
     found = {}
     while True:
         taken = os.read(blocks, 4)  # one block number; a read this small takes it whole
