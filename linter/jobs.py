@@ -71,6 +71,10 @@ class LaunchCommand:
     row: Launcher | None = None  # the launcher's row of launchers.table (by ``launcher`` when not given)
     subcommand: str | None = None  # the launcher's subcommand (swift sft)
     env_note: str = ""  # where the environment the ranks see comes from, when it is not this shell's
+    # False when the ranks see variables the repository does not show (Ray actors of a cluster started
+    # elsewhere, a runtime environment not in the repository): neither a variable's absence nor its
+    # value is known then
+    env_complete: bool = True
 
     def __post_init__(self) -> None:
         if self.row is None:

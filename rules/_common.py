@@ -104,11 +104,13 @@ PYTORCH_STACKS = ("torch", "torch_npu", "mindspeed", "mindspeed_llm", "megatron"
 
 def pytorch_launches(job: Job) -> list[tuple[Launch, LaunchCommand]]:
     """Training launches that start PyTorch: a torch launcher, or python on a PyTorch entry (or on
-    an entry outside the repository when the manifest says the job is PyTorch)."""
+    an entry outside the repository when the manifest says the job is PyTorch); not those whose
+    ranks see an environment the repository does not show (Ray actors of a cluster started
+    elsewhere): what their processes see is not known."""
     out = []
     for launch in job.launches:
         for cmd in launch.commands:
-            if not cmd.judged:
+            if not cmd.judged or not cmd.env_complete:
                 continue
             if cmd.is_distributed or (
                 cmd.launcher == "python"

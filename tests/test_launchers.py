@@ -390,3 +390,16 @@ def test_the_readme_table_names_every_launcher_with_its_source():
         cited = next((w for w in row.source.split() if "/" in w and "." in w.rsplit("/", 1)[-1]), None)
         if cited is not None:
             assert cited.rstrip(",:;") in table.replace("`", ""), (row.name, cited)
+
+
+def test_a_runtime_env_the_repository_does_not_hold_leaves_the_ranks_environment_unknown(tmp_path):
+    script = (
+        "export HCCL_ASYNC_ERROR_HANDLING=0\nray start --head --port 6379\n"
+        "ray job submit --runtime-env=recipe/config/runtime_env.yaml -- python3 -m verl.trainer.main_ppo "
+        "trainer.nnodes=4 trainer.n_gpus_per_node=16\n"
+    )
+    case = Launch("verl", {"run.sh": script, "runtime_env.yaml": "env_vars:\n  HCCL_CONNECT_TIMEOUT: '600'\n"}, "verl")
+    result = _lint(tmp_path, case, "--output-format", "concise")
+    assert "RL101" not in result.stdout, result.stdout
+    shown = json.loads(_lint(tmp_path, case, "--show-jobs", "--output-format", "json").stdout)
+    assert "does not show" in _launch(shown, case)["ranks_environment"]

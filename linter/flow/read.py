@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..discover import Candidate, readable
-from ..parse import ParsedFile, read_and_parse
+from ..parse import MAX_FILE_BYTES, ParsedFile, read_and_parse
 from .reach import head
 from .request import LintRequest
 
@@ -115,6 +115,24 @@ class Reader:
                 runcache.cache_parsed(cache, key, parsed, digest, blob if parsed is ready else None)
         self.parsed.append(parsed)
         return parsed
+
+    def imports_of(self, display: str) -> list[str]:
+        """The module-level imports of a Python file not parsed (a module on the way from an entry
+        to where it loads torch_npu): its statements only, not its model."""
+        from ..sources.python_parse import module_level_imports
+
+        c = self.candidates[display]
+        text = self.request.overrides.get(display)
+        if text is not None:
+            return module_level_imports(text.encode("utf-8", "surrogateescape"))
+        if not readable(c):
+            return []
+        try:
+            with open(c.location, "rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+        except OSError:
+            return []
+        return module_level_imports(data) if len(data) <= MAX_FILE_BYTES else []
 
     def open_pool(self, workers: int) -> Executor:
         """The run's process pool of ``workers`` processes (a large run parses its files in it), kept

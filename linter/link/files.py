@@ -86,6 +86,7 @@ class FileIndex:
         self.location = location
         self.display = {loc: p for p, loc in self.location.items()}
         self._resolved: dict[tuple[str, str, str, str | None], ParsedFile | None] = {}
+        self._imports: dict[str, list[str]] = {}  # path -> module-level imports (module_imports)
 
     @functools.cached_property
     def folders(self) -> set[str]:
@@ -112,6 +113,22 @@ class FileIndex:
         """Like ``may_contain``, in a run over named files too: for what a linked file's own meaning
         depends on (a setting its imports make), which must not change with the files named."""
         return self._scan("holds", path, needles)
+
+    def module_imports(self, path: str) -> list[str]:
+        """The modules a Python file imports at module level (relative ones with their dots): from
+        its model when it is parsed, else from its statements alone."""
+        known = self._imports.get(path)
+        if known is None:
+            parsed = self.by_path.get(path)
+            if parsed is not None and hasattr(parsed.model, "relative_imports"):
+                model = parsed.model
+                known = [i.module for i in (*model.imports, *model.relative_imports) if i.top_level]  # type: ignore[attr-defined]
+            elif path in self.pending and hasattr(self.loader, "imports_of"):
+                known = self.loader.imports_of(path)  # type: ignore[union-attr]
+            else:
+                known = []
+            self._imports[path] = known
+        return known
 
     def _scan(self, how: str, path: str, needles: tuple[bytes, ...]) -> bool:
         scan = getattr(self.loader, how, None)
@@ -185,14 +202,18 @@ class FileIndex:
         return self._resolved[key]
 
     def resolve_any(self, reference: str, near: str, cwd: str | None = None) -> ParsedFile | None:
-        """A file of any kind a launch names by its path (a hostfile, a config file), looked up as
-        ``resolve`` looks up a script."""
+        """A file of any kind a launch names by its relative path (a hostfile, a config file), from
+        the launch's working folder or the script's own. Unlike a script, a data file is never
+        matched by the tail of its path: ``/etc/hostfile`` or another checkout's
+        ``config/runtime_env.yaml`` is not the repository's file of the same name."""
         path = reference.strip("\"'")
-        if not path or "$" in path or "`" in path:
+        if not path or "$" in path or "`" in path or path.startswith("/"):
             return None
         key = (reference, self.folder_of(near), "", cwd)
         if key not in self._resolved:
-            self._resolved[key] = self._lookup(posixpath.normpath(path), near, None, cwd)
+            ref = posixpath.normpath(path)
+            bases = ([cwd] if cwd is not None else []) + [self.folder_of(near)]
+            self._resolved[key] = next((f for f in (self._at(join(b, ref), None) for b in bases) if f), None)
         return self._resolved[key]
 
     def _resolve(self, reference: str, near: str, kind: str, cwd: str | None) -> ParsedFile | None:

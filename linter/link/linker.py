@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Mapping
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from ..jobs import EnvValue, Job, JobContext, Launch, LaunchCommand, Project
@@ -65,6 +66,48 @@ NPU_ROUTE_DEPTH = 3
 NPU_ROUTE_MODULES = 48
 
 
+# what says a launch runs on NPUs: the devices it is given, a device option or Hydra override
+NPU_DEVICE_ENV = ("ASCEND_RT_VISIBLE_DEVICES", "ASCEND_VISIBLE_DEVICES")
+NPU_DEVICE_WORDS = ("device=npu", "device='npu'", 'device="npu"')
+
+
+def npu_evidence(job: Job) -> bool:
+    """Whether anything beside the entry's own imports says the job runs on NPUs: a platform (a
+    manifest label or ``target.platform``), a declared torch_npu or CANN, ``ASCEND_RT_VISIBLE_DEVICES``
+    given to a launch, or ``trainer.device=npu`` / ``--device npu`` among its words."""
+    versions = job.context.versions
+    if job.context.platform is not None or versions.get("torch-npu") or versions.get("cann"):
+        return True
+    for launch in job.launches:
+        for cmd in launch.commands:
+            if any(name in cmd.env for name in NPU_DEVICE_ENV):
+                return True
+            values = [w.value or w.text for w in cmd.words]
+            if any(v.endswith(NPU_DEVICE_WORDS) for v in values):
+                return True
+            if any(a in ("--device", "--device_target") and b == "npu" for a, b in pairwise(values)):
+                return True
+    return False
+
+
+def _link_entry_modules(linker: Linker, job: Job) -> None:
+    """The repository modules each entry of a training job imports that matter to it: those holding
+    a process setting, and, for a PyTorch entry of a job that runs on NPUs but does not import
+    torch_npu itself, the way it loads it."""
+    job.entry_modules = {e.source.path: linker.setting_modules(e) for e in job.entries}
+    if not job.context.pytorch or not npu_evidence(job):
+        return
+    for entry in job.entries:
+        if entry.imports_module(*NPU_STACKS):
+            continue
+        route = linker.npu_route(entry)
+        if route is not None:
+            first, modules, settings = route
+            job.npu_routes[entry.source.path] = (first, modules)
+            known = job.entry_modules[entry.source.path]
+            known += [m for m in settings if m not in known]
+
+
 def build_project(
     files: list[ParsedFile],
     configured_versions: dict[str, str] | None = None,
@@ -93,16 +136,7 @@ def build_project(
     jobs.extend(linker.standalone_entries())
     for job in jobs:
         if job.judged:
-            job.entry_modules = {e.source.path: linker.setting_modules(e) for e in job.entries}
-            for entry in job.entries:
-                if job.context.pytorch and not entry.imports_module(*NPU_STACKS):
-                    route = linker.npu_route(entry)
-                    if route is not None:
-                        first, modules, settings = route
-                        job.npu_routes[entry.source.path] = (first, modules)
-                        job.entry_modules[entry.source.path] += [
-                            m for m in settings if m not in job.entry_modules[entry.source.path]
-                        ]
+            _link_entry_modules(linker, job)
     parsed = files + index.loaded
     return Project(
         parsed,
@@ -394,39 +428,48 @@ class Linker:
         setting; only those are parsed."""
         found: dict[str, PythonFile] = {}
         bases = folder_and_ancestors(self.index.folder_of(entry.source.path))[:3]
-        for _, path in self._repository_imports(entry, bases):
-            if path in found or path == entry.source.path or not self.index.holds(path, PROCESS_SETTINGS):
-                continue
-            module = self._python(path)
-            if module is not None:
-                found[path] = module
+        for imp in entry.imports:
+            for path in self._module_paths(imp.module, entry.source.path, bases):
+                if path in found or not self.index.holds(path, PROCESS_SETTINGS):
+                    continue
+                module = self._python(path)
+                if module is not None:
+                    found[path] = module
         return list(found.values())
 
     def npu_route(self, entry: PythonFile) -> tuple[PyImport, tuple[str, ...], list[PythonFile]] | None:
         """How an entry that does not import torch_npu itself loads it: the entry's import that leads
         there and the repository modules on the way, the last one importing torch_npu (or MindSpeed),
-        followed through at most NPU_ROUTE_DEPTH imports and NPU_ROUTE_MODULES modules; with every
-        module met that holds a process setting. None when no such route is found."""
+        every import on the way a module-level statement (one in a function or under a condition,
+        ``if TYPE_CHECKING:`` or ``try:``, may never run), followed through at most NPU_ROUTE_DEPTH
+        imports and NPU_ROUTE_MODULES modules; with every module met that holds a process setting.
+        None when no such route is found. The modules on the way are read for their import
+        statements only."""
         bases = folder_and_ancestors(self.index.folder_of(entry.source.path))[:3]
         seen = {entry.source.path}
         settings: list[PythonFile] = []
-        level: list[tuple[PythonFile, PyImport | None, tuple[str, ...]]] = [(entry, None, ())]
+        level: list[tuple[PyImport, tuple[str, ...]]] = []
+        for imp in entry.imports + entry.relative_imports:
+            if imp.top_level:
+                for path in self._module_paths(imp.module, entry.source.path, bases):
+                    if path not in seen:
+                        seen.add(path)
+                        level.append((imp, (path,)))
         for _ in range(NPU_ROUTE_DEPTH):
             following = []
-            for module, first, route in level:
-                for imp, path in self._repository_imports(module, bases):
-                    if path in seen or len(seen) > NPU_ROUTE_MODULES:
-                        continue
-                    seen.add(path)
-                    found = self._python(path)
-                    if found is None:
-                        continue
-                    if self.index.holds(path, PROCESS_SETTINGS):
-                        settings.append(found)
-                    step = (first or imp, (*route, path))
-                    if any(i.module.split(".")[0] in NPU_STACKS for i in found.imports):
-                        return (*step, settings)
-                    following.append((found, *step))
+            for first, route in level:
+                path = route[-1]
+                if self.index.holds(path, PROCESS_SETTINGS):
+                    module = self._python(path)
+                    settings += [module] if module is not None else []
+                names = self.index.module_imports(path)
+                if any(name.split(".")[0] in NPU_STACKS for name in names):
+                    return first, route, settings
+                for name in names:
+                    for found in self._module_paths(name, path, bases):
+                        if found not in seen and len(seen) < NPU_ROUTE_MODULES:
+                            seen.add(found)
+                            following.append((first, (*route, found)))
             level = following
         return None
 
@@ -434,30 +477,28 @@ class Linker:
         parsed = self.index.get(path, PYTHON)
         return parsed.model if parsed is not None and is_python_model(parsed.model) else None
 
-    def _repository_imports(self, module: PythonFile, bases: list[str]) -> list[tuple[PyImport, str]]:
-        """The repository files ``module``'s imports name, each with the import: absolute imports
-        looked up from ``bases`` (the entry's folder and the two above it), relative ones from the
-        module's own package; a name imported from a module counts as that module."""
-        display = self.index.display
-        out: list[tuple[PyImport, str]] = []
-        for imp in (*module.imports, *module.relative_imports):
-            dots = len(imp.module) - len(imp.module.lstrip("."))
-            parts = imp.module[dots:].split(".")
-            roots = bases
-            if dots:
-                package = self.index.folder_of(module.source.path)
-                for _ in range(dots - 1):
-                    package = posixpath.dirname(package)
-                roots = [package]
-            for root in roots:
-                for size in (len(parts), len(parts) - 1):  # the module itself, or the one a name comes from
-                    if not size:
-                        continue
-                    stem = under(root, "/".join(parts[:size]))
-                    for location in (stem + ".py", stem + "/__init__.py"):
-                        path = display.get(location)
-                        if path is not None:
-                            out.append((imp, path))
+    def _module_paths(self, name: str, importer: str, bases: list[str]) -> list[str]:
+        """The repository files an import names: an absolute module looked up from ``bases`` (the
+        entry's folder and the two above it), a relative one from the importer's package; a name
+        imported from a module counts as that module."""
+        dots = len(name) - len(name.lstrip("."))
+        parts = name[dots:].split(".") if name[dots:] else []
+        roots = bases
+        if dots:
+            package = self.index.folder_of(importer)
+            for _ in range(dots - 1):
+                package = posixpath.dirname(package)
+            roots = [package]
+        out = []
+        for root in roots:
+            for size in (len(parts), len(parts) - 1):  # the module itself, or the one a name comes from
+                stem = under(root, "/".join(parts[:size])) if size else root if dots else None
+                if stem is None:
+                    continue
+                for location in (stem + ".py", stem + "/__init__.py"):
+                    path = self.index.display.get(location)
+                    if path is not None and path != importer and path not in out:
+                        out.append(path)
         return out
 
     def _secondary(self, path: str) -> bool:

@@ -200,15 +200,9 @@ class Run:
             self._reader(near),
             wrapper,
         )
-        ranks_env, env_note = cmd_env, ""
+        ranks_env, env_note, env_complete = cmd_env, "", True
         if row.ranks_env == RAY_WORKERS:
-            ranks_env = self.ray_env if self.ray_env is not None else {}
-            env_note = (
-                "the ranks are Ray actors: they see the environment `ray start` had in this script"
-                if self.ray_env is not None
-                else "the ranks are Ray actors on a Ray cluster started elsewhere: this script's exports reach "
-                "the driver only"
-            )
+            ranks_env, env_note, env_complete = self._actor_env(expanded[: unwrapped.offset], values, near)
         self.launch.commands.append(
             LaunchCommand(
                 cmd,
@@ -227,6 +221,7 @@ class Run:
                 row=row,
                 subcommand=found.subcommand,
                 env_note=env_note,
+                env_complete=env_complete,
             )
         )
         if entry_file is not None:
@@ -248,6 +243,33 @@ class Run:
             return None, target.model, "", target.path
         entry = entry_word(row, words, found.span[1], values)
         return (entry, *self._entry(entry, words, values, near))
+
+    def _actor_env(
+        self, submit: list[Word], values: Mapping[str, str | None], near: str
+    ) -> tuple[dict[str, EnvValue], str, bool]:
+        """What Ray actors see: the environment ``ray start`` had in this script, with the env_vars
+        of a ``ray job submit --runtime-env`` file the repository holds; the note that says so, and
+        whether that is all of it (not with a cluster started elsewhere, or a runtime environment
+        this run cannot read)."""
+        if self.ray_env is None:
+            note = "the ranks are Ray actors on a Ray cluster started elsewhere: this script's exports reach the driver"
+            note += " only"
+            return {}, note, False
+        env = dict(self.ray_env)
+        texts = [word_value(w, values) or w.text for w in submit]
+        named = next((t for t in texts if t.startswith("--runtime-env")), None)
+        if named is None:
+            return env, "the ranks are Ray actors: they see the environment `ray start` had in this script", True
+        flag, _, value = named.partition("=")
+        if not value and flag in texts and texts.index(flag) + 1 < len(texts):
+            value = texts[texts.index(flag) + 1]
+        extra = _runtime_env_vars(flag, value, self._reader(near))
+        if extra is None:
+            note = f"the ranks are Ray actors: `ray start` in this script, and {named} adds variables the repository"
+            note += " does not show"
+            return env, note, False
+        env.update({name: EnvValue(name, text, "runtime-env", None) for name, text in extra.items()})
+        return env, f"the ranks are Ray actors: `ray start` in this script, and the env_vars of {value}", True
 
     def _reader(self, near: str) -> ReadFile:
         """The text of a file a launch names (a hostfile, a config file), when the repository holds it."""
@@ -456,3 +478,25 @@ def script_left_as_arguments(container: Container) -> str:
         f"{rest!r} as its $0, $1…, so the command they hold never runs (the shell reads its commands from the "
         "container's standard input, empty unless stdin is set)"
     )
+
+
+def _runtime_env_vars(flag: str, value: str, read: ReadFile) -> dict[str, str] | None:
+    """The env_vars of ``ray job submit --runtime-env FILE`` (a YAML file the repository holds) or
+    ``--runtime-env-json TEXT``; None when they cannot be read."""
+    if not value or "$" in value:
+        return None
+    text = value if flag == "--runtime-env-json" else read(value)
+    if text is None:
+        return None
+    import yaml  # loaded already for the manifests; JSON is YAML too
+
+    try:
+        loaded = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    found = loaded.get("env_vars") if isinstance(loaded, dict) else None
+    if found is None:
+        return {}
+    if not isinstance(found, dict):
+        return None
+    return {str(k): str(v) for k, v in found.items()}

@@ -427,3 +427,24 @@ def _is_main_guard(test: ast.AST) -> bool:
         and test.left.id == "__name__"
         and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
     )
+
+
+def module_level_imports(data: bytes) -> list[str]:
+    """The modules a Python file imports in module-level statements, from its bytes (its coding line
+    honoured): ``import a.b`` as ``a.b``, ``from a import b`` as ``a.b``, ``from .misc import x`` as
+    ``.misc.x``. Only the statements are read, not the rest of the model: what following an entry's
+    imports through a package needs. Empty when the file does not parse."""
+    import ast
+
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return []
+    names: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (f"{node.module}." if node.module else "")
+            names += [base + alias.name for alias in node.names]
+    return names
