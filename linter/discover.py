@@ -134,12 +134,12 @@ def discover(
     cwd: Path,
     excludes: ExcludeSet | None = None,
     respect_gitignore: bool = True,
-    defer_python_checks: bool = False,
+    defer_checks: Collection[str] = (),
 ) -> tuple[list[Candidate], list[str]]:
     """Walk the given files and folders; returns the candidates and warnings for missing paths.
 
-    With ``defer_python_checks``, Python files from git's listing are not checked here (one lstat
-    each, most of a large repository's listing); ``readable`` checks each the first time it is
+    With ``defer_checks`` (kinds), files of those kinds from git's listing are not checked here (one
+    lstat each, most of a large repository's listing); ``readable`` checks each the first time it is
     read, so one that turns out to be deleted, a FIFO or a link out of the tree is never read."""
     found: dict[str, Candidate] = {}  # absolute location -> candidate
     links: set[str] = set()  # the locations that are symbolic links
@@ -151,7 +151,7 @@ def discover(
             continue
         if path.is_dir() and not path.is_symlink():
             root = path.resolve() if not path.is_symlink() else path
-            _walk(root, cwd, excludes, respect_gitignore, found, links, defer_python_checks)
+            _walk(root, cwd, excludes, respect_gitignore, found, links, defer_checks)
         elif path.is_file():
             kind = classify(path.name)
             if kind:  # a file named explicitly is linted even when ignored
@@ -178,7 +178,7 @@ def _walk(
     respect_gitignore: bool,
     found: dict[str, Candidate],
     links: set[str],
-    defer_python_checks: bool = False,
+    defer_checks: Collection[str] = (),
 ) -> None:
     root_rules: Rules = NoRules()
     if respect_gitignore:
@@ -188,12 +188,12 @@ def _walk(
             listed: dict[str, Candidate] = {}
             listed_links: set[str] = set()
             try:  # the tracked files first, while git lists the untracked ones
-                _from_listing(root, cwd, excludes, listing.tracked, listed, listed_links, defer_python_checks)
+                _from_listing(root, cwd, excludes, listing.tracked, listed, listed_links, defer_checks)
             except BaseException:
                 listing.abandon()
                 raise
             if listing.finish() and not listing.repositories:
-                _from_listing(root, cwd, excludes, listing.untracked, listed, listed_links, defer_python_checks)
+                _from_listing(root, cwd, excludes, listing.untracked, listed, listed_links, defer_checks)
                 found.update(listed)
                 links.update(listed_links)
                 return
@@ -292,7 +292,7 @@ def _from_listing(
     listed: Collection[str],
     found: dict[str, Candidate],
     links: set[str],
-    defer_python_checks: bool = False,
+    defer_checks: Collection[str] = (),
 ) -> None:
     """The candidates of a work tree without nested repositories, straight from git's listing: the
     same files the walk would keep, without visiting every folder."""
@@ -310,8 +310,9 @@ def _from_listing(
         if prefix is None:
             continue
         location = f"{base}/{rel}"
-        if kind == PYTHON and defer_python_checks:
-            # most Python files are never read (only what a launch reaches): checked when first read
+        if kind in defer_checks:
+            # most Python files are never read (only what a launch reaches), nor most files of a run
+            # over named files: checked when first read
             if filtered and _excluded_below(base, rel, excludes, verdicts):  # type: ignore[arg-type]
                 continue
             found[location] = Candidate(location, prefix + name, kind, base)

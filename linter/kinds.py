@@ -14,8 +14,8 @@ README = "readme"  # read for its version tables only
 OTHER = "other"  # read, and nothing in it is linted
 DATA = "data"  # a JSON file: read only when a launch names it (a launcher's config file)
 
-YAML_SUFFIXES = (".yaml", ".yml")
-SHELL_SUFFIXES = (".sh", ".bash")
+KINDS = frozenset({MANIFEST, SHELL, MAYBE_SHELL, PYTHON, REQUIREMENTS, PYPROJECT, DOCKERFILE, README, DATA})
+
 
 SHELL_KINDS = frozenset({SHELL, MAYBE_SHELL})
 PIN_KINDS = frozenset({REQUIREMENTS, PYPROJECT, DOCKERFILE, README})  # files that declare versions
@@ -25,25 +25,32 @@ RUNNABLE_KINDS = frozenset({SHELL, MAYBE_SHELL, PYTHON})  # files a launcher can
 LAZY_KINDS = frozenset({PYTHON, README, DATA})
 
 
+# a file's kind by its suffix alone, where the suffix decides it
+BY_SUFFIX = {"yaml": MANIFEST, "yml": MANIFEST, "sh": SHELL, "bash": SHELL, "py": PYTHON, "json": DATA}
+# suffixes whose files the name decides further (requirements*.txt, README*.md, pyproject.toml,
+# Dockerfile.cuda): any other suffix is no file a run reads, unless the name starts like a Dockerfile
+NAMED_SUFFIXES = frozenset({"txt", "md", "toml", "dockerfile"})
+
+
 def classify(name: str) -> str | None:
     """The kind of a file from its name; None for a file no run reads."""
+    _, dot, suffix = name.rpartition(".")
+    if not dot:
+        lower = name.lower()
+        return DOCKERFILE if lower.startswith(("dockerfile", "containerfile")) else MAYBE_SHELL
+    suffix = suffix.lower()
+    kind = BY_SUFFIX.get(suffix)
+    if kind is not None:
+        return kind
     lower = name.lower()
-    if lower.endswith(YAML_SUFFIXES):
-        return MANIFEST
-    if lower.endswith(SHELL_SUFFIXES):
-        return SHELL
-    if lower.endswith(".py"):
-        return PYTHON
-    if lower.endswith(".txt") and ("requirements" in lower or lower.startswith("constraints")):
-        return REQUIREMENTS
-    if lower.startswith("readme") and lower.endswith(".md"):
-        return README
-    if lower == "pyproject.toml":
-        return PYPROJECT
-    if lower.startswith("dockerfile") or lower.endswith(".dockerfile") or lower.startswith("containerfile"):
+    if lower.startswith(("dockerfile", "containerfile")):
         return DOCKERFILE
-    if lower.endswith(".json"):
-        return DATA
-    if "." not in name:
-        return MAYBE_SHELL
-    return None
+    if suffix not in NAMED_SUFFIXES:
+        return None
+    if suffix == "txt":
+        return REQUIREMENTS if "requirements" in lower or lower.startswith("constraints") else None
+    if suffix == "md":
+        return README if lower.startswith("readme") else None
+    if suffix == "toml":
+        return PYPROJECT if lower == "pyproject.toml" else None
+    return DOCKERFILE  # name.dockerfile

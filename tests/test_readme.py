@@ -82,6 +82,11 @@ RUN_ELSEWHERE = {
     "pip wheel --no-deps -w dist .": "test_install_commands_work_as_written",
     f"pip install dist/{WHEEL}": "test_install_commands_work_as_written",
     "python -m pytest": "this suite itself",
+    "python -m pytest tests/test_rule_cases.py tests/test_rule_cases_cli.py -k RLNNN": "this suite itself",
+    "python -m recovery_lint.registry > schemas/rule_index.json": "test_rule_index.py: the index equals the rules",
+    "recovery-lint rule --all --output-format markdown > docs/rules.md": (
+        "test_cli.py::test_generated_rules_doc_is_current"
+    ),
     "python bench/run.py": "test_bench_smoke.py runs it on a small repository",
     "pre-commit run --all-files": "test_the_pre_commit_snippet_works_as_written",
     "pre-commit try-repo /path/to/recovery-lint recovery-lint --all-files": (

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from ..discover import Candidate, ExcludeSet, discover
+from ..kinds import KINDS, PYTHON
 from .request import LintRequest
 
 
-def gather(request: LintRequest, defer_python_checks: bool = True) -> tuple[list[Candidate], list[str]]:
-    """The files a run lints, and warnings for paths that do not exist (see ``discover``)."""
+def gather(request: LintRequest, defer_checks: bool = True) -> tuple[list[Candidate], list[str]]:
+    """The files a run lints, and warnings for paths that do not exist (see ``discover``). With
+    ``defer_checks``, a file that may never be read is checked when it is (a Python file nothing
+    reaches; in a run over named files, any file): one lstat less for each of the others."""
     excludes = ExcludeSet(request.config.exclude, request.config.root or request.cwd)
-    candidates, warnings = discover(request.paths, request.cwd, excludes, defer_python_checks=defer_python_checks)
+    deferred = (KINDS if request.named else {PYTHON}) if defer_checks else ()
+    candidates, warnings = discover(request.paths, request.cwd, excludes, defer_checks=deferred)
     more = list(request.extra_candidates)
     if request.folders:
         # a folder named inside a larger repository is walked even where the walk from the root
