@@ -153,7 +153,7 @@ def discover(
             root = path.resolve() if not path.is_symlink() else path
             _walk(root, cwd, excludes, respect_gitignore, found, links, defer_checks)
         elif path.is_file():
-            kind = classify(path.name)
+            kind = classify(path.name, path.parent.name)
             if kind:  # a file named explicitly is linted even when ignored
                 abs_path = path.absolute()
                 found[os.fspath(abs_path)] = Candidate(abs_path, display_path(abs_path, cwd), kind)
@@ -238,7 +238,7 @@ def _walk_folders(
         if prefix is None:
             continue
         for name, regular in sorted(files):
-            kind = classify(name)
+            kind = classify(name, folder)
             if not kind:
                 continue
             location = f"{folder}/{name}"
@@ -303,7 +303,7 @@ def _from_listing(
     filtered = bool(excludes and excludes.regexes)
     for rel in listed:  # the result is sorted at the end
         folder, _, name = rel.rpartition("/")
-        kind = PYTHON if name.endswith(".py") else classify(name)  # most of a listing: no lower()
+        kind = PYTHON if name.endswith(".py") else classify(name, folder)  # most of a listing: no lower()
         if not kind:
             continue
         prefix = prefixes[folder]

@@ -32,8 +32,10 @@ BY_SUFFIX = {"yaml": MANIFEST, "yml": MANIFEST, "sh": SHELL, "bash": SHELL, "py"
 NAMED_SUFFIXES = frozenset({"txt", "md", "toml", "dockerfile"})
 
 
-def classify(name: str) -> str | None:
-    """The kind of a file from its name; None for a file no run reads."""
+def classify(name: str, folder: str = "") -> str | None:
+    """The kind of a file from its name (and the folder that holds it: any ``.txt`` of a
+    ``requirements/`` folder declares versions, as ``requirements/npu.txt``); None for a file no run
+    reads."""
     _, dot, suffix = name.rpartition(".")
     if not dot:
         lower = name.lower()
@@ -48,7 +50,8 @@ def classify(name: str) -> str | None:
     if suffix not in NAMED_SUFFIXES:
         return None
     if suffix == "txt":
-        return REQUIREMENTS if "requirements" in lower or lower.startswith("constraints") else None
+        named = "requirements" in lower or lower.startswith("constraints")
+        return REQUIREMENTS if named or folder.rpartition("/")[2].lower() == "requirements" else None
     if suffix == "md":
         return README if lower.startswith("readme") else None
     if suffix == "toml":

@@ -214,8 +214,6 @@ def _launch_nodes(job: Job) -> Answer | None:
             scale = cmd.scale
             if scale is None:
                 return None
-            if scale.several:
-                return Answer(HELD, f"{scale.node_evidence}: several nodes", where=where)
             if scale.nodes is None:
                 return None
             if scale.nodes > 1:
@@ -239,7 +237,7 @@ def _python_nodes(cmd, where: str) -> Answer | None:
     scale = cmd.scale
     if cmd.launcher != "python" or scale is None:
         return None
-    if (scale.nodes or 1) > 1 or scale.several:
+    if (scale.nodes or 1) > 1:
         return Answer(HELD, scale.node_evidence or scale.evidence, where=where)
     named = _NP.search(posixpath.basename(cmd.script.source.path).lower())
     if named and scale.per_node and int(named.group(1)) > scale.per_node:
@@ -493,6 +491,11 @@ def resumable_framework(job: Job) -> Answer:
     framework = job.context.framework or _configured(job, "framework")
     if framework is None:
         return Answer(UNKNOWN, "neither its manifest nor its launches say which framework it trains with")
+    if framework == "mindspore" and job.context.platform == "ascend-npu":
+        return Answer(
+            FAILED,
+            "it trains with mindspore on Atlas 350/850/950 (ascend-npu), where the support tables list PyTorch only",
+        )
     if framework in RESUMABLE_FRAMEWORKS:
         return Answer(HELD, f"it trains with {framework}")
     return Answer(FAILED, f"it trains with {framework}, which the resumable-training support tables do not list")

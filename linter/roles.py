@@ -202,6 +202,8 @@ class LaunchFacts:
     scale: str  # evidence for the process count
     in_manifest: bool
     entry_on_cuda: bool = False  # the entry puts its work on CUDA devices and nothing on an NPU
+    devices: str | None = None  # what the launch is given: "npu" (ASCEND_RT_VISIBLE_DEVICES, HCCL_*,
+    # device=npu), "cuda" (CUDA_VISIBLE_DEVICES and nothing of an NPU), or None
 
 
 def launch_verdict(facts: LaunchFacts) -> Verdict:
@@ -229,8 +231,10 @@ def launch_verdict(facts: LaunchFacts) -> Verdict:
             return found
     if facts.entry_test:
         return Verdict("test", "the entry is a unit test")
-    if facts.entry_on_cuda:
+    if facts.entry_on_cuda and facts.devices != "npu":
         return Verdict("cuda", "the entry puts its work on CUDA devices, nothing on an NPU (upstream code)")
+    if facts.devices == "cuda":
+        return Verdict("cuda", "the launch is given CUDA_VISIBLE_DEVICES and nothing of an NPU")
     if ("--do_eval" in args or "--do_predict" in args) and "--do_train" not in args:
         return Verdict("evaluation", "--do_eval without --do_train")
     if any(a.startswith(("--task-data-path", "--task_data_path")) for a in facts.arguments):

@@ -11,7 +11,7 @@ from recovery_lint.knowledge.data import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge.data import documented_default
 from recovery_lint.knowledge.releases import newest_release
 from recovery_lint.knowledge.watchdog import watchdog_facts, watchdog_value
-from recovery_lint.premises import answer, release_facts
+from recovery_lint.premises import Withheld, answer, release_facts
 from recovery_lint.rule import Case, Rule, WorstCase, examples
 
 from . import _phases
@@ -341,9 +341,18 @@ fault-scheduling on, RL201's fix, starts that recovery, which needs the watchdog
             # no cluster restarts a job of its own: detection matters where it spans nodes
             scale = answer(job, "multi-node")
             if scale.unknown:
-                yield self.withhold(job, "multi-node", scale.evidence)
+                # the node count is asked for only where it would decide something: a finding, or
+                # advice that still waits on the release
+                found = list(self._for_release(job))
+                if found:
+                    yield self.withhold(job, "multi-node", scale.evidence)
+                    yield from (w for w in found if isinstance(w, Withheld))
+                return
             if not scale.held:
                 return
+        yield from self._for_release(job)
+
+    def _for_release(self, job: Job):
         facts, evidence = release_facts(job)
         if facts is None:
             yield self.withhold(job, "release", evidence)

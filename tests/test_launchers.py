@@ -23,9 +23,8 @@ class Launch:
     name: str
     files: dict[str, str]
     launcher: str  # as --show-jobs names it (with the subcommand)
-    nodes: int | None = None  # None: not known; "several" is ``several``
+    nodes: int | None = None  # None: not known
     per_node: int | None = None
-    several: bool = False
     parallel_store: str = ""  # a fragment of the Parallel Store line ('' when not checked)
     fire: tuple[str, ...] = ()  # "path:line CODE" findings that must be made
     silent: tuple[str, ...] = ()  # rule codes that must not fire anywhere
@@ -88,16 +87,27 @@ CASES = [
         fire=("run.sh:1 RL900", "run.sh:4 RL301"),
     ),
     Launch(
-        "the node count is a host list's length: several nodes",
+        "the node count is a host list's length: one host or many, unknown",
         {
             "run.sh": "HOSTFILE=/etc/hostfile\nNNODES=$(cat $HOSTFILE | wc -l)\n"
             "torchrun --nnodes $NNODES --nproc_per_node 8 train.py\n"
         },
         "torchrun",
-        several=True,
+        nodes=None,
         per_node=8,
-        fire=("run.sh:3 RL301",),
-        multi_node="held",
+        silent=("RL301",),
+        multi_node="unknown",
+    ),
+    Launch(
+        "the lines of a hostfile are not counted, even beside the script (a script may filter them)",
+        {
+            "run.sh": "NNODES=$(cat hostfile | wc -l)\ntorchrun --nnodes $NNODES --nproc_per_node 8 train.py\n",
+            "hostfile": "10.0.0.1\n10.0.0.2\n",
+        },
+        "torchrun",
+        nodes=None,
+        per_node=8,
+        multi_node="unknown",
     ),
     Launch(
         "a per-device loop with --world-size 32 and eight processes per node: four nodes",
@@ -232,6 +242,13 @@ CASES = [
         multi_node="held",
     ),
     Launch(
+        "the deepspeed runner with a hostfile outside the repository: unknown",
+        {"run.sh": "deepspeed --hostfile /job/hostfile train.py --deepspeed ds.json\n"},
+        "deepspeed",
+        nodes=None,
+        multi_node="unknown",
+    ),
+    Launch(
         "the deepspeed runner with a hostfile of four hosts in the repository",
         {
             "run.sh": "deepspeed --hostfile=hostfile --master_addr=10.0.0.1 pretrain.py --deepspeed ds_config.json\n",
@@ -315,10 +332,7 @@ def test_the_launch_is_read_as_its_launcher_starts_it(tmp_path, case):
     assert shown.returncode == 0, shown.stderr
     jobs = json.loads(shown.stdout)
     launch = _launch(jobs, case)
-    if case.several:
-        assert launch["several_nodes"] is True, launch["scale"]
-    else:
-        assert launch["nodes"] == case.nodes, launch["scale"]
+    assert launch["nodes"] == case.nodes, launch["scale"]
     if case.per_node is not None:
         assert launch["processes_per_node"] == case.per_node, launch["scale"]
     if case.parallel_store:
@@ -365,7 +379,7 @@ def test_exports_do_not_reach_ray_actors_started_elsewhere(tmp_path):
     result = _lint(tmp_path, case, "--output-format", "concise")
     assert "RL101" not in result.stdout
     shown = json.loads(_lint(tmp_path, case, "--show-jobs", "--output-format", "json").stdout)
-    assert "reach the driver only" in _launch(shown, case)["ranks_environment"]
+    assert "with no `ray start` in this script" in _launch(shown, case)["ranks_environment"]
 
 
 def test_exports_before_ray_start_reach_the_actors_it_hosts(tmp_path):

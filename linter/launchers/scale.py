@@ -27,27 +27,26 @@ class Scale:
     nodes: int | None
     evidence: str  # what the per-node count was read from
     spawns: bool = False  # the program starts one process per device itself (--multiprocessing-distributed)
-    several: bool = False  # more than one node, their number set at run time (a hostfile, $(wc -l ...))
     node_evidence: str = ""  # what the node count was read from (or why it is not known)
+    nodes_unknown: bool = False  # the launcher takes a node count that is set at run time, or not said
 
     @property
     def single(self) -> bool:
         """Known to run one process on one device."""
-        return self.per_node == 1 and (self.nodes or 1) == 1 and not self.several
+        one_node = self.nodes == 1 or (self.nodes is None and not self.nodes_unknown)
+        return self.per_node == 1 and one_node
 
     @property
     def multi(self) -> bool:
-        return (self.per_node or 1) > 1 or (self.nodes or 1) > 1 or self.several or (self.spawns and self.per_node != 1)
+        return (self.per_node or 1) > 1 or (self.nodes or 1) > 1 or (self.spawns and self.per_node != 1)
 
 
 # -- the counts a row declares ------------------------------------------------------------------
 @dataclass
 class Found:
-    """A count read for a launch: the number (None: not known), whether it is several without a
-    number, and where it was read."""
+    """A count read for a launch: the number (None: not known) and where it was read."""
 
     count: int | None
-    several: bool
     evidence: str
 
 
@@ -63,14 +62,14 @@ def read_count(
             if value is None:
                 hosts = _host_count(_variable_after(words, flag), values)
                 if hosts is not None:
-                    return Found(None, True, f"{flag} {hosts}")
+                    return Found(None, f"{flag} {hosts} (the lines of a host list, set at run time)")
             return _number(value, f"{flag} {value if value is not None else '(set at run time)'}")
     for name in count.env:
         if name in environment:
             value = environment.get(name)
             hosts = _host_count(name, values) if value is None else None
             if hosts is not None:
-                return Found(None, True, f"{name}={hosts}")
+                return Found(None, f"{name}={hosts} (the lines of a host list, set at run time)")
             return _number(value, f"{name}={value if value is not None else '(set at run time)'}")
     for key in count.hydra:
         for word in words:
@@ -86,14 +85,14 @@ def read_count(
         value, seen = option_value(words, (flag,), values)
         if seen:
             if value is None:
-                return Found(None, False, f"{flag} set at run time")
+                return Found(None, f"{flag} set at run time")
             # host1:0,1@host2:2 (DeepSpeed) or host1:8,host2:8 (mpirun): a part that is a number is a
             # device or slot of the host before it
             hosts = [h for h in re.split(r"[@,]", value) if h and not h.isdigit()]
-            return Found(len(hosts), False, f"{flag} {value}")
+            return Found(len(hosts), f"{flag} {value}")
     for key in count.config:
         if config is not None and isinstance(config.get(key), int):
-            return Found(config[key], False, f"{key}: {config[key]} in its config file")
+            return Found(config[key], f"{key}: {config[key]} in its config file")
     return None
 
 
@@ -102,7 +101,8 @@ _HOST_LIST = LazyPattern(r"(?i)\$\(.*host.*\|\s*wc\s+-l\s*\)|\$\(\s*wc\s+-l\s*<?
 
 def _host_count(name: str | None, values: Lookup) -> str | None:
     """A count the script computes from a host list at run time (``NNODES=$(cat $HOSTFILE | wc -l)``):
-    written for several hosts, their number not known until the list is. Its assignment, else None."""
+    one host or many, not known until the list is (a script may even insist on one line). Its
+    assignment, else None."""
     written = getattr(values, "written", None)
     text = written(name) if written is not None and name else None
     return text if text is not None and _HOST_LIST.search(text) else None
@@ -119,7 +119,7 @@ def _variable_after(words: list[Word], flag: str) -> str | None:
 
 def _number(value: str | None, evidence: str) -> Found:
     found = count_of(value)
-    return Found(found, False, evidence)
+    return Found(found, evidence)
 
 
 def _hostfile(flag: str, path: str | None, read_file: ReadFile) -> Found:
@@ -127,9 +127,9 @@ def _hostfile(flag: str, path: str | None, read_file: ReadFile) -> Found:
     text = read_file(path) if path is not None else None
     if text is None:
         where = path or "a path set at run time"
-        return Found(None, True, f"{flag} {where} (a host list, not in the repository)")
+        return Found(None, f"{flag} {where} (a host list not in the repository, read at run time)")
     hosts = [line.split()[0] for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    return Found(len(hosts), False, f"{flag} {path}: {len(hosts)} host{'s' if len(hosts) != 1 else ''}")
+    return Found(len(hosts), f"{flag} {path}: {len(hosts)} host{'s' if len(hosts) != 1 else ''}")
 
 
 # -- a launch's scale ------------------------------------------------------------------------------
@@ -161,7 +161,7 @@ def _row_scale(
     per = read_count(row.per_node, words, values, environment, read_file, config)
     nodes = read_count(row.nodes, words, values, environment, read_file, config)
     total = read_count(row.total, words, values, environment, read_file, config)
-    node_count, node_evidence, several = _nodes(row, nodes, words, values)
+    node_count, node_evidence = _nodes(row, nodes, words, values)
     per_node = per.count if per is not None else row.per_node.default
     evidence = _per_node_evidence(row, per)
     if per is None and total is not None and total.count is not None:
@@ -170,7 +170,8 @@ def _row_scale(
             total.count // divisor,
             f"{total.evidence} over {divisor} node{'s' if divisor != 1 else ''}",
         )
-    return Scale(per_node, node_count, evidence, several=several, node_evidence=node_evidence)
+    unknown = node_count is None
+    return Scale(per_node, node_count, evidence, node_evidence=node_evidence, nodes_unknown=unknown)
 
 
 def _per_node_evidence(row: Launcher, per: Found | None) -> str:
@@ -185,20 +186,23 @@ def _per_node_evidence(row: Launcher, per: Found | None) -> str:
     return row.per_node.default_note or "not given"
 
 
-def _nodes(row: Launcher, nodes: Found | None, words: list[Word], values: Lookup) -> tuple[int | None, str, bool]:
-    """The node count, the evidence, and whether it is several without a number."""
+def _nodes(row: Launcher, nodes: Found | None, words: list[Word], values: Lookup) -> tuple[int | None, str]:
+    """The node count (None: not known) and the evidence."""
     name = row.name
     if nodes is not None:
-        if nodes.count is None and not nodes.several:
-            return None, f"{name} {nodes.evidence.replace(' (set at run time)', '')} set at run time", False
-        if nodes.several:
-            return None, f"{name} {nodes.evidence}", True
-        return nodes.count, f"{name} {nodes.evidence}", False
+        if nodes.count is None:
+            written = nodes.evidence.replace("=(set at run time)", "")
+            if written.endswith(" (set at run time)"):
+                written = written[: -len(" (set at run time)")] + " set at run time"
+            elif "set at run time" not in written and "read at run time" not in written:
+                written += " set at run time"
+            return None, f"{name} {written}"
+        return nodes.count, f"{name} {nodes.evidence}"
     if row.family in (TORCHRUN, TORCH_NPU_RUN) and any(w.value is None and PURE_VARIABLE.match(w.text) for w in words):
-        return None, f"{name} options held in a variable whose value is not known", False
+        return None, f"{name} options held in a variable whose value is not known"
     if row.nodes.default is None:
-        return None, f"{name}: the node count is not given", False
-    return row.nodes.default, f"{name} {row.nodes.default_note} (one node)", False
+        return None, f"{name}: {row.nodes.default_note or 'the node count is not given'}"
+    return row.nodes.default, f"{name} {row.nodes.default_note} (one node)"
 
 
 def _with_wrapper(
@@ -206,14 +210,14 @@ def _with_wrapper(
 ) -> Scale:
     """An srun/mpirun around a launch: its nodes and tasks stand where the launch gives none."""
     inner = _row_scale(wrapper, wrapper_words, values, environment, read_file, None)
-    nodes, several, node_evidence = scale.nodes, scale.several, scale.node_evidence
-    if (nodes is None or nodes == 1) and not several and (inner.nodes is not None or inner.several):
-        nodes, several, node_evidence = inner.nodes, inner.several, inner.node_evidence
+    nodes, node_evidence = scale.nodes, scale.node_evidence
+    if (nodes is None or nodes == 1) and inner.nodes is not None:
+        nodes, node_evidence = inner.nodes, inner.node_evidence
     per_node, evidence = scale.per_node, scale.evidence
     unsaid = per_node is None or (per_node == 1 and evidence.startswith("one process"))
     if unsaid and inner.per_node is not None:
         per_node, evidence = inner.per_node, f"{wrapper.name} {inner.evidence}"
-    return Scale(per_node, nodes, evidence, scale.spawns, several, node_evidence)
+    return Scale(per_node, nodes, evidence, scale.spawns, node_evidence, nodes is None)
 
 
 def _config(row: Launcher, words: list[Word], values: Lookup, read_file: ReadFile) -> dict | None:
@@ -256,6 +260,10 @@ def _python_scale(words: list[Word], values: Lookup, loops: tuple[str, ...], scr
         if count_of(devices) is not None:
             per, evidence = count_of(devices), "a device-count option"
     spawns = any((word_value(w, values) or w.text) in ("--multiprocessing-distributed", "--distributed") for w in words)
+    if spawns and not loops:
+        spawned = _spawned_nodes(words, values)
+        if spawned is not None:
+            return spawned
     if per is None:
         for name in ("RANK_SIZE", "NPU_NUM", "NPUS_PER_NODE", "GPUS_PER_NODE", "NUM_GPUS", "DEVICE_NUM"):
             count = count_of(values.get(name))
@@ -277,6 +285,22 @@ def _python_scale(words: list[Word], values: Lookup, loops: tuple[str, ...], scr
     if per is None:
         return Scale(None, nodes, node_evidence, spawns=spawns, node_evidence=node_evidence)
     return Scale(per, nodes, evidence, spawns=spawns, node_evidence=node_evidence)
+
+
+def _spawned_nodes(words: list[Word], values: Lookup) -> Scale | None:
+    """A program that spawns a process per device itself (``--multiprocessing-distributed``, the
+    PyTorch ImageNet example the model zoos copy) reads ``--world-size`` as its number of nodes and
+    multiplies it by the devices of each; ``RANK_SIZE`` then counts every rank. None without a
+    world size."""
+    world, _ = option_value(words, _WORLD_OPTIONS, values)
+    nodes = count_of(world)
+    if nodes is None or nodes < 1:
+        return None
+    ranks = count_of(values.get("RANK_SIZE"))
+    per = ranks // nodes if ranks is not None and ranks % nodes == 0 else None
+    where = f"--world-size {nodes} with --multiprocessing-distributed (nodes, each spawning its devices)"
+    evidence = f"RANK_SIZE={ranks} over {nodes} node{'s' if nodes != 1 else ''}" if per is not None else where
+    return Scale(per, nodes, evidence, spawns=True, node_evidence=where)
 
 
 def _python_nodes(words: list[Word], values: Lookup, per: int | None) -> tuple[int | None, str]:

@@ -186,7 +186,8 @@ LLAMAFACTORY = Launcher(
     FRAMEWORK,
     commands=("llamafactory-cli", "lmf"),
     subcommands=("train", "sft", "dpo", "rm"),
-    nodes=Count(env=("NNODES",), default=1, default_note="NNODES unset (launcher.py:64: '1')"),
+    # an elastic launch (RDZV_ID) spans up to MAX_NNODES (launcher.py:85-112)
+    nodes=Count(env=("NNODES", "MAX_NNODES"), default=1, default_note="NNODES unset (launcher.py:64: '1')"),
     per_node=Count(env=("NPROC_PER_NODE",), default_note="NPROC_PER_NODE unset: the node's device count"),
     runs="src/llamafactory/launcher.py",
     elastic_env=("RDZV_ID",),  # launcher.py:85-112: --rdzv-backend c10d, elastic MIN_NNODES:MAX_NNODES
@@ -241,7 +242,12 @@ ACCELERATE_ROW = Launcher(
     ACCELERATE,
     commands=("accelerate",),
     subcommands=("launch",),
-    nodes=Count(flags=("--num_machines", "--num-machines"), config=("num_machines",), default=1),
+    # not given: accelerate reads the machine's own default config (~/.cache/huggingface/accelerate)
+    nodes=Count(
+        flags=("--num_machines", "--num-machines"),
+        config=("num_machines",),
+        default_note="not given: the default config of the machine that runs it decides",
+    ),
     total=Count(flags=("--num_processes", "--num-processes"), config=("num_processes",)),
     config_flags=("--config_file", "--config-file"),
     value_options=frozenset(

@@ -115,14 +115,15 @@ class FileIndex:
         return self._scan("holds", path, needles)
 
     def module_imports(self, path: str) -> list[str]:
-        """The modules a Python file imports at module level (relative ones with their dots): from
-        its model when it is parsed, else from its statements alone."""
+        """The modules a Python file imports at module level (relative ones with their dots; see
+        ``module_level_imports``), read from its statements alone."""
         known = self._imports.get(path)
         if known is None:
             parsed = self.by_path.get(path)
-            if parsed is not None and hasattr(parsed.model, "relative_imports"):
-                model = parsed.model
-                known = [i.module for i in (*model.imports, *model.relative_imports) if i.top_level]  # type: ignore[attr-defined]
+            if parsed is not None and parsed.source is not None:
+                from ..sources.python_parse import module_level_imports
+
+                known = module_level_imports(parsed.source.text.encode("utf-8", "surrogateescape"))
             elif path in self.pending and hasattr(self.loader, "imports_of"):
                 known = self.loader.imports_of(path)  # type: ignore[union-attr]
             else:
@@ -203,16 +204,17 @@ class FileIndex:
 
     def resolve_any(self, reference: str, near: str, cwd: str | None = None) -> ParsedFile | None:
         """A file of any kind a launch names by its relative path (a hostfile, a config file), from
-        the launch's working folder or the script's own. Unlike a script, a data file is never
-        matched by the tail of its path: ``/etc/hostfile`` or another checkout's
-        ``config/runtime_env.yaml`` is not the repository's file of the same name."""
+        the launch's working folder, else the script's own folder or one above it (a script is
+        often run from the repository's root: ``--config_file examples/fsdp.json``). Unlike a
+        script, a data file is never matched by the tail of its path: ``/etc/hostfile`` or another
+        checkout's ``config/runtime_env.yaml`` is not the repository's file of the same name."""
         path = reference.strip("\"'")
         if not path or "$" in path or "`" in path or path.startswith("/"):
             return None
         key = (reference, self.folder_of(near), "", cwd)
         if key not in self._resolved:
             ref = posixpath.normpath(path)
-            bases = ([cwd] if cwd is not None else []) + [self.folder_of(near)]
+            bases = [cwd] if cwd is not None else folder_and_ancestors(self.folder_of(near))
             self._resolved[key] = next((f for f in (self._at(join(b, ref), None) for b in bases) if f), None)
         return self._resolved[key]
 

@@ -29,6 +29,7 @@ from ..roles import (
     standalone_entry_verdict,
     standalone_name,
     starting_script_verdict,
+    tokens,
     vendored,
 )
 from ..shellwords import unwrap, word_value
@@ -66,28 +67,37 @@ NPU_ROUTE_DEPTH = 3
 NPU_ROUTE_MODULES = 48
 
 
-# what says a launch runs on NPUs: the devices it is given, a device option or Hydra override
+# what says a launch runs on NPUs: the devices it is given, HCCL's settings, a device option or
+# Hydra override, a script named for NPUs (verl's run_*_npu.sh); what says it runs on GPUs
 NPU_DEVICE_ENV = ("ASCEND_RT_VISIBLE_DEVICES", "ASCEND_VISIBLE_DEVICES")
 NPU_DEVICE_WORDS = ("device=npu", "device='npu'", 'device="npu"')
+GPU_DEVICE_ENV = ("CUDA_VISIBLE_DEVICES",)
+
+
+def launch_devices(cmd: LaunchCommand) -> str | None:
+    """What a launch says it runs on: "npu", "cuda" (CUDA_VISIBLE_DEVICES and nothing of an NPU;
+    torch_npu does not read it), or None."""
+    env = cmd.env
+    if any(name in env for name in NPU_DEVICE_ENV) or any(name.startswith("HCCL_") for name in env):
+        return "npu"
+    values = [w.value or w.text for w in cmd.words]
+    if any(v.endswith(NPU_DEVICE_WORDS) for v in values):
+        return "npu"
+    if any(a == "--device" and b == "npu" for a, b in pairwise(values)):
+        return "npu"
+    if "npu" in tokens(posixpath.basename(cmd.script.source.path).rsplit(".", 1)[0]):
+        return "npu"
+    return "cuda" if any(name in env for name in GPU_DEVICE_ENV) else None
 
 
 def npu_evidence(job: Job) -> bool:
     """Whether anything beside the entry's own imports says the job runs on NPUs: a platform (a
-    manifest label or ``target.platform``), a declared torch_npu or CANN, ``ASCEND_RT_VISIBLE_DEVICES``
-    given to a launch, or ``trainer.device=npu`` / ``--device npu`` among its words."""
+    manifest label or ``target.platform``), a declared torch_npu or CANN, or a launch that says so
+    (``launch_devices``)."""
     versions = job.context.versions
     if job.context.platform is not None or versions.get("torch-npu") or versions.get("cann"):
         return True
-    for launch in job.launches:
-        for cmd in launch.commands:
-            if any(name in cmd.env for name in NPU_DEVICE_ENV):
-                return True
-            values = [w.value or w.text for w in cmd.words]
-            if any(v.endswith(NPU_DEVICE_WORDS) for v in values):
-                return True
-            if any(a in ("--device", "--device_target") and b == "npu" for a, b in pairwise(values)):
-                return True
-    return False
+    return any(launch_devices(cmd) == "npu" for launch in job.launches for cmd in launch.commands)
 
 
 def _link_entry_modules(linker: Linker, job: Job) -> None:
@@ -353,6 +363,7 @@ class Linker:
             entry_imports=imports,
             entry_test=entry is not None and is_unit_test(entry),
             entry_on_cuda=entry is not None and not imports & NPU_STACKS - {"torch_npu"} and cuda_only(entry),
+            devices=launch_devices(cmd),
             multi=scale.multi or (scale.per_node is None and cmd.is_distributed),
             single=scale.single,
             scale=scale.evidence if scale.multi or scale.single else "assumed: the process count is not given",
@@ -440,8 +451,8 @@ class Linker:
     def npu_route(self, entry: PythonFile) -> tuple[PyImport, tuple[str, ...], list[PythonFile]] | None:
         """How an entry that does not import torch_npu itself loads it: the entry's import that leads
         there and the repository modules on the way, the last one importing torch_npu (or MindSpeed),
-        every import on the way a module-level statement (one in a function or under a condition,
-        ``if TYPE_CHECKING:`` or ``try:``, may never run), followed through at most NPU_ROUTE_DEPTH
+        every import on the way at module level (in a module-level ``if`` or ``try`` too, not in a
+        function nor under ``if TYPE_CHECKING:``), followed through at most NPU_ROUTE_DEPTH
         imports and NPU_ROUTE_MODULES modules; with every module met that holds a process setting.
         None when no such route is found. The modules on the way are read for their import
         statements only."""
@@ -449,12 +460,15 @@ class Linker:
         seen = {entry.source.path}
         settings: list[PythonFile] = []
         level: list[tuple[PyImport, tuple[str, ...]]] = []
-        for imp in entry.imports + entry.relative_imports:
-            if imp.top_level:
-                for path in self._module_paths(imp.module, entry.source.path, bases):
-                    if path not in seen:
-                        seen.add(path)
-                        level.append((imp, (path,)))
+        statements = {i.module: i for i in (*entry.relative_imports, *entry.imports)}  # where each is written
+        for name in self.index.module_imports(entry.source.path):
+            imp = statements.get(name)
+            if imp is None:
+                continue
+            for path in self._module_paths(name, entry.source.path, bases):
+                if path not in seen:
+                    seen.add(path)
+                    level.append((imp, (path,)))
         for _ in range(NPU_ROUTE_DEPTH):
             following = []
             for first, route in level:

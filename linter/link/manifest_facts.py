@@ -97,7 +97,14 @@ def ignored_recovery_labels(doc: ManifestDoc) -> list[tuple[Span, str]]:
     ]
 
 
+# the device resource of the Atlas 350/850/950 series, whose label value is ascend-npu (DOMAIN.md:
+# MindCluster's device names, default_name.go); huawei.com/Ascend910 covers 910, 910B and A3 alike
+NPU_SERIES_RESOURCE = "huawei.com/npu"
+
+
 def platform_of(doc: ManifestDoc) -> str | None:
+    """The platform the manifest says: its ``ring-controller.atlas`` label (on the job or its Pod
+    template), else ``ascend-npu`` for a job requesting the Atlas 350/850/950 device resource."""
     label = doc.label("ring-controller.atlas")
     if label:
         return label.value
@@ -106,6 +113,8 @@ def platform_of(doc: ManifestDoc) -> str | None:
             node = pod.labels.scalar("ring-controller.atlas")
             if node:
                 return node.value
+    if any(NPU_SERIES_RESOURCE in container.resources for _, container in doc.containers()):
+        return "ascend-npu"
     return None
 
 

@@ -183,7 +183,7 @@ class Run:
         origin = "inline" if in_manifest else "script"
         cmd_env = exported_copy(env)
         for prefix in cmd.prefixes:
-            apply_assignment(cmd_env, prefix, origin, script)
+            apply_assignment(cmd_env, prefix, origin, script, shell=env)
         for var, value, word in unwrapped.assignments:
             cmd_env[var] = EnvValue(var, value, origin, word.span)
         offset = len(cmd.words) - len(words) if not changed else 0
@@ -252,8 +252,8 @@ class Run:
         whether that is all of it (not with a cluster started elsewhere, or a runtime environment
         this run cannot read)."""
         if self.ray_env is None:
-            note = "the ranks are Ray actors on a Ray cluster started elsewhere: this script's exports reach the driver"
-            note += " only"
+            note = "the ranks are Ray actors: with no `ray start` in this script, they see the environment of whatever"
+            note += " started the Ray cluster (this script's own only when its `ray.init()` starts one)"
             return {}, note, False
         env = dict(self.ray_env)
         texts = [word_value(w, values) or w.text for w in submit]
@@ -393,7 +393,15 @@ def values_of(env: dict[str, EnvValue]) -> _Values:
     return _Values(env)
 
 
-def apply_assignment(env: dict[str, EnvValue], a: Assignment, origin: str, script: ShellScript | None = None) -> None:
+def apply_assignment(
+    env: dict[str, EnvValue],
+    a: Assignment,
+    origin: str,
+    script: ShellScript | None = None,
+    shell: dict[str, EnvValue] | None = None,
+) -> None:
+    """``a`` applied to ``env``; its value expanded with ``shell``'s variables (all of them, exported
+    or not: ``NPROC_PER_NODE=$nproc_per_node cmd`` reads a plain shell variable), ``env``'s by default."""
     if a.kind == "unset":
         env.pop(a.name, None)
         return
@@ -408,7 +416,7 @@ def apply_assignment(env: dict[str, EnvValue], a: Assignment, origin: str, scrip
     expanded = template = None
     if a.value is None and a.value_span is not None and script is not None and script.exact:
         raw = script.source.text[a.value_span.start : a.value_span.end]
-        expanded = expand(raw, values_of(env))
+        expanded = expand(raw, values_of(shell if shell is not None else env))
         if raw[:1] in "\"'" and raw[-1:] == raw[:1] and len(raw) > 1:
             template = raw[1:-1]
     env[a.name] = EnvValue(a.name, a.value, origin, a.span, exported, a, expanded=expanded, template=template)

@@ -97,19 +97,20 @@ class VersionReader:
                         if any(GPU_CONTENT.search(w.value or w.text) for w in cmd.words):
                             continue  # pip install ... --index-url .../whl/cu121: a GPU build
                         candidates += [(top, pin) for pin in pins_in_words(cmd.words)]
-        best: dict[str, tuple[tuple[int, int], list[tuple[int, VersionPin]]]] = {}  # component -> (key, pins)
+        best: dict[str, tuple[tuple[bool, int, int], list[tuple[int, VersionPin]]]] = {}  # component -> (key, pins)
         for rank, pin in candidates:
             if pin.component not in COMPONENTS:
                 continue
-            # at one distance an exact pin wins over the versions a README lists, which win over bounds
-            key = (rank, 2 if pin.exact else 1 if pin.alternative else 0)
+            # a bound declares no version, so any version declared farther away wins over it; at one
+            # distance an exact pin wins over the versions a README lists
+            key = (pin.exact or pin.alternative, rank, 2 if pin.exact else 1 if pin.alternative else 0)
             held = best.get(pin.component)
             if held is None or key > held[0]:
                 best[pin.component] = (key, [(rank, pin)])
             elif key == held[0]:
                 held[1].append((rank, pin))
         for component, (key, found) in best.items():
-            if key[1] == 1:
+            if key[2] == 1:
                 versions.choices[component] = tuple(pin for _, pin in found)
                 continue
             distinct = {pin.version for _, pin in found if pin.exact}

@@ -31,7 +31,7 @@ def _scale(cmd: LaunchCommand) -> str:
     scale = cmd.scale
     if scale is None:
         return ""
-    nodes = "several" if scale.several else (str(scale.nodes) if scale.nodes is not None else "unknown")
+    nodes = str(scale.nodes) if scale.nodes is not None else "unknown"
     per_node = str(scale.per_node) if scale.per_node is not None else "unknown"
     where = "; ".join(e for e in (scale.node_evidence, scale.evidence) if e)
     return f"{nodes} node(s) x {per_node} process(es) per node ({where})"
@@ -171,7 +171,6 @@ def _job_json(job: Job, withheld: list[Withheld]) -> dict[str, object]:
                 "subcommand": cmd.subcommand,
                 "family": cmd.row.family if cmd.row is not None else None,
                 "nodes": cmd.scale.nodes if cmd.scale is not None else None,
-                "several_nodes": cmd.scale.several if cmd.scale is not None else None,
                 "processes_per_node": cmd.scale.per_node if cmd.scale is not None else None,
                 **{name.replace("'", "").replace(" ", "_"): text or None for name, text in _launch_facts(cmd).items()},
                 "path": cmd.command.span.path,

@@ -430,10 +430,12 @@ def _is_main_guard(test: ast.AST) -> bool:
 
 
 def module_level_imports(data: bytes) -> list[str]:
-    """The modules a Python file imports in module-level statements, from its bytes (its coding line
-    honoured): ``import a.b`` as ``a.b``, ``from a import b`` as ``a.b``, ``from .misc import x`` as
-    ``.misc.x``. Only the statements are read, not the rest of the model: what following an entry's
-    imports through a package needs. Empty when the file does not parse."""
+    """The modules a Python file imports at module level, from its bytes (its coding line honoured):
+    ``import a.b`` as ``a.b``, ``from a import b`` as ``a.b``, ``from .misc import x`` as
+    ``.misc.x``. Module level includes the blocks of a module-level ``if``, ``try`` or ``with``
+    (``try: import torch_npu``, ``if is_npu_available(): import torch_npu``), not a function or a
+    class body, nor ``if TYPE_CHECKING:``. Only the statements are read, not the rest of the model:
+    what following an entry's imports through a package needs. Empty when the file does not parse."""
     import ast
 
     try:
@@ -441,10 +443,27 @@ def module_level_imports(data: bytes) -> list[str]:
     except (SyntaxError, ValueError):
         return []
     names: list[str] = []
-    for node in tree.body:
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop(0)
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = "." * node.level + (f"{node.module}." if node.module else "")
             names += [base + alias.name for alias in node.names]
+        elif isinstance(node, ast.If):
+            if not _type_checking(node.test):
+                pending[:0] = [*node.body, *node.orelse]
+        elif isinstance(node, ast.Try):
+            pending[:0] = [*node.body, *(s for h in node.handlers for s in h.body), *node.orelse, *node.finalbody]
+        elif isinstance(node, ast.With):
+            pending[:0] = list(node.body)
     return names
+
+
+def _type_checking(test: object) -> bool:
+    import ast
+
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )

@@ -283,6 +283,11 @@ _CELL_VERSION = LazyPattern(
 )
 
 
+_SEPARATOR = LazyPattern(r"^\s*\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
+# headers of requirement tables: | Mandatory | Minimum | Recommend | (LLaMA-Factory), 最低 / 推荐
+_BOUNDS_HEADER = LazyPattern(r"(?i)\b(?:minimum|min\.?|recommend(?:ed)?|required)\b|最低|推荐|建议")
+
+
 def parse_readme(src: SourceText) -> PinFile:
     """Versions a README declares in its version tables: the PyTorch versions a model supports
     (``| PyTorch 1.8 | torchvision==0.9.1 |``, one row each) and the software a model was verified
@@ -292,9 +297,18 @@ def parse_readme(src: SourceText) -> PinFile:
     text = src.text
     if "|" not in text:
         return result
+    previous = ""  # the table row before this one
+    bounds = False  # a table of minimum and recommended versions: bounds, not versions a job runs
     for line0 in range(len(src.line_starts)):
         line = src.line_text(line0)
         if not line.lstrip().startswith("|"):
+            previous, bounds = "", False
+            continue
+        if _SEPARATOR.match(line):  # the row above was the header
+            bounds = bool(_BOUNDS_HEADER.search(previous))
+            continue
+        previous = line
+        if bounds:
             continue
         row = _ROW.match(line)
         if row is None:
