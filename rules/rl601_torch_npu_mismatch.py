@@ -118,6 +118,15 @@ torch-npu==2.1.0.post10
                 config={"versions": {"torch-npu": "2.1.0.post10"}},
             ),
             Case(
+                title="a Dockerfile whose base image comes from an ARG naming a CUDA image",
+                files={
+                    "Dockerfile": "ARG BASE_IMAGE=nvcr.io/nvidia/pytorch:23.09-py3\nFROM ${BASE_IMAGE}\n"
+                    "RUN pip install torch==2.9.1\n",
+                    "train.sh": "torchrun --nproc_per_node 8 train.py\n",
+                },
+                config={"versions": {"torch-npu": "2.1.0.post10"}},
+            ),
+            Case(
                 title="a GPU requirements file in a folder of its own, beside the job's",
                 files={
                     "requirements-cuda.txt": "torch==2.4.0\n",

@@ -292,6 +292,25 @@ CASES = [
         per_node=8,
     ),
     Launch(
+        "OpenRLHF's PPO trainer: the actor group's nodes and devices (OpenRLHF examples/scripts)",
+        {
+            "train_ppo.sh": "ray job submit --address=http://127.0.0.1:8265 -- python3 -m openrlhf.cli.train_ppo_ray \\\n"
+            "   --ref_num_nodes 1 --ref_num_gpus_per_node 8 \\\n   --actor.num_nodes 2 --actor.num_gpus_per_node 8 \\\n"
+            "   --vllm_num_engines 4 --pretrain OpenRLHF/Llama-3-8b-sft-mixture\n"
+        },
+        "openrlhf",
+        nodes=2,
+        per_node=8,
+        parallel_store="Ray actors",
+    ),
+    Launch(
+        "OpenRLHF's PPO trainer with the actor's scale unset: one node of eight",
+        {"train_ppo.sh": "python3 -m openrlhf.cli.train_ppo_ray --pretrain m --save_path ./ckpt\n"},
+        "openrlhf",
+        nodes=1,
+        per_node=8,
+    ),
+    Launch(
         "srun around a Python program: its nodes and tasks",
         {
             "job.sh": "#!/bin/bash\n#SBATCH --nodes=2\nsrun -N 2 --ntasks-per-node 8 python train.py --epochs 90\n",

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ..lazyre import LazyPattern
 from ..shellwords import Lookup, word_value
 from ..sources.shell import Word
-from .table import LAUNCHERS, PYTHON_ROW, VERL, Launcher
+from .table import LAUNCHERS, PYTHON_ROW, RAY, Launcher
 
 PYTHON_INTERPRETER = LazyPattern(r"^(?:python[0-9.]*|pypy[0-9.]*)$")
 
@@ -71,19 +71,18 @@ def _python(words: list[Word], values: Lookup) -> Recognised | None:
 
 def _module(module: str, words: list[Word], at: int, values: Lookup) -> Recognised | None:
     for row in LAUNCHERS:
-        if module in row.modules and row.family != VERL.family:
-            return Recognised(row, (0, at + 1))
-    if module in VERL.modules or _module_trainer(module, words[at + 1 :], values):
-        return Recognised(VERL, (0, at + 1), module_entry=at)
+        if module in row.modules or _module_trainer(row, module, words[at + 1 :], values):
+            # a Ray trainer's module is the launcher and what the ranks run at once
+            return Recognised(row, (0, at + 1), module_entry=at if row.family == RAY else None)
     return None
 
 
-def _module_trainer(module: str, args: list[Word], values: Lookup) -> bool:
+def _module_trainer(row: Launcher, module: str, args: list[Word], values: Lookup) -> bool:
     """A Ray trainer's module of another package (``recipe.dapo.main_dapo``): its last part is one of
     the row's and the command sets the scale its Hydra config reads."""
-    if module.rpartition(".")[2] not in VERL.module_suffixes:
+    if not row.module_suffixes or module.rpartition(".")[2] not in row.module_suffixes:
         return False
-    keys = (*VERL.nodes.hydra, *VERL.per_node.hydra)
+    keys = (*row.nodes.hydra, *row.per_node.hydra)
     return any((word_value(w, values) or w.text).startswith(tuple(k + "=" for k in keys)) for w in args)
 
 

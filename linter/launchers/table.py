@@ -172,6 +172,23 @@ DEEPSPEED_ROW = Launcher(
     ),
     source="deepspeedai/DeepSpeed deepspeed/launcher/runner.py:53-225, 466-545 (hostfile, --num_nodes, --include)",
 )
+OPENRLHF = Launcher(
+    "openrlhf",
+    RAY,
+    modules=("openrlhf.cli.train_ppo_ray",),
+    # the actor group's placement: num_nodes * num_gpus_per_node Ray bundles; the other groups
+    # (reference, critic, reward, vLLM engines) take their own
+    nodes=Count(flags=("--actor.num_nodes", "--actor_num_nodes"), default=1, default_note="train_ppo_ray.py:200-216"),
+    per_node=Count(
+        flags=("--actor.num_gpus_per_node", "--actor_num_gpus_per_node"),
+        default=8,
+        default_note="train_ppo_ray.py:200-216",
+    ),
+    ranks_env=RAY_WORKERS,
+    no_parallel_store="the ranks are Ray actors that form their process group themselves: no torchrun rendezvous",
+    source="OpenRLHF openrlhf/cli/train_ppo_ray.py:200-216 (--actor.num_nodes x --actor.num_gpus_per_node Ray "
+    "bundles), openrlhf/trainer/ray/launcher.py:28-36 (the ranks' environment)",
+)
 MSRUN = Launcher(
     "msrun",
     MINDSPORE,
@@ -311,6 +328,7 @@ LAUNCHERS: tuple[Launcher, ...] = (
     MEGATRON_SWIFT,
     ACCELERATE_ROW,
     VERL,
+    OPENRLHF,
 )
 # srun and mpirun start a launch of their own (the command after their options): they give it its scale
 WRAPPER_LAUNCHERS = {name: row for row in (SRUN, MPIRUN) for name in row.commands}

@@ -84,9 +84,10 @@ class PinFile:
 # a GPU stack named in a path: requirements_gpu.txt, docker/Dockerfile.cuda, docker-cuda/, -cu121
 GPU_NAME = LazyPattern(r"(?i)(?:^|[/._-])(cuda|gpu|gpus|rocm|nvidia|cu1\d\d)(?=$|[/._-])")
 # a GPU base image or package index: FROM nvidia/cuda, nvcr.io/nvidia/pytorch, pytorch/pytorch:*-cuda*,
-# rocm/pytorch; --index-url .../whl/cu121; torch==2.1.0+cu121
+# rocm/pytorch (also as an ARG default a FROM names); --index-url .../whl/cu121; torch==2.1.0+cu121
 GPU_CONTENT = LazyPattern(
-    r"(?im)^\s*FROM\s+(?:--\S+\s+)*\S*(?:nvidia|cuda|rocm)\S*|/whl/(?:cu\d+|rocm)|\+(?:cu\d{2,3}|rocm)\b"
+    r"(?im)^\s*(?:FROM\s+(?:--\S+\s+)*|ARG\s+\w*IMAGE\w*=)\S*(?:nvidia|cuda|rocm)\S*"
+    r"|/whl/(?:cu\d+|rocm)|\+(?:cu\d{2,3}|rocm)\b"
 )
 NPU_STACK = ("torch-npu", "cann")  # a pin of either says the file is for NPUs, whatever its name
 
