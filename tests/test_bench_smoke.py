@@ -89,7 +89,7 @@ def test_bench_zoo_repro_real_and_paired_rows(tmp_path: Path) -> None:
         assert row in rows, f"missing row {row!r} in:\n{stdout}"
         assert "| error |" not in rows[row], rows[row]
     assert "parse floor @20, in-process" not in rows  # --only leaves the synthetic rows out
-    assert "(target ≤ 5×)" in rows["one manifest, paired CPU: ours (`--no-cache --isolated`)"]
+    assert "ours / `python -c pass` = " in rows["one manifest, paired CPU: ours (`--no-cache --isolated`)"]
     assert "/test/train_" in rows["ours @zoo-200, one changed file (file mode, cold)"]
     assert f"- checkout: {real}" in stdout
 
