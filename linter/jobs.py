@@ -219,6 +219,8 @@ class Job:
     # entry path -> how an entry that does not import torch_npu itself loads it: its import that leads
     # there and the repository modules on the way (the last one imports torch_npu or MindSpeed)
     npu_routes: dict[str, tuple[PyImport, tuple[str, ...]]] = field(default_factory=dict)
+    # whether those routes were looked for: only for a job something else shows runs on NPUs
+    npu_routes_followed: bool = False
     # premise name -> its answer for this job, decided when a rule first asks (see premises.py)
     premise_answers: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 

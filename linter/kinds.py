@@ -12,7 +12,7 @@ PYPROJECT = "pyproject"
 DOCKERFILE = "dockerfile"
 README = "readme"  # read for its version tables only
 OTHER = "other"  # read, and nothing in it is linted
-DATA = "data"  # a JSON file: read only when a launch names it (a launcher's config file)
+DATA = "data"  # read only when a launch names it: a launcher's JSON config file, a host list
 
 KINDS = frozenset({MANIFEST, SHELL, MAYBE_SHELL, PYTHON, REQUIREMENTS, PYPROJECT, DOCKERFILE, README, DATA})
 
@@ -51,7 +51,9 @@ def classify(name: str, folder: str = "") -> str | None:
         return None
     if suffix == "txt":
         named = "requirements" in lower or lower.startswith("constraints")
-        return REQUIREMENTS if named or folder.rpartition("/")[2].lower() == "requirements" else None
+        if named or folder.rpartition("/")[2].lower() == "requirements":
+            return REQUIREMENTS
+        return DATA if lower.startswith("host") else None  # a host list (host.txt, hostfile.txt) a launch may name
     if suffix == "md":
         return README if lower.startswith("readme") else None
     if suffix == "toml":

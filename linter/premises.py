@@ -605,6 +605,12 @@ def _entry_importing(job: Job, module: str) -> Answer:
                 first, modules = route
                 where = f"{' -> '.join(modules)} (line {first.span.line})"
                 return Answer(HELD, f"{entry.source.path} imports {where}, which loads torch_npu")
+    if module == "torch_npu" and not job.npu_routes_followed:
+        return Answer(
+            FAILED,
+            "no entry of the job imports torch_npu itself (the modules an entry imports are followed only "
+            "for a job shown to run on NPUs: a platform, a torch_npu or CANN version, a launch on NPU devices)",
+        )
     return Answer(FAILED, f"no entry of the job imports {module}, itself or through the modules it imports")
 
 

@@ -146,6 +146,22 @@ at the entry's import of that helper), and none when any launch of the file, in 
                 expect=("train.py:2:1",),
             ),
             Case(
+                title="an entry deep in its own package run as a module: its package's imports resolve from the "
+                "folder that holds the package",
+                files={
+                    "job.yaml": _ACJOB,
+                    "train.sh": "torchrun --nproc_per_node 8 -m pkg.experimental.algo.main\n",
+                    "pkg/__init__.py": "",
+                    "pkg/experimental/__init__.py": "",
+                    "pkg/experimental/algo/__init__.py": "",
+                    "pkg/experimental/algo/main.py": "import torch\nfrom pkg.utils.dist import init\n\ninit()\n",
+                    "pkg/utils/__init__.py": "",
+                    "pkg/utils/dist.py": "import torch_npu\n\n\ndef init():\n    pass\n",
+                    "Dockerfile": _CANN_8,
+                },
+                expect=("pkg/experimental/algo/main.py:2:1",),
+            ),
+            Case(
                 title="the helper that loads torch_npu also sets the compile mode",
                 files={
                     "job.yaml": _ACJOB,

@@ -261,6 +261,17 @@ CASES = [
         multi_node="held",
     ),
     Launch(
+        "a host list named host.txt, its path from the repository's root (ms-swift examples/train/multi-node)",
+        {
+            "examples/multi-node/deepspeed/train.sh": "deepspeed --hostfile=./examples/multi-node/deepspeed/host.txt "
+            "train.py --deepspeed ds.json\n",
+            "examples/multi-node/deepspeed/host.txt": "worker-0 slots=8\nworker-1 slots=8\n",
+        },
+        "deepspeed",
+        nodes=2,
+        multi_node="held",
+    ),
+    Launch(
         "the deepspeed runner on the local devices it includes",
         {"run.sh": "deepspeed --include localhost:0,1,2,3 train.py --deepspeed ds.json\n"},
         "deepspeed",
@@ -436,3 +447,22 @@ def test_a_runtime_env_the_repository_does_not_hold_leaves_the_ranks_environment
     assert "RL101" not in result.stdout, result.stdout
     shown = json.loads(_lint(tmp_path, case, "--show-jobs", "--output-format", "json").stdout)
     assert "does not show" in _launch(shown, case)["ranks_environment"]
+
+
+def test_an_npu_route_not_followed_is_not_called_absent(tmp_path):
+    """Without anything else saying the job runs on NPUs the entry's imports are not followed: the
+    premise says so rather than that no imported module loads torch_npu."""
+    files = {
+        "train.sh": "torchrun --nproc_per_node 8 train.py\n",
+        "train.py": "import torch\nfrom util.dist import init\n\ninit()\n",
+        "util/__init__.py": "",
+        "util/dist.py": "import torch_npu\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    plain = run_cli("--isolated", "--no-cache", "--show-jobs", ".", cwd=tmp_path).stdout
+    assert "premise npu-entry: failed (no entry of the job imports torch_npu itself (the modules" in plain
+    (tmp_path / "train.sh").write_text("export ASCEND_RT_VISIBLE_DEVICES=0,1,2,3,4,5,6,7\n" + files["train.sh"])
+    shown = run_cli("--isolated", "--no-cache", "--show-jobs", ".", cwd=tmp_path).stdout
+    assert "premise npu-entry: held (train.py imports util/dist.py (line 2), which loads torch_npu)" in shown

@@ -107,6 +107,7 @@ def _link_entry_modules(linker: Linker, job: Job) -> None:
     job.entry_modules = {e.source.path: linker.setting_modules(e) for e in job.entries}
     if not job.context.pytorch or not npu_evidence(job):
         return
+    job.npu_routes_followed = True
     for entry in job.entries:
         if entry.imports_module(*NPU_STACKS):
             continue
@@ -493,11 +494,15 @@ class Linker:
 
     def _module_paths(self, name: str, importer: str, bases: list[str]) -> list[str]:
         """The repository files an import names: an absolute module looked up from ``bases`` (the
-        entry's folder and the two above it), a relative one from the importer's package; a name
-        imported from a module counts as that module."""
+        entry's folder and the two above it) and from the folder holding the importer's own package
+        of that name (``verl.trainer`` imported from ``verl/experimental/x/main.py``), a relative one
+        from the importer's package; a name imported from a module counts as that module."""
         dots = len(name) - len(name.lstrip("."))
         parts = name[dots:].split(".") if name[dots:] else []
         roots = bases
+        own = _package_root(self.index.folder_of(importer), parts[0]) if parts and not dots else None
+        if own is not None and own not in bases:
+            roots = [*bases, own]
         if dots:
             package = self.index.folder_of(importer)
             for _ in range(dots - 1):
@@ -574,3 +579,13 @@ def _judge_by_starting_script(launch: Launch, start: str) -> None:
     if verdict is not None:
         for cmd in called:
             cmd.verdict = verdict
+
+
+def _package_root(folder: str, package: str) -> str | None:
+    """The folder that holds the nearest folder named ``package`` on the way up from ``folder``
+    (itself included): where ``import package.x`` resolves for a module inside that package."""
+    while folder not in ("", ".", "/"):
+        if posixpath.basename(folder) == package:
+            return posixpath.dirname(folder)
+        folder = posixpath.dirname(folder)
+    return None
