@@ -179,6 +179,19 @@ CASES = [
         fire=("node1.sh:9 RL301",),
     ),
     Launch(
+        "megatron sft given only torch_npu's own variables, its entry setting a CUDA variable "
+        "(ms-swift examples/ascend/megatron/train_sft_full.sh)",
+        {
+            "train_sft_full.sh": "PYTORCH_NPU_ALLOC_CONF='expandable_segments:True' TORCH_HCCL_ZERO_COPY=1 "
+            "NPROC_PER_NODE=4 \\\nmegatron sft --model Qwen/Qwen2.5-7B-Instruct --num_train_epochs 1\n",
+            "swift/cli/_megatron/sft.py": "import os\n\nos.environ.setdefault('CUDA_DEVICE_MAX_CONNECTIONS', '1')\n",
+        },
+        "megatron sft",
+        nodes=1,
+        per_node=4,
+        multi_node="failed",
+    ),
+    Launch(
         "swift sft on one node (NPROC_PER_NODE=4)",
         {
             "train.sh": "NPROC_PER_NODE=4 ASCEND_RT_VISIBLE_DEVICES=0,1,2,3 swift sft \\\n"

@@ -70,6 +70,11 @@ NPU_ROUTE_MODULES = 48
 # what says a launch runs on NPUs: the devices it is given, HCCL's settings, a device option or
 # Hydra override, a script named for NPUs (verl's run_*_npu.sh); what says it runs on GPUs
 NPU_DEVICE_ENV = ("ASCEND_RT_VISIBLE_DEVICES", "ASCEND_VISIBLE_DEVICES")
+# variables only torch_npu (and Ascend's own libraries) read: its allocator (PYTORCH_NPU_ALLOC_CONF),
+# its task queue (TASK_QUEUE_ENABLE), its HCCL process group's options (TORCH_HCCL_*, Ascend/pytorch
+# torch_npu/csrc/core/npu/register/OptionsManager.cpp); HCCL's own (HCCL_*)
+NPU_ONLY_ENV = ("PYTORCH_NPU_ALLOC_CONF", "TASK_QUEUE_ENABLE")
+NPU_ONLY_PREFIXES = ("HCCL_", "TORCH_HCCL_")
 NPU_DEVICE_WORDS = ("device=npu", "device='npu'", 'device="npu"')
 GPU_DEVICE_ENV = ("CUDA_VISIBLE_DEVICES",)
 
@@ -78,7 +83,9 @@ def launch_devices(cmd: LaunchCommand) -> str | None:
     """What a launch says it runs on: "npu", "cuda" (CUDA_VISIBLE_DEVICES and nothing of an NPU;
     torch_npu does not read it), or None."""
     env = cmd.env
-    if any(name in env for name in NPU_DEVICE_ENV) or any(name.startswith("HCCL_") for name in env):
+    if any(name in env for name in (*NPU_DEVICE_ENV, *NPU_ONLY_ENV)) or any(
+        name.startswith(NPU_ONLY_PREFIXES) for name in env
+    ):
         return "npu"
     values = [w.value or w.text for w in cmd.words]
     if any(v.endswith(NPU_DEVICE_WORDS) for v in values):
