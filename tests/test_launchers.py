@@ -335,6 +335,30 @@ CASES = [
         per_node=8,
     ),
     Launch(
+        "a program spawning a process per device, its world size the nodes (ModelZoo ResNet50 train_full_16p.sh)",
+        {
+            "test/train_full_16p.sh": "export RANK_SIZE=16\npython3 ./main.py --multiprocessing-distributed "
+            "--world-size 2 --rank $NODE_RANK --dist-backend 'hccl' --epochs 90\n",
+            "main.py": "import torch\nimport torch_npu\n",
+        },
+        "python",
+        nodes=2,
+        per_node=8,
+        multi_node="held",
+    ),
+    Launch(
+        "the same with underscores and a device list, one node (ModelZoo LSTM train_full_8p.sh)",
+        {
+            "test/train_full_8p.sh": "python3 -u steps/train_ctc.py --rank 0 --world_size 1 --dist_backend 'hccl' "
+            "--multiprocessing_distributed --device_list 0,1,2,3,4,5,6,7 --conf conf/ctc.yaml\n",
+            "test/steps/train_ctc.py": "import torch\nimport torch_npu\n",
+        },
+        "python",
+        nodes=1,
+        per_node=8,
+        multi_node="failed",
+    ),
+    Launch(
         "srun around a Python program: its nodes and tasks",
         {
             "job.sh": "#!/bin/bash\n#SBATCH --nodes=2\nsrun -N 2 --ntasks-per-node 8 python train.py --epochs 90\n",
@@ -479,3 +503,22 @@ def test_an_npu_route_not_followed_is_not_called_absent(tmp_path):
     (tmp_path / "train.sh").write_text("export ASCEND_RT_VISIBLE_DEVICES=0,1,2,3,4,5,6,7\n" + files["train.sh"])
     shown = run_cli("--isolated", "--no-cache", "--show-jobs", ".", cwd=tmp_path).stdout
     assert "premise npu-entry: held (train.py imports util/dist.py (line 2), which loads torch_npu)" in shown
+
+
+def test_a_folder_below_one_computed_at_run_time_is_the_launch_folder(tmp_path):
+    """ModelZoo's scripts compute their model folder (cur_path=`pwd`) and cd below it: the entry is
+    found in that folder of the repository."""
+    files = {
+        "Net_for_PyTorch/test/train_full_8p.sh": 'cur_path=`pwd`\nif [ x"${cur_path##*/}" == x"test" ]; then\n'
+        "    cd ..\n    cur_path=`pwd`\nfi\ncd $cur_path/references/classification\n"
+        "python3 -m torch.distributed.launch --nproc_per_node 8 train.py --epochs 90\n",
+        "Net_for_PyTorch/references/classification/train.py": "import torch\nimport torch_npu\n",
+        "Net_for_PyTorch/test/cd_up.sh": "cd $cur_path/../other\npython3 train.py\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    shown = run_cli("--isolated", "--no-cache", "--show-jobs", ".", cwd=tmp_path).stdout
+    assert "-> entry Net_for_PyTorch/references/classification/train.py [training" in shown, shown
+    assert "premise npu-entry: held (Net_for_PyTorch/references/classification/train.py imports torch_npu)" in shown
+    assert "other/train.py" not in shown  # a path climbing above the unknown folder is not guessed

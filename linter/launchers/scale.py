@@ -242,6 +242,8 @@ def _config(row: Launcher, words: list[Word], values: Lookup, read_file: ReadFil
 _DEVICE_OPTIONS = ("--gpus", "--ngpu", "--ngpus", "--npus", "--device_num", "--device-num", "--num_gpus", "--n_gpus")
 _WORLD_OPTIONS = ("--world_size", "--world-size")
 _NODE_OPTIONS = ("--nnodes", "--num_nodes", "--num-nodes")
+_SPAWN_OPTIONS = ("--multiprocessing-distributed", "--multiprocessing_distributed", "--distributed")
+_DEVICE_LIST_OPTIONS = ("--device-list", "--device_list")
 _NP_NAME = LazyPattern(r"(?:^|[_-])(\d{1,3})p(?:[_.-]|$)")
 
 
@@ -259,7 +261,7 @@ def _python_scale(words: list[Word], values: Lookup, loops: tuple[str, ...], scr
         devices, _ = option_value(words, _DEVICE_OPTIONS, values)
         if count_of(devices) is not None:
             per, evidence = count_of(devices), "a device-count option"
-    spawns = any((word_value(w, values) or w.text) in ("--multiprocessing-distributed", "--distributed") for w in words)
+    spawns = any((word_value(w, values) or w.text) in _SPAWN_OPTIONS for w in words)
     if spawns and not loops:
         spawned = _spawned_nodes(words, values)
         if spawned is not None:
@@ -300,6 +302,11 @@ def _spawned_nodes(words: list[Word], values: Lookup) -> Scale | None:
     per = ranks // nodes if ranks is not None and ranks % nodes == 0 else None
     where = f"--world-size {nodes} with --multiprocessing-distributed (nodes, each spawning its devices)"
     evidence = f"RANK_SIZE={ranks} over {nodes} node{'s' if nodes != 1 else ''}" if per is not None else where
+    if per is None:  # the devices each node spawns on, when listed: --device_list 0,1,2,3,4,5,6,7
+        listed, _ = option_value(words, _DEVICE_LIST_OPTIONS, values)
+        ids = listed.split(",") if listed and "$" not in listed else []
+        if len(ids) > 1 and all(i.strip().isdigit() for i in ids):
+            per, evidence = len(ids), f"--device_list {listed} on each of {nodes} node{'s' if nodes != 1 else ''}"
     return Scale(per, nodes, evidence, spawns=True, node_evidence=where)
 
 

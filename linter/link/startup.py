@@ -17,6 +17,7 @@ from ..launchers.recognise import PYTHON_INTERPRETER, Recognised, entry_word, mo
 from ..launchers.scale import ReadFile, launch_scale
 from ..launchers.table import PYTHON as PYTHON_FAMILY
 from ..launchers.table import PYTHON_ROW, RAY_WORKERS, WRAPPER_LAUNCHERS, Launcher
+from ..lazyre import LazyPattern
 from ..parse import ParsedFile
 from ..shellwords import expand, expand_command, split_arguments, unwrap, word_value
 from ..sources.manifest import Container, ManifestFile, PodSpec, scalar_script
@@ -150,7 +151,8 @@ class Run:
         args = words[1:]
         if name == "cd" and not cmd.conditional:
             target = word_value(args[0], values) if args else None
-            self.cwd = _change_dir(self.cwd, target)
+            below = _below_unknown_folder(args[0].text) if args and target is None else None
+            self.cwd = _change_dir(None, below) if below is not None else _change_dir(self.cwd, target)
             return
         if name in ("source", "."):
             if args:
@@ -340,6 +342,20 @@ def static_tail(text: str) -> str | None:
     match = re.search(r"[^$}`\"']*$", text.rstrip("\"'"))
     tail = match.group(0).lstrip("/") if match else ""
     return tail or None
+
+
+# cd "${cur_path}/references/classification": a folder below one the script computes at run time
+_BELOW_VARIABLE = LazyPattern(r"""^["']?\$\{?\w+\}?/((?:[\w.-]+/)*[\w.-]+)/?["']?$""")
+
+
+def _below_unknown_folder(text: str) -> str | None:
+    """The literal folder path below a single leading variable whose value is not known (ModelZoo's
+    ``cur_path=`pwd```), kept relative like a ``cd`` from an unknown directory: it is then looked up
+    below the script's folder and its ancestors. None for anything else, or a path climbing up."""
+    match = _BELOW_VARIABLE.match(text)
+    if match is None or any(part == ".." for part in match.group(1).split("/")):
+        return None
+    return match.group(1)
 
 
 def _change_dir(current: str | None, target: str | None) -> str | None:
