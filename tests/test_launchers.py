@@ -359,6 +359,32 @@ CASES = [
         multi_node="failed",
     ),
     Launch(
+        "a device loop over an array of the devices (ModelZoo Transformer train_full_16p.sh)",
+        {
+            "test/train_full_16p.sh": "export RANK_SIZE=16\nNPUS=($(seq 0 7))\nfor i in ${NPUS[@]}\ndo\n"
+            "    export ASCEND_DEVICE_ID=${i}\n    nohup python3 train_8p.py --arch transformer --max-epoch 30 &\n"
+            "done\n",
+            "train_8p.py": "import torch\nimport torch_npu\n",
+        },
+        "python",
+        nodes=2,
+        per_node=8,
+        multi_node="held",
+    ),
+    Launch(
+        "a per-device loop under an exported WORLD_SIZE of every rank (ModelZoo Transformer-SSL train_full_16p.sh)",
+        {
+            "test/train_full_16p.sh": "export RANK_SIZE=8\nexport WORLD_SIZE=16\n"
+            "for((RANK_ID=0;RANK_ID<RANK_SIZE;RANK_ID++))\ndo\n    export LOCAL_RANK=$RANK_ID\n"
+            "    nohup python3 -u moby_main.py --cfg configs/moby.yaml &\ndone\n",
+            "moby_main.py": "import torch\nimport torch_npu\n",
+        },
+        "python",
+        nodes=2,
+        per_node=8,
+        multi_node="held",
+    ),
+    Launch(
         "srun around a Python program: its nodes and tasks",
         {
             "job.sh": "#!/bin/bash\n#SBATCH --nodes=2\nsrun -N 2 --ntasks-per-node 8 python train.py --epochs 90\n",

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..lazyre import LazyPattern
-from ..shellwords import PURE_VARIABLE, Lookup, count_of, expand, option_value, word_value
+from ..shellwords import PURE_VARIABLE, Lookup, array_elements, count_of, expand, option_value, word_value
 from ..sources.shell import Word
 from .table import MINDSPORE, PYTHON, TORCH_NPU_RUN, TORCHRUN, Count, Launcher
 
@@ -319,15 +319,25 @@ def _python_nodes(words: list[Word], values: Lookup, per: int | None) -> tuple[i
     if count is not None and count > 1:
         return count, f"a node-count option ({nodes} nodes)"
     world, _ = option_value(words, _WORLD_OPTIONS, values)
-    for size, what in ((count_of(world), "a world size of"), (count_of(values.get("RANK_SIZE")), "RANK_SIZE=")):
+    sizes = (
+        (count_of(world), "a world size of"),
+        (count_of(values.get("WORLD_SIZE")), "WORLD_SIZE="),  # env:// reads it as every rank of the job
+        (count_of(values.get("RANK_SIZE")), "RANK_SIZE="),
+    )
+    for size, what in sizes:
         if size is not None and per is not None and size >= per:  # every rank is started here: one node
             return -(-size // per), f"{what}{'' if what.endswith('=') else ' '}{size} over {per} processes on this node"
     return None, ""
 
 
 def loop_count(header: str, values: Lookup) -> int | None:
-    """Iterations of ``for((i=0;i<8;i++))``, ``for i in $(seq 0 7)``, ``for i in {0..7}``, ``for i in 0 1 2``."""
+    """Iterations of ``for((i=0;i<8;i++))``, ``for i in $(seq 0 7)``, ``for i in {0..7}``, ``for i in 0 1 2``,
+    and of ``for i in ${NPUS[@]}`` over an array the script writes as one of those (``NPUS=($(seq 0 7))``)."""
     text = header.rstrip(";").strip()
+    over_array = re.match(r"""for\s+\w+\s+in\s+"?\$\{(\w+)\[[@*]\]\}"?$""", text)
+    if over_array:
+        elements = array_elements(over_array.group(1), values)
+        return loop_count(f"for i in {' '.join(elements)}", values) if elements else None
     c_style = re.match(r"for\s*\(\(\s*\w+\s*=\s*([^;]*);\s*\w+\s*(<=|<)\s*([^;]*);", text)
     if c_style:
         low = count_of(expand(c_style.group(1).strip(), values))
