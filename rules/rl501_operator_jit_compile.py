@@ -201,6 +201,19 @@ at the entry's import of that helper), and none when any launch of the file, in 
                 fixed={"train.py": _TRAIN_FIXED},
             ),
             Case(
+                title="a README's inference guide names the inference server's CANN, not the training job's",
+                files={
+                    "train.sh": _LAUNCH,
+                    "train.py": _TRAIN,
+                    "README.md": "# Net for PyTorch\n\n## Training environment\n\n| software | version |\n| --- | --- |\n"
+                    "| CANN | 8.0.0 |\n\n```bash\n# not a heading\nbash train.sh\n```\n\n# Net inference guide\n\n"
+                    "## Inference environment\n\n| software | version |\n| --- | --- |\n| CANN | 6.0.RC1 |\n",
+                },
+                config={"target": {"platform": "ascend-910"}},
+                expect=("train.py:4:1",),
+                fixed={"train.py": _TRAIN_FIXED},
+            ),
+            Case(
                 title="ascend-910 with CANN unknown: withheld (declare versions.cann)",
                 files={"job.yaml": _ACJOB, "train.sh": "torchrun train.py\n", "train.py": _TRAIN},
             ),

@@ -300,10 +300,14 @@ def parse_readme(src: SourceText) -> PinFile:
         return result
     previous = ""  # the table row before this one
     bounds = False  # a table of minimum and recommended versions: bounds, not versions a job runs
+    sections = _Sections()
     for line0 in range(len(src.line_starts)):
         line = src.line_text(line0)
         if not line.lstrip().startswith("|"):
             previous, bounds = "", False
+            sections.read(line)
+            continue
+        if sections.inference:  # a model's inference guide names the inference server's CANN
             continue
         if _SEPARATOR.match(line):  # the row above was the header
             bounds = bool(_BOUNDS_HEADER.search(previous))
@@ -327,6 +331,33 @@ def parse_readme(src: SourceText) -> PinFile:
         if value is not None:
             _readme_pin(result, src, component, value, base + row.start("second"), base, line)
     return result
+
+
+# a heading of an inference guide: 推理 (inference), 推理指导, 推理环境准备; Inference, Offline inference
+_INFERENCE_HEADING = LazyPattern(r"(?i)推理|\binfer(?:ence)?\b")
+_HEADING = LazyPattern(r"^(#{1,6})\s")
+
+
+class _Sections:
+    """The Markdown headings above a line, and whether one of them opens an inference guide (ModelZoo
+    READMEs append one, with the inference server's software table, after the training part)."""
+
+    def __init__(self) -> None:
+        self.open: list[tuple[int, bool]] = []  # (level, an inference heading) of each heading above
+        self.fenced = False
+        self.inference = False
+
+    def read(self, line: str) -> None:
+        if line.lstrip().startswith(("```", "~~~")):
+            self.fenced = not self.fenced
+            return
+        heading = None if self.fenced else _HEADING.match(line)
+        if heading is None:
+            return
+        level = len(heading.group(1))
+        self.open = [(lv, inf) for lv, inf in self.open if lv < level]
+        self.open.append((level, bool(_INFERENCE_HEADING.search(line))))
+        self.inference = any(inf for _, inf in self.open)
 
 
 def _readme_pin(result: PinFile, src: SourceText, component: str, match, offset: int, base: int, line: str) -> None:
