@@ -385,6 +385,17 @@ CASES = [
         multi_node="held",
     ),
     Launch(
+        "a spawning program on the one device its script is named for (ModelZoo MobileNetV2 train_full_1p.sh)",
+        {
+            "test/train_full_1p.sh": "python3 main.py --multiprocessing-distributed --world-size 1 "
+            "--device-list $ASCEND_DEVICE_ID --epochs 600\n",
+            "main.py": "import torch\nimport torch_npu\n",
+        },
+        "python",
+        nodes=1,
+        per_node=1,
+    ),
+    Launch(
         "srun around a Python program: its nodes and tasks",
         {
             "job.sh": "#!/bin/bash\n#SBATCH --nodes=2\nsrun -N 2 --ntasks-per-node 8 python train.py --epochs 90\n",

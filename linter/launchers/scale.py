@@ -263,7 +263,7 @@ def _python_scale(words: list[Word], values: Lookup, loops: tuple[str, ...], scr
             per, evidence = count_of(devices), "a device-count option"
     spawns = any((word_value(w, values) or w.text) in _SPAWN_OPTIONS for w in words)
     if spawns and not loops:
-        spawned = _spawned_nodes(words, values)
+        spawned = _spawned_nodes(words, values, script_name)
         if spawned is not None:
             return spawned
     if per is None:
@@ -289,7 +289,7 @@ def _python_scale(words: list[Word], values: Lookup, loops: tuple[str, ...], scr
     return Scale(per, nodes, evidence, spawns=spawns, node_evidence=node_evidence)
 
 
-def _spawned_nodes(words: list[Word], values: Lookup) -> Scale | None:
+def _spawned_nodes(words: list[Word], values: Lookup, script_name: str) -> Scale | None:
     """A program that spawns a process per device itself (``--multiprocessing-distributed``, the
     PyTorch ImageNet example the model zoos copy) reads ``--world-size`` as its number of nodes and
     multiplies it by the devices of each; ``RANK_SIZE`` then counts every rank. None without a
@@ -307,6 +307,9 @@ def _spawned_nodes(words: list[Word], values: Lookup) -> Scale | None:
         ids = listed.split(",") if listed and "$" not in listed else []
         if len(ids) > 1 and all(i.strip().isdigit() for i in ids):
             per, evidence = len(ids), f"--device_list {listed} on each of {nodes} node{'s' if nodes != 1 else ''}"
+    named = _NP_NAME.search(script_name.lower()) if per is None else None
+    if named is not None and int(named.group(1)) % nodes == 0:  # train_full_1p.sh: every rank of the job
+        per, evidence = int(named.group(1)) // nodes, f"the script name ({named.group(0).strip('_-.')}) over {nodes}"
     return Scale(per, nodes, evidence, spawns=True, node_evidence=where)
 
 
