@@ -396,6 +396,34 @@ CASES = [
         per_node=1,
     ),
     Launch(
+        "python -m torch.distributed.run on two nodes",
+        {"run.sh": "python -m torch.distributed.run --nnodes=2 --node_rank=$NODE_RANK --nproc_per_node=8 train.py\n"},
+        "torch.distributed.run",
+        nodes=2,
+        per_node=8,
+        parallel_store="launch with torch_npu_run",
+        fire=("run.sh:1 RL301",),
+    ),
+    Launch(
+        "msrun: every worker over the workers of this node (MindSpore)",
+        {
+            "run.sh": "msrun --worker_num=16 --local_worker_num=8 --master_addr=$MASTER --master_port=8118 "
+            "--node_rank=$RANK --join=True train.py\n",
+            "train.py": "import mindspore\n",
+        },
+        "msrun",
+        nodes=2,
+        per_node=8,
+        silent=("RL301", "RL101"),
+    ),
+    Launch(
+        "mpirun around a Python program: its hosts and processes",
+        {"run.sh": "mpirun -np 16 -H node1:8,node2:8 python train.py --epochs 90\n"},
+        "python",
+        nodes=2,
+        per_node=8,
+    ),
+    Launch(
         "srun around a Python program: its nodes and tasks",
         {
             "job.sh": "#!/bin/bash\n#SBATCH --nodes=2\nsrun -N 2 --ntasks-per-node 8 python train.py --epochs 90\n",

@@ -162,6 +162,10 @@ def _row_scale(
     nodes = read_count(row.nodes, words, values, environment, read_file, config)
     total = read_count(row.total, words, values, environment, read_file, config)
     node_count, node_evidence = _nodes(row, nodes, words, values)
+    # msrun --worker_num=16 --local_worker_num=8: two nodes
+    every, each = (total.count if total else None), (per.count if per else None)
+    if nodes is None and every and each and every % each == 0:
+        node_count, node_evidence = every // each, f"{row.name} {total.evidence} over {per.evidence}"
     per_node = per.count if per is not None else row.per_node.default
     evidence = _per_node_evidence(row, per)
     if per is None and total is not None and total.count is not None:
