@@ -23,8 +23,9 @@ from .flow.select import dedupe, named_yaml, per_file_ignores, reported, withhel
 from .flow.suppression import SuppressionState, apply_suppressions, run_directive_rules
 from .jobs import Project
 from .link.linker import build_project
-from .parse import ParsedFile
+from .parse import ParsedFile, read_source
 from .premises import Withheld
+from .span import SourceText
 from .speed.memory import collector_paused
 
 __all__ = ["LintRequest", "LintResult", "lint"]
@@ -69,7 +70,14 @@ def _lint(request: LintRequest, use_run_cache: bool) -> LintResult:
         withheld_of(list(dict.fromkeys(withheld)), request, project),
     )
     if cache is not None and run_key is not None and use_run_cache:
-        kept = (result.all_diagnostics, result.diagnostics, result.internal_errors, result.suppressed, result.withheld)
+        kept = (
+            result.all_diagnostics,
+            result.diagnostics,
+            result.internal_errors,
+            result.suppressed,
+            result.withheld,
+            result.linted(),
+        )
         runcache.store_run(cache, run_key, kept)
     return result
 
@@ -131,11 +139,25 @@ def _cached(request: LintRequest, key: str, candidates: list[Candidate], warning
     from .speed import runcache
 
     hit = runcache.stored_run(request.cache, key)
-    if hit is None or len(hit) != 5:
+    if hit is None or len(hit) != 6:
         return None
-    everything, diagnostics, errors, suppressed, withheld = hit
+    everything, diagnostics, errors, suppressed, withheld, linted = hit
+    by_display = {c.display: c for c in candidates}
+
+    def read(paths: set[str]) -> dict[str, SourceText]:
+        found = {}
+        for path in paths & by_display.keys():
+            c = by_display[path]
+            text = request.overrides.get(path)
+            source = SourceText(path, text) if text is not None else read_source(path, str(c.path), c.kind)
+            if source is not None:
+                found[path] = source
+        return found
+
     return CachedResult(
         lambda: lint(request, use_run_cache=False),
+        list(linted),
+        read,
         diagnostics=list(diagnostics),
         abs_paths=Locations({c.display: c for c in candidates}),
         warnings=warnings,

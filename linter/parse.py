@@ -92,6 +92,17 @@ def declared_encoding(data: bytes) -> str | None:
     return None
 
 
+def read_source(path: str, abs_path: str, kind: str) -> SourceText | None:
+    """A file's text as its parse reads it, for a report of findings kept from an earlier run; None
+    when it cannot be read or is not linted."""
+    try:
+        with open(abs_path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        return None
+    return decode(path, data, kind)[0] if len(data) <= MAX_FILE_BYTES else None
+
+
 def read_and_parse(path: str, abs_path: str, kind: str, text: str | None = None) -> ParsedFile:
     if text is None:
         try:

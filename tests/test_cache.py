@@ -192,3 +192,24 @@ def test_a_run_over_other_paths_of_the_same_repository_is_not_served_from_anothe
     fresh = [sorted(findings(capsys, "--no-cache", *paths)) for paths in scopes]
     assert ("RL101", "b/run_b.sh", 2) in fresh[1]
     assert cached == fresh
+
+
+@pytest.mark.parametrize("output_format", ["concise", "sarif", "junit"])  # full adds the scorecard: the jobs
+def test_an_unchanged_rerun_quotes_its_findings_without_linking_again(repo, capsys, monkeypatch, output_format):
+    """The report of a cached run quotes the lines of its findings and lists the linted files as the
+    first run did, reading only the files it quotes: the jobs are not linked again."""
+    from recovery_lint import engine
+
+    def report() -> str:
+        capsys.readouterr()
+        code = cli.main(["check", ".", "--output-format", output_format, "--isolated", "--jobs", "1"])
+        assert code == 1
+        return capsys.readouterr().out
+
+    cold = report()
+    assert "train.sh" in cold
+    links: list[int] = []
+    real = engine.build_project
+    monkeypatch.setattr(engine, "build_project", lambda *a, **k: links.append(1) or real(*a, **k))
+    assert report() == cold
+    assert links == []

@@ -230,7 +230,8 @@ class Check:
             known = read_baseline(file)
         except BaselineError as exc:
             raise UsageError(f"baseline: {exc}") from exc
-        kept, _ = filter_baseline(result.diagnostics, known, result.sources(), self.cwd, file.absolute().parent)
+        quoted = result.sources_of({d.path for d in result.diagnostics})
+        kept, _ = filter_baseline(result.diagnostics, known, quoted, self.cwd, file.absolute().parent)
         return kept
 
     def _write_baseline(self, result: LintResult) -> int:
@@ -238,7 +239,8 @@ class Check:
 
         target = self.args.write_baseline
         try:
-            written = write_baseline(Path(target), result.diagnostics, result.sources(), self.cwd)
+            quoted = result.sources_of({d.path for d in result.diagnostics})
+            written = write_baseline(Path(target), result.diagnostics, quoted, self.cwd)
         except BaselineError as exc:
             raise UsageError(f"baseline: {exc}") from exc
         print(f"Wrote {written} finding{'s' if written != 1 else ''} to {target}", file=sys.stderr)

@@ -81,13 +81,13 @@ class Output:
         self._summary(diagnostics, fixed, result, sys.stderr if document.SUMMARY_TO_STDERR else None)
 
     def _view(self, diagnostics: list[Diagnostic], result: LintResult) -> View:
-        linted = [f.path for f in result.files if f.relevant]
+        linted = result.linted()
+        found = {d.path for d in diagnostics}
         if self.report_only is not None:  # file mode: the files passed, and those of their jobs with a finding
-            found = {d.path for d in diagnostics}
             linted = [p for p in linted if p in self.report_only or p in found]
         return View(
             diagnostics=diagnostics,
-            sources={f.path: f.source for f in result.files if f.source is not None},
+            sources=result.sources_of(found),
             linted=linted,
             cwd=Path.cwd(),
             fail_on=self.fail_on,

@@ -67,6 +67,14 @@ class LintResult:
         """The text of every file the run read, by display path."""
         return {f.path: f.source for f in self.files if f.source is not None}
 
+    def sources_of(self, paths: set[str]) -> dict[str, SourceText]:
+        """The text of those of ``paths`` the run read (the files a report quotes)."""
+        return {f.path: f.source for f in self.files if f.path in paths and f.source is not None}
+
+    def linted(self) -> list[str]:
+        """The display paths of the files linted (not a YAML file that is no Kubernetes object)."""
+        return [f.path for f in self.files if f.relevant]
+
 
 class Locations(Mapping):
     """Display path -> absolute ``Path`` of every candidate, made when asked (a fix writes a few)."""
@@ -85,14 +93,29 @@ class Locations(Mapping):
 
 
 class CachedResult(LintResult):
-    """The findings of an unchanged repository, from the cache. The parsed files and the linked
-    project are built (``rebuild``, a run without the cached findings) only when a report asks."""
+    """The findings of an unchanged repository, from the cache, with the files it linted. The texts a
+    report quotes are read as they are asked for; the parsed files and the linked project are built
+    (``rebuild``, a run without the cached findings) only when a report needs the jobs."""
 
-    def __init__(self, rebuild: Callable[[], LintResult], **fields: object) -> None:
+    def __init__(
+        self,
+        rebuild: Callable[[], LintResult],
+        linted: list[str],
+        read: Callable[[set[str]], dict[str, SourceText]],
+        **fields: object,
+    ) -> None:
         self._rebuild = rebuild
+        self._linted = linted
+        self._read = read  # the texts of some files, read as the run read them: no parse, no link
         self._files: list[ParsedFile] | None = None
         self._project: Project | None = None
         super().__init__(files=None, project=None, **fields)  # type: ignore[arg-type]
+
+    def sources_of(self, paths: set[str]) -> dict[str, SourceText]:
+        return super().sources_of(paths) if self._files is not None else self._read(paths)
+
+    def linted(self) -> list[str]:
+        return self._linted
 
     def _build(self) -> None:
         fresh = self._rebuild()

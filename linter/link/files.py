@@ -92,13 +92,14 @@ class FileIndex:
     def folders(self) -> set[str]:
         """Every folder holding a file, and their ancestors (only a container path asks)."""
         folders: set[str] = set()
-        for location in self.display:
-            folder = posixpath.dirname(location)
+        # each file's folder first (one pass in C), then the ancestors of the few distinct ones
+        leaves = {loc.rpartition("/")[0] or ("/" if loc[:1] == "/" else "") for loc in self.display}
+        for folder in leaves:
             while folder not in folders:
                 folders.add(folder)
                 if folder in ("", "/", "."):
                     break
-                folder = posixpath.dirname(folder)
+                folder = _parent(folder)
         return folders
 
     def exists(self, path: str) -> bool:
@@ -297,3 +298,9 @@ def _restore_sharing(answers: dict) -> Sharing:
     found = Sharing()
     found.answers = answers
     return found
+
+
+def _parent(path: str) -> str:
+    """``posixpath.dirname`` for the normal paths of the index (no trailing or doubled slash)."""
+    head = path.rpartition("/")[0]
+    return head if head or not path.startswith("/") else "/"
