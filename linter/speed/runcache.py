@@ -5,6 +5,7 @@ changed files are parsed."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 from typing import TYPE_CHECKING
@@ -42,24 +43,28 @@ def store_run(cache: Cache, key: str, values: tuple[object, ...]) -> None:
     cache.put_run(key, values)
 
 
-def stat_signature(candidates: list[Candidate], overrides: dict[str, str]) -> list[tuple[object, ...]] | None:
-    """Path, kind, size, modification and change times and mode of every candidate (a text given in
-    place of a file by its hash): a stat per file, where hashing would read every file of the repository."""
-    out: list[tuple[object, ...]] = []
+def stat_signature(candidates: list[Candidate], overrides: dict[str, str]) -> str | None:
+    """A digest of the path, kind, size, modification and change times and mode of every candidate
+    (a text given in place of a file by its hash): a stat per file, where hashing would read every
+    file of the repository. Fed to the hash file by file: no list of every stat is built."""
+    digest = hashlib.blake2b(digest_size=20)
     for c in candidates:
         text = overrides.get(c.display)
         if text is not None:
-            out.append((c.display, c.kind, Cache.digest(text.encode("utf-8", "surrogatepass"))))
-            continue
-        try:
-            st = os.stat(c.location)
-        except OSError:
-            if c.unchecked_in is not None:
-                continue  # a dangling link a listing could not rule out: never read, so no part of the run
-            return None
-        # the mode and the change time too: a file made unreadable (chmod) keeps its size and mtime
-        out.append((c.display, c.kind, st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode, st.st_ctime_ns))
-    return out
+            line = f"{c.display}\0{c.kind}\0{Cache.digest(text.encode('utf-8', 'surrogatepass'))}\n"
+        else:
+            try:
+                st = os.stat(c.location)
+            except OSError:
+                if c.unchecked_in is not None:
+                    continue  # a dangling link a listing could not rule out: never read, so no part of the run
+                return None
+            # the mode and the change time too: a file made unreadable (chmod) keeps its size and mtime
+            line = (
+                f"{c.display}\0{c.kind}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\0{st.st_mode}\0{st.st_ctime_ns}\n"
+            )
+        digest.update(line.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 # -- the models of single files ----------------------------------------------------------------
