@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from itertools import chain, repeat
+
+from .lazyre import LazyPattern
+
+_NON_ASCII = LazyPattern(r"[^\x00-\x7f]")
 
 
 def to_bytes(text: str) -> bytes:
@@ -189,7 +192,7 @@ class SourceText:
         self.encoding = encoding
         self._line_starts: array | None = None
         self._byte_line_starts: list[int] | None = None
-        self._char_of_byte: array | None = None
+        self._char_of_byte: _ByteMap | None = None
         self._ascii: bool | None = None
         self._newline: str | None = None
 
@@ -307,8 +310,8 @@ class SourceText:
             return byte
         table = self._char_of_byte
         if table is None:
-            table = self._char_of_byte = _char_of_byte(self.text)
-        return table[min(max(byte, 0), len(table) - 1)]
+            table = self._char_of_byte = _ByteMap(self.text)
+        return table.char(byte)
 
     def offset_of_line_byte_col(self, line1: int, byte_col: int) -> int:
         """Character offset of a 1-based line and a 0-based UTF-8 column (as ``ast`` reports)."""
@@ -331,13 +334,37 @@ class SourceText:
         return self.span(self.line_starts[line0], self.line_end(line0))
 
 
-def _char_of_byte(text: str) -> array:
-    """For each UTF-8 byte offset of ``text`` (one past the end included), the character it belongs
-    to: one lookup per position where re-encoding a line for each one made parsing quadratic."""
-    # an undecodable byte a shell script kept (surrogateescape, U+DC80..U+DCFF) stands for one byte
-    widths = [
-        1 if o < 0x80 or 0xDC80 <= o <= 0xDCFF else 2 if o < 0x800 else 3 if o < 0x10000 else 4 for o in map(ord, text)
-    ]
-    table = array("I", chain.from_iterable(repeat(i, w) for i, w in enumerate(widths)))
-    table.append(len(text))
-    return table
+class _ByteMap:
+    """Byte offset -> character offset of a text that is not all ASCII, from its non-ASCII
+    characters alone (a bisect among them): a table of every byte cost a Python step per character
+    of each script, where most characters are ASCII and map by a constant shift."""
+
+    __slots__ = ("bytes_at", "chars_at", "end", "shift_after", "size", "widths")
+
+    def __init__(self, text: str) -> None:
+        self.bytes_at: list[int] = []  # byte offset of each non-ASCII character
+        self.chars_at: list[int] = []  # its character offset
+        self.shift_after: list[int] = []  # bytes beyond one per character, up to and including it
+        self.widths: list[int] = []
+        shift = 0
+        for match in _NON_ASCII.finditer(text):
+            at = match.start()
+            o = ord(match.group())
+            # an undecodable byte a shell script kept (surrogateescape, U+DC80..U+DCFF) stands for one byte
+            width = 1 if 0xDC80 <= o <= 0xDCFF else 2 if o < 0x800 else 3 if o < 0x10000 else 4
+            self.bytes_at.append(at + shift)
+            self.chars_at.append(at)
+            self.widths.append(width)
+            shift += width - 1
+            self.shift_after.append(shift)
+        self.size = len(text) + shift  # bytes in all
+        self.end = len(text)
+
+    def char(self, byte: int) -> int:
+        byte = min(max(byte, 0), self.size)
+        k = bisect.bisect_right(self.bytes_at, byte) - 1
+        if k < 0:
+            return byte
+        if byte < self.bytes_at[k] + self.widths[k]:
+            return self.chars_at[k]  # inside a character of several bytes: that character
+        return min(byte - self.shift_after[k], self.end)

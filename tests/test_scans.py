@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recovery_lint.link.files import SCRIPT_PATH, script_path_at_end
+from recovery_lint.span import SourceText, to_bytes
 
 TEXT = st.text(alphabet="ab_./-=+~@%é\udc80 $\n\"'" + "pyshb/", max_size=14)
 ENDING = st.sampled_from(["", ".py", ".sh", ".bash", ".py\n", "x.py", "/.py", "//a.sh", "\n"])
@@ -48,3 +49,13 @@ def test_the_key_scan_agrees_with_the_pattern(parts):
 
     text = "".join(parts)
     assert has_kubernetes_key(text) == (_KUBERNETES_KEY.search(text) is not None)
+
+
+@given(st.text(alphabet=st.sampled_from("ab \n#é中文😀\udc80\udcff"), max_size=60))
+def test_a_byte_offset_maps_to_the_character_holding_that_byte(text):
+    """tree-sitter reports byte offsets: each maps to the character its byte belongs to (the end to
+    the end), whatever mix of one- to four-byte characters and kept undecodable bytes precedes it."""
+    source = SourceText("x.sh", text + "\n")
+    owner = [i for i, ch in enumerate(source.text) for _ in to_bytes(ch)] + [len(source.text)]
+    for byte, char in enumerate(owner):
+        assert source.char_offset(byte) == char
