@@ -205,6 +205,12 @@ def _file_edits(src: SourceText, kind: str, lines: dict[int, set[str]], plan: Su
         if line0 >= len(src.line_starts):
             plan.skipped.append(f"{src.path}:{line1}: {', '.join(sorted(codes))} not suppressed: no such line")
             continue
+        if line0 == 0 and src.text.startswith("#!"):
+            # the interpreter line: a comment after it would reach the interpreter as an argument (the
+            # script then fails to start), and nothing goes above it; the finding is of the whole file
+            edits.append(_below_interpreter_line(src, codes))
+            plan.added += 1
+            continue
         end = src.line_end(line0)
         why = rules.inside(end)
         if why is None and line0 in rules.continued:
@@ -228,6 +234,14 @@ def _file_edits(src: SourceText, kind: str, lines: dict[int, set[str]], plan: Su
             "where a comment would change the text"
         )
     return edits
+
+
+def _below_interpreter_line(src: SourceText, codes: set[str]) -> Edit:
+    """``# recovery-lint: ignore-file[...]`` on the line after a ``#!`` line."""
+    directive = f"# recovery-lint: ignore-file[{', '.join(sorted(codes))}]"
+    if len(src.line_starts) > 1:
+        return Edit(src.span(src.line_start(1)), f"{directive}{src.newline}")
+    return Edit(src.span(len(src.text)), f"{src.newline}{directive}{src.newline}")  # a one-line file
 
 
 # -- baseline ----------------------------------------------------------------------------------

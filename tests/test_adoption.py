@@ -146,6 +146,19 @@ def test_add_suppressions_silences_every_finding_and_rl901_follows_a_fix(repo):
     assert len(stale) == 1 and stale[0].startswith("fixtures/vcjob-gpt3/scripts/env.sh:4:") and "RL901" in stale[0]
 
 
+def test_a_finding_on_the_interpreter_line_is_suppressed_below_it_and_the_script_still_starts(tmp_path):
+    """A comment after ``#!/bin/bash`` reaches bash as the name of a script to run (exit 127): the
+    directive for the whole file goes on the next line."""
+    write(tmp_path, {"train.sh": "#!/bin/bash\r\nexport HCCL_ASYNC_ERROR_HANDLING=1\r\ntorchrun train.py\r\n"})
+    (tmp_path / ".git").mkdir()
+    assert "RL900" in concise(".", cwd=tmp_path).stdout
+    added = run_cli("--add-suppressions", ".", cwd=tmp_path)
+    assert added.returncode == 0, added.stdout + added.stderr
+    text = (tmp_path / "train.sh").read_bytes().decode()
+    assert text.startswith("#!/bin/bash\r\n# recovery-lint: ignore-file[RL900]\r\nexport"), text
+    assert finding_lines(concise(".", cwd=tmp_path).stdout) == []
+
+
 def test_add_suppressions_puts_the_directive_above_a_continued_line_and_merges(tmp_path):
     script = (
         "#!/bin/bash\n"
