@@ -560,13 +560,10 @@ def test_an_npu_route_not_followed_is_not_called_absent(tmp_path):
         "util/__init__.py": "",
         "util/dist.py": "import torch_npu\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    plain = run_cli("--isolated", "--no-cache", "--show-jobs", ".", cwd=tmp_path).stdout
+    plain = _show_jobs(tmp_path, files)
     assert "premise npu-entry: failed (no entry of the job imports torch_npu itself (the modules" in plain
-    (tmp_path / "train.sh").write_text("export ASCEND_RT_VISIBLE_DEVICES=0,1,2,3,4,5,6,7\n" + files["train.sh"])
-    shown = run_cli("--isolated", "--no-cache", "--show-jobs", ".", cwd=tmp_path).stdout
+    files["train.sh"] = "export ASCEND_RT_VISIBLE_DEVICES=0,1,2,3,4,5,6,7\n" + files["train.sh"]
+    shown = _show_jobs(tmp_path, files)
     assert "premise npu-entry: held (train.py imports util/dist.py (line 2), which loads torch_npu)" in shown
 
 
@@ -580,10 +577,15 @@ def test_a_folder_below_one_computed_at_run_time_is_the_launch_folder(tmp_path):
         "Net_for_PyTorch/references/classification/train.py": "import torch\nimport torch_npu\n",
         "Net_for_PyTorch/test/cd_up.sh": "cd $cur_path/../other\npython3 train.py\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    shown = run_cli("--isolated", "--no-cache", "--show-jobs", ".", cwd=tmp_path).stdout
+    shown = _show_jobs(tmp_path, files)
     assert "-> entry Net_for_PyTorch/references/classification/train.py [training" in shown, shown
     assert "premise npu-entry: held (Net_for_PyTorch/references/classification/train.py imports torch_npu)" in shown
     assert "other/train.py" not in shown  # a path climbing above the unknown folder is not guessed
+
+
+def _show_jobs(tmp_path: Path, files: dict[str, str]) -> str:
+    """``--show-jobs`` on the files as a repository, with no configuration."""
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return run_cli("--isolated", "--no-cache", "--show-jobs", ".", cwd=tmp_path).stdout
