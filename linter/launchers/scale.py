@@ -230,16 +230,20 @@ def _config(row: Launcher, words: list[Word], values: Lookup, read_file: ReadFil
         value, seen = option_value(words, (flag,), values)
         if seen and value is not None:
             text = read_file(value)
-            if text is None:
-                return None
-            import yaml  # the YAML reader is loaded already for the manifests; a config file is plain YAML
-
-            try:
-                loaded = yaml.safe_load(text)
-            except yaml.YAMLError:
-                return None
-            return loaded if isinstance(loaded, dict) else None
+            return mapping_of(text) if text is not None else None
     return None
+
+
+def mapping_of(text: str) -> dict | None:
+    """The mapping a small YAML or JSON file holds (a launcher's config, a Ray runtime environment);
+    None when it holds something else or does not load."""
+    import yaml  # the YAML reader is loaded already for the manifests; JSON is YAML too
+
+    try:
+        loaded = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    return loaded if isinstance(loaded, dict) else None
 
 
 # -- a Python program started as it is ---------------------------------------------------------------

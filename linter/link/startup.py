@@ -14,7 +14,7 @@ from ..jobs import EnvValue, Launch, LaunchCommand
 from ..kinds import PYTHON, SHELL
 from ..knowledge.data import WATCHDOG_VAR
 from ..launchers.recognise import PYTHON_INTERPRETER, Recognised, entry_word, module_path, recognise
-from ..launchers.scale import ReadFile, launch_scale
+from ..launchers.scale import ReadFile, launch_scale, mapping_of
 from ..launchers.table import PYTHON as PYTHON_FAMILY
 from ..launchers.table import PYTHON_ROW, RAY_WORKERS, WRAPPER_LAUNCHERS, Launcher
 from ..lazyre import LazyPattern
@@ -510,15 +510,10 @@ def _runtime_env_vars(flag: str, value: str, read: ReadFile) -> dict[str, str] |
     if not value or "$" in value:
         return None
     text = value if flag == "--runtime-env-json" else read(value)
-    if text is None:
+    loaded = mapping_of(text) if text is not None else None
+    if loaded is None:  # not in the repository, or not a mapping Ray would take
         return None
-    import yaml  # loaded already for the manifests; JSON is YAML too
-
-    try:
-        loaded = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
-    found = loaded.get("env_vars") if isinstance(loaded, dict) else None
+    found = loaded.get("env_vars")
     if found is None:
         return {}
     if not isinstance(found, dict):
