@@ -585,7 +585,17 @@ def test_a_folder_below_one_computed_at_run_time_is_the_launch_folder(tmp_path):
 
 def _show_jobs(tmp_path: Path, files: dict[str, str]) -> str:
     """``--show-jobs`` on the files as a repository, with no configuration."""
+    return run_cli("--isolated", "--no-cache", "--show-jobs", ".", cwd=_repository(tmp_path, files)).stdout
+
+
+def _repository(tmp_path: Path, files: dict[str, str]) -> Path:
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    return run_cli("--isolated", "--no-cache", "--show-jobs", ".", cwd=tmp_path).stdout
+    return tmp_path
+
+
+def test_the_job_header_names_the_platform_the_configuration_declares(tmp_path):
+    (tmp_path / "recovery-lint.toml").write_text('[target]\nplatform = "ascend-910b"\n')
+    shown = run_cli("--no-cache", "--show-jobs", "train.sh", cwd=_repository(tmp_path, {"train.sh": "torchrun t.py\n"}))
+    assert "  platform: ascend-910b (target.platform); framework:" in shown.stdout, shown.stdout

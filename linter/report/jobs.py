@@ -70,13 +70,21 @@ def _premise_line(name: str, found: Answer, withheld: list[Withheld]) -> str:
     return line
 
 
+def _platform(job: Job) -> str:
+    """The platform as the premises read it: the manifest's label, else the configuration's."""
+    if job.context.platform:
+        return job.context.platform
+    configured = job.context.settings.get("target.platform")
+    return f"{configured} (target.platform)" if configured else "unknown"
+
+
 def _job_lines(job: Job, withheld: list[Withheld]) -> list[str]:
     ctx = job.context
     state = "judged" if job.judged else "not judged"
     lines = [
         job.id,
         f"  {state}: {job.verdict.role} ({job.verdict.reason})",
-        f"  platform: {ctx.platform or 'unknown'}; framework: {ctx.framework or 'unknown'}; "
+        f"  platform: {_platform(job)}; framework: {ctx.framework or 'unknown'}; "
         f"recovery: {ctx.recovery or 'unknown'}; versions: {_versions(job)}",
     ]
     if job.judged:
