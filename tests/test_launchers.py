@@ -599,3 +599,10 @@ def test_the_job_header_names_the_platform_the_configuration_declares(tmp_path):
     (tmp_path / "recovery-lint.toml").write_text('[target]\nplatform = "ascend-910b"\n')
     shown = run_cli("--no-cache", "--show-jobs", "train.sh", cwd=_repository(tmp_path, {"train.sh": "torchrun t.py\n"}))
     assert "  platform: ascend-910b (target.platform); framework:" in shown.stdout, shown.stdout
+
+
+def test_a_loop_over_an_array_that_names_itself_is_not_counted(tmp_path):
+    files = {"train_full_8p.sh": "NPUS=(${NPUS[@]})\nfor i in ${NPUS[@]}\ndo\n  python3 train.py &\ndone\n"}
+    shown = run_cli("--isolated", "--no-cache", "--show-jobs", ".", cwd=_repository(tmp_path, files))
+    assert shown.returncode == 0 and "internal error" not in shown.stderr, shown.stderr
+    assert "x 8 process(es) per node (the script name (8p))" in shown.stdout, shown.stdout

@@ -341,14 +341,18 @@ def _python_nodes(words: list[Word], values: Lookup, per: int | None) -> tuple[i
     return None, ""
 
 
+_OVER_ARRAY = LazyPattern(r"""for\s+\w+\s+in\s+"?\$\{(\w+)\[[@*]\]\}"?$""")
+
+
 def loop_count(header: str, values: Lookup) -> int | None:
     """Iterations of ``for((i=0;i<8;i++))``, ``for i in $(seq 0 7)``, ``for i in {0..7}``, ``for i in 0 1 2``,
     and of ``for i in ${NPUS[@]}`` over an array the script writes as one of those (``NPUS=($(seq 0 7))``)."""
     text = header.rstrip(";").strip()
-    over_array = re.match(r"""for\s+\w+\s+in\s+"?\$\{(\w+)\[[@*]\]\}"?$""", text)
+    over_array = _OVER_ARRAY.match(text)
     if over_array:
         elements = array_elements(over_array.group(1), values)
-        return loop_count(f"for i in {' '.join(elements)}", values) if elements else None
+        inner = f"for i in {' '.join(elements or ())}"
+        return loop_count(inner, values) if elements and not _OVER_ARRAY.match(inner) else None
     c_style = re.match(r"for\s*\(\(\s*\w+\s*=\s*([^;]*);\s*\w+\s*(<=|<)\s*([^;]*);", text)
     if c_style:
         low = count_of(expand(c_style.group(1).strip(), values))
