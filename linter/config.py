@@ -87,6 +87,8 @@ def load_config(path: Path) -> Config:
         raise ConfigError(f"{_shown(path)}: not UTF-8 text (byte {exc.start})") from exc
     except ValueError as exc:  # tomllib.TOMLDecodeError: "Invalid value (at line 1, column 9)"
         raise ConfigError(_toml_error(_shown(path), str(exc))) from exc
+    except RecursionError:  # arrays or tables nested thousands deep: no configuration is shaped so
+        raise ConfigError(f"{_shown(path)}: nested too deeply to read") from None
     section = _section(data, path)
     try:
         config = config_from_dict(section, path.absolute())

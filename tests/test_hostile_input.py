@@ -298,6 +298,14 @@ ROWS = [
         isolated=False,
     ),
     Row(
+        "config-nested-thousands-deep",
+        {".recovery-lint.toml": "exclude = " + "[" * 3000 + "]" * 3000 + "\n"},
+        ("recovery-lint: configuration error:", ".recovery-lint.toml: nested too deeply to read"),
+        (GOOD_FINDING, "Traceback", "internal error"),
+        code=2,
+        isolated=False,
+    ),
+    Row(
         "config-not-toml",
         {".recovery-lint.toml": "select = [RL101\n"},
         ("recovery-lint: configuration error:", ".recovery-lint.toml:1:11: invalid TOML: invalid value"),
