@@ -177,7 +177,7 @@ class SourceText:
     __slots__ = (
         "_ascii",
         "_byte_line_starts",
-        "_char_of_byte",
+        "_byte_map",
         "_line_starts",
         "_newline",
         "encoding",
@@ -192,7 +192,7 @@ class SourceText:
         self.encoding = encoding
         self._line_starts: array | None = None
         self._byte_line_starts: list[int] | None = None
-        self._char_of_byte: _ByteMap | None = None
+        self._byte_map: _ByteMap | None = None
         self._ascii: bool | None = None
         self._newline: str | None = None
 
@@ -299,19 +299,20 @@ class SourceText:
         prefix = self.text[self.line_starts[line0] : offset]
         return self._byte_starts()[line0] + len(to_bytes(prefix))
 
-    def drop_byte_table(self) -> None:
-        """Forget the byte -> character table (one entry per byte): a parser needs it while it reads
-        tree-sitter's byte offsets, nothing after; it is built again if asked."""
-        self._char_of_byte = None
+    def drop_byte_map(self) -> None:
+        """Forget the byte -> character map: a parser needs it while it reads tree-sitter's byte
+        offsets, nothing after (a model sent from a worker or kept in the cache goes without it); it
+        is built again if asked."""
+        self._byte_map = None
 
     def char_offset(self, byte: int) -> int:
         """Character offset of a byte offset (as tree-sitter reports)."""
         if self.ascii:
             return byte
-        table = self._char_of_byte
-        if table is None:
-            table = self._char_of_byte = _ByteMap(self.text)
-        return table.char(byte)
+        found = self._byte_map
+        if found is None:
+            found = self._byte_map = _ByteMap(self.text)
+        return found.char(byte)
 
     def offset_of_line_byte_col(self, line1: int, byte_col: int) -> int:
         """Character offset of a 1-based line and a 0-based UTF-8 column (as ``ast`` reports)."""

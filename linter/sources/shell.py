@@ -322,7 +322,7 @@ def _parse(
     walker = _Walker(src, conv, script, base)
     walker.from_source = substituted
     walker.visit(tree.root_node, None)
-    conv.drop_byte_table()
+    conv.drop_byte_map()
     script.events.sort(key=lambda e: e.span.start)
     return script
 
