@@ -16,16 +16,15 @@ from .diagnostics import Diagnostic
 from .discover import Candidate, readable
 from .flow.gather import gather
 from .flow.reach import job_specs, split_candidates
-from .flow.read import Reader, read_up_front, workers_of
+from .flow.read import Reader, read_sources, read_up_front, workers_of
 from .flow.request import CachedResult, LintRequest, LintResult, Locations
 from .flow.schedule import run_rules
 from .flow.select import dedupe, named_yaml, per_file_ignores, reported, withheld_of
 from .flow.suppression import SuppressionState, apply_suppressions, run_directive_rules
 from .jobs import Project
 from .link.linker import build_project
-from .parse import ParsedFile, read_source
+from .parse import ParsedFile
 from .premises import Withheld
-from .span import SourceText
 from .speed.memory import collector_paused
 
 __all__ = ["LintRequest", "LintResult", "lint"]
@@ -142,22 +141,10 @@ def _cached(request: LintRequest, key: str, candidates: list[Candidate], warning
     if hit is None or len(hit) != 6:
         return None
     everything, diagnostics, errors, suppressed, withheld, linted = hit
-    by_display = {c.display: c for c in candidates}
-
-    def read(paths: set[str]) -> dict[str, SourceText]:
-        found = {}
-        for path in paths & by_display.keys():
-            c = by_display[path]
-            text = request.overrides.get(path)
-            source = SourceText(path, text) if text is not None else read_source(path, str(c.path), c.kind)
-            if source is not None:
-                found[path] = source
-        return found
-
     return CachedResult(
         lambda: lint(request, use_run_cache=False),
         list(linted),
-        read,
+        lambda paths: read_sources(paths, candidates, request.overrides),
         diagnostics=list(diagnostics),
         abs_paths=Locations({c.display: c for c in candidates}),
         warnings=warnings,

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..discover import Candidate, readable
-from ..parse import MAX_FILE_BYTES, ParsedFile, read_and_parse
+from ..parse import MAX_FILE_BYTES, ParsedFile, read_and_parse, read_source
+from ..span import SourceText
 from .reach import head
 from .request import LintRequest
 
@@ -33,6 +34,20 @@ Job = tuple[str, str, str, "str | None"]  # display path, absolute path, kind, t
 def workers_of(request: LintRequest) -> int:
     """The processes a run may use: one without the speed wing, else those asked for, at most the cores."""
     return min(request.workers, os.cpu_count() or 1) if request.speed else 1
+
+
+def read_sources(paths: set[str], candidates: list[Candidate], overrides: dict[str, str]) -> dict[str, SourceText]:
+    """The texts of those of ``paths`` that are candidates, as a parse reads them (or as given in
+    place of the file), without parsing them: what a report of findings kept from an earlier run
+    quotes."""
+    by_display = {c.display: c for c in candidates if c.display in paths}
+    found: dict[str, SourceText] = {}
+    for path, c in by_display.items():
+        text = overrides.get(path)
+        source = SourceText(path, text) if text is not None else read_source(path, c.location, c.kind)
+        if source is not None:
+            found[path] = source
+    return found
 
 
 def read_up_front(
