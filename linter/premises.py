@@ -136,7 +136,8 @@ def withheld_for(rule, job: Job) -> list[Withheld] | None:
 
 
 # -- the premises ----------------------------------------------------------------------------------
-def _configured(job: Job, key: str) -> str | None:
+def configured(job: Job, key: str) -> str | None:
+    """What the configuration's ``target.<key>`` says of the job, if it says it."""
     return job.context.settings.get(f"target.{key}")
 
 
@@ -151,7 +152,7 @@ def cluster(job: Job) -> Answer:
         return Answer(HELD, f"an AscendJob ({doc.path}), which Ascend Operator runs")
     if doc is not None and doc.is_vcjob:
         return Answer(HELD, f"a Volcano Job ({doc.path})")
-    said = _configured(job, "mindcluster")
+    said = configured(job, "mindcluster")
     if said is not None:
         return Answer(HELD if said == "true" else FAILED, f"the configuration (target.mindcluster = {said})")
     if doc is not None:
@@ -187,7 +188,7 @@ def multi_node(job: Job) -> Answer:
     found = _launch_nodes(job)
     if found is not None:
         return found
-    said = _configured(job, "nodes")
+    said = configured(job, "nodes")
     if said is not None:
         return Answer(HELD if int(said) > 1 else FAILED, f"the configuration (target.nodes = {said})")
     return Answer(UNKNOWN, "no launch gives the node count")
@@ -261,7 +262,7 @@ def online_compile_default(job: Job) -> Answer:
     platform = job.context.platform
     where = f"ring-controller.atlas: {platform}" if platform else None
     if platform is None:
-        platform = _configured(job, "platform")
+        platform = configured(job, "platform")
         where = f"the configuration (target.platform = {platform})" if platform else None
     if platform is None or where is None:
         return Answer(UNKNOWN, "no ring-controller.atlas label and no target.platform")
@@ -488,7 +489,7 @@ def _series(version: str, parts: int = 2) -> str:
     "target.framework",
 )
 def resumable_framework(job: Job) -> Answer:
-    framework = job.context.framework or _configured(job, "framework")
+    framework = job.context.framework or configured(job, "framework")
     if framework is None:
         return Answer(UNKNOWN, "neither its manifest nor its launches say which framework it trains with")
     if framework == "mindspore" and job.context.platform == "ascend-npu":
@@ -510,7 +511,7 @@ RESUMABLE_FRAMEWORKS = ("pytorch", "mindspore")
     "target.grace-over-time",
 )
 def grace_over_time(job: Job) -> Answer:
-    said = _configured(job, "grace-over-time")
+    said = configured(job, "grace-over-time")
     if said is None:
         return Answer(
             UNKNOWN,

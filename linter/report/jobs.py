@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from ..jobs import Job, LaunchCommand, Project
-from ..premises import PREMISES, Answer, Withheld, answer
+from ..premises import PREMISES, Answer, Withheld, answer, configured
 from ..sources.versions import COMPONENTS
 
 
@@ -74,8 +74,8 @@ def _platform(job: Job) -> str:
     """The platform as the premises read it: the manifest's label, else the configuration's."""
     if job.context.platform:
         return job.context.platform
-    configured = job.context.settings.get("target.platform")
-    return f"{configured} (target.platform)" if configured else "unknown"
+    declared = configured(job, "platform")
+    return f"{declared} (target.platform)" if declared else "unknown"
 
 
 def _job_lines(job: Job, withheld: list[Withheld]) -> list[str]:
