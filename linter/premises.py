@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .kinds import MANIFEST, MAYBE_SHELL, SHELL
+from .launchers.scale import devices_named
 from .lazyre import LazyPattern
 from .parse import OTHER_SHELL
 
@@ -225,9 +226,6 @@ def _launch_nodes(job: Job) -> Answer | None:
     return None
 
 
-_NP = LazyPattern(r"(?:^|[_-])(\d{1,4})p(?:[_.-]|$)")
-
-
 def _python_nodes(cmd, where: str) -> Answer | None:
     """The nodes of a per-device Python launch (a device loop, a program that starts its own
     processes): held with a node-count option above 1 (``--nnodes 2``) or a script named for more
@@ -240,11 +238,9 @@ def _python_nodes(cmd, where: str) -> Answer | None:
         return None
     if (scale.nodes or 1) > 1:
         return Answer(HELD, scale.node_evidence or scale.evidence, where=where)
-    named = _NP.search(posixpath.basename(cmd.script.source.path).lower())
-    if named and scale.per_node and int(named.group(1)) > scale.per_node:
-        return Answer(
-            HELD, f"{named.group(0).strip('_-.')} in the script's name, {scale.per_node} per node", where=where
-        )
+    named = devices_named(posixpath.basename(cmd.script.source.path))
+    if named and scale.per_node and named[0] > scale.per_node:
+        return Answer(HELD, f"{named[1]} in the script's name, {scale.per_node} per node", where=where)
     if scale.per_node is not None and scale.per_node > 1:
         return Answer(FAILED, f"{scale.per_node} processes on this node ({scale.evidence})", where=where)
     return None

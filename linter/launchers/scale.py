@@ -252,7 +252,13 @@ _WORLD_OPTIONS = ("--world_size", "--world-size")
 _NODE_OPTIONS = ("--nnodes", "--num_nodes", "--num-nodes")
 _SPAWN_OPTIONS = ("--multiprocessing-distributed", "--multiprocessing_distributed", "--distributed")
 _DEVICE_LIST_OPTIONS = ("--device-list", "--device_list")
-_NP_NAME = LazyPattern(r"(?:^|[_-])(\d{1,3})p(?:[_.-]|$)")
+_NP_NAME = LazyPattern(r"(?:^|[_-])(\d{1,4})p(?:[_.-]|$)")
+
+
+def devices_named(script_name: str) -> tuple[int, str] | None:
+    """The device count a script's name gives (``train_full_16p.sh``: 16, "16p"), if it gives one."""
+    named = _NP_NAME.search(script_name.lower())
+    return (int(named.group(1)), named.group(0).strip("_-.")) if named else None
 
 
 def _python_scale(words: list[Word], values: Lookup, loops: tuple[str, ...], script_name: str) -> Scale:
@@ -282,9 +288,9 @@ def _python_scale(words: list[Word], values: Lookup, loops: tuple[str, ...], scr
                 break
     nodes, node_evidence = _python_nodes(words, values, per)
     if per is None:
-        named = _NP_NAME.search(script_name.lower())
+        named = devices_named(script_name)
         if named and (spawns or loops):
-            per, evidence = int(named.group(1)), f"the script name ({named.group(0).strip('_-.')})"
+            per, evidence = named[0], f"the script name ({named[1]})"
     if per is None and nodes is None:
         if spawns:
             return Scale(None, None, "--multiprocessing-distributed", spawns=True)
@@ -315,9 +321,9 @@ def _spawned_nodes(words: list[Word], values: Lookup, script_name: str) -> Scale
         ids = listed.split(",") if listed and "$" not in listed else []
         if len(ids) > 1 and all(i.strip().isdigit() for i in ids):
             per, evidence = len(ids), f"--device_list {listed} on each of {nodes} node{'s' if nodes != 1 else ''}"
-    named = _NP_NAME.search(script_name.lower()) if per is None else None
-    if named is not None and int(named.group(1)) % nodes == 0:  # train_full_1p.sh: every rank of the job
-        per, evidence = int(named.group(1)) // nodes, f"the script name ({named.group(0).strip('_-.')}) over {nodes}"
+    named = devices_named(script_name) if per is None else None
+    if named is not None and named[0] % nodes == 0:  # train_full_1p.sh: every rank of the job
+        per, evidence = named[0] // nodes, f"the script name ({named[1]}) over {nodes}"
     return Scale(per, nodes, evidence, spawns=True, node_evidence=where)
 
 
