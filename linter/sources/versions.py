@@ -345,7 +345,10 @@ class _Sections:
     def __init__(self) -> None:
         self.open: list[tuple[int, bool]] = []  # (level, an inference heading) of each heading above
         self.fenced = False
-        self.inference = False
+
+    @property
+    def inference(self) -> bool:
+        return any(inference for _, inference in self.open)
 
     def read(self, line: str) -> None:
         if line.lstrip().startswith(("```", "~~~")):
@@ -357,7 +360,6 @@ class _Sections:
         level = len(heading.group(1))
         self.open = [(lv, inf) for lv, inf in self.open if lv < level]
         self.open.append((level, bool(_INFERENCE_HEADING.search(line))))
-        self.inference = any(inf for _, inf in self.open)
 
 
 def _readme_pin(result: PinFile, src: SourceText, component: str, match, offset: int, base: int, line: str) -> None:
