@@ -47,7 +47,7 @@ class Option:
     """One option of the check command: its spellings, what it does (``flag``: store_true; ``value``:
     the last one given; ``append``: each one given; ``version``), and its help."""
 
-    __slots__ = ("action", "choices", "convert", "dest", "flags", "help", "metavar")
+    __slots__ = ("action", "choices", "convert", "flags", "help", "metavar")
 
     def __init__(
         self,
@@ -64,7 +64,11 @@ class Option:
         self.metavar = metavar
         self.choices = choices
         self.convert = convert
-        self.dest = next(f for f in flags if f.startswith("--"))[2:].replace("-", "_")
+
+    @property
+    def dest(self) -> str:
+        """The attribute argparse stores the option under (its long spelling)."""
+        return next(f for f in self.flags if f.startswith("--"))[2:].replace("-", "_")
 
 
 def worker_count(text: str) -> int:
