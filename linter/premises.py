@@ -568,17 +568,52 @@ def pytorch(job: Job) -> Answer:
 
 @premise(
     "without-mindio-tft",
-    "MindIO TFT is not in use (process-level recovery, an entry importing mindio_ttp): MindIO ACP cannot be "
-    "installed beside it",
+    "MindIO TFT is not in use (process-level recovery, hot switch, MindSpeed-LLM's high availability, an entry "
+    "importing mindio_ttp): MindIO ACP cannot be installed beside it",
     "jobs",
 )
 def without_mindio_tft(job: Job) -> Answer:
     if job.context.recovery == "process":
         return Answer(FAILED, "process-level recovery, which runs MindIO TFT")
+    doc = job.manifest
+    hot = doc.label("subHealthyStrategy") if doc is not None and doc.is_ascendjob else None
+    if hot is not None and hot.value == "hotSwitch":
+        # Ascend Operator sets HIGH_AVAILABILITY=recover on the containers (env.go addSubHealthyEnv)
+        return Answer(FAILED, f"{_at(hot.span)} subHealthyStrategy: hotSwitch, which runs MindIO TFT")
     for entry in job.entries:
         if entry.imports_module("mindio_ttp"):
             return Answer(FAILED, f"{entry.source.path} imports mindio_ttp (MindIO TFT)")
-    return Answer(HELD, "no process-level recovery and no mindio_ttp import")
+    return _high_availability_launch(job) or Answer(
+        HELD, "no process-level recovery, hot switch, high-availability launch or mindio_ttp import"
+    )
+
+
+def _high_availability_launch(job: Job) -> Answer | None:
+    """A launch that turns on MindSpeed-LLM's high availability (MindIO TFT): one of its switches on
+    the command line, or HIGH_AVAILABILITY in the ranks' environment (unknown when its value is)."""
+    from .knowledge.features import mindspeed_llm_checks
+
+    data = mindspeed_llm_checks()
+    options = set(data["launch_options"]["options"])
+    name = data["high_availability_env"]["name"]
+    unknown = None
+    for launch in job.launches:
+        for cmd in launch.commands:
+            word = next((w for w in cmd.words if w.value in options), None)
+            if word is not None:
+                return Answer(FAILED, f"{_at(word.span)} passes {word.value} (MindIO TFT)")
+            env = cmd.env.get(name)
+            if env is None:
+                continue
+            if env.known:
+                return Answer(FAILED, f"{_at(env.span)} sets {name}={env.known} (MindIO TFT)")
+            if env.known is None:
+                unknown = Answer(UNKNOWN, f"{_at(env.span)} sets {name} to a value the repository does not show")
+    return unknown
+
+
+def _at(span) -> str:
+    return f"{span.path}:{span.line}" if span is not None else "the job"
 
 
 @premise("mindio-acp-import", "an entry of the job imports mindio_acp (MindIO ACP is in use)", "[[jobs]] entry")

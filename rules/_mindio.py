@@ -97,14 +97,6 @@ def acp_state(job: Job) -> AcpState:
     return state
 
 
-def skip_reason(job: Job) -> bool:
-    """True when the advice does not apply: not PyTorch, or MindIO TFT in use (process-level
-    recovery, an entry importing mindio_ttp), with which ACP cannot be installed."""
-    if not job.context.pytorch or job.context.recovery == "process":
-        return True
-    return any(imports_of(entry, TTP) for entry in job.entries)
-
-
 def training_files(job: Job) -> list[PythonFile]:
     """The job's Python files that are PyTorch code."""
     return [e for e in job.entries if e.imports_module("torch", "torch_npu")]
@@ -303,7 +295,7 @@ def mindspeed_fix(group: MindSpeedGroup) -> Fix | None:
 def findings(rule, project: Project, function: str, cost: str, mindspeed_cost: str):
     """RL401 (``save``) and RL402 (``load``): one finding per MindSpeed-LLM entry, one per call in
     the other training entries; ``cost`` and ``mindspeed_cost`` say what the call costs a recovery."""
-    judged = [(job, acp_state(job)) for job in project.jobs if not skip_reason(job)]
+    judged = [(job, acp_state(job)) for job in project.jobs]  # the premises hold for each
     for group in mindspeed_groups(judged):
         found = rule.report(
             group.anchor,

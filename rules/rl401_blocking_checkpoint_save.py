@@ -27,6 +27,12 @@ _PROCESS_ACJOB = (
     )
 )
 
+_HOT_SWITCH_ACJOB = (
+    _VCJOB.replace("batch.volcano.sh/v1alpha1", "mindxdl.gitee.com/v1")
+    .replace("kind: Job", "kind: AscendJob")
+    .replace('"grace"\n', '"grace"\n    framework: pytorch\n    subHealthyStrategy: hotSwitch\n')
+)
+
 
 class BlockingCheckpointSave(Rule):
     code = "RL401"
@@ -55,8 +61,11 @@ A MindSpeed-LLM 2.3 job on Megatron saves through Megatron's checkpoint code; it
 when it imports `mindio_acp` and its launch environment sets `MINDIO_AUTO_PATCH_MEGATRON=true` (or
 `1`). Otherwise one finding points at the `mindspeed_llm` import (or at the `mindio_acp` import
 when only the variable is missing). Not reported with process-level recovery or an entry that
-imports `mindio_ttp` (MindIO TFT, which cannot be installed beside ACP), nor for MindSpore or
-TensorFlow jobs.
+imports `mindio_ttp` (MindIO TFT, which cannot be installed beside ACP), nor where MindSpeed-LLM's
+high availability runs TFT: a launch passing `--enable-high-availability` (or another of its
+switches), `HIGH_AVAILABILITY` in the launch environment, or an AscendJob with
+`subHealthyStrategy: hotSwitch` (Ascend Operator sets `HIGH_AVAILABILITY=recover` for it). Nor for
+MindSpore or TensorFlow jobs.
 """
     why = """
 `torch.save` serializes the whole state and writes it to shared storage while training waits.
@@ -310,6 +319,33 @@ finding says why there is no fix. For MindSpeed-LLM the fix inserts `import mind
                     "train.sh": "deepspeed train.py\n",
                     "train.py": DEEPSPEED_TRAIN,
                     "requirements.txt": DEEPSPEED_PINS,
+                },
+            ),
+            Case(
+                title="MindSpeed-LLM launched with --enable-high-availability runs MindIO TFT: no ACP advice",
+                files={
+                    "job.yaml": _VCJOB,
+                    "train.sh": "#!/bin/bash\ntorchrun pretrain_gpt.py --enable-high-availability\n",
+                    "pretrain_gpt.py": MINDSPEED_ENTRY,
+                    "requirements.txt": MINDSPEED_PINS,
+                },
+            ),
+            Case(
+                title="HIGH_AVAILABILITY in the launch environment turns on MindIO TFT",
+                files={
+                    "job.yaml": _VCJOB,
+                    "train.sh": "#!/bin/bash\nexport HIGH_AVAILABILITY=dump\ntorchrun pretrain_gpt.py\n",
+                    "pretrain_gpt.py": MINDSPEED_ENTRY,
+                    "requirements.txt": MINDSPEED_PINS,
+                },
+            ),
+            Case(
+                title="hot switch on an AscendJob: Ascend Operator sets HIGH_AVAILABILITY=recover (MindIO TFT)",
+                files={
+                    "job.yaml": _HOT_SWITCH_ACJOB,
+                    "train.sh": "#!/bin/bash\ntorchrun pretrain_gpt.py\n",
+                    "pretrain_gpt.py": MINDSPEED_ENTRY,
+                    "requirements.txt": MINDSPEED_PINS,
                 },
             ),
             Case(

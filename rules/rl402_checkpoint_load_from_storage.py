@@ -46,7 +46,8 @@ read, so the job could not resume.
 A MindSpeed-LLM 2.3 job on Megatron loads through Megatron's checkpoint code; it uses MindIO ACP
 when it imports `mindio_acp` and its launch environment sets `MINDIO_AUTO_PATCH_MEGATRON=true` (or
 `1`); otherwise one finding points at the `mindspeed_llm` import. Not reported with process-level
-recovery or an entry importing `mindio_ttp` (MindIO TFT), nor for MindSpore or TensorFlow jobs.
+recovery, hot switch, a MindSpeed-LLM launch with its high availability on (`--enable-high-availability`,
+`HIGH_AVAILABILITY`) or an entry importing `mindio_ttp` (MindIO TFT), nor for MindSpore or TensorFlow jobs.
 """
     why = """
 After a fault every rank of the rescheduled job reads its checkpoint back from shared storage
