@@ -385,6 +385,9 @@ def release_facts(job: Job) -> tuple[NpuFacts | None, str]:
                 filter(None, (versions.alternatives_origin("torch"), versions.alternatives_origin("torch-npu")))
             )
             facts = npu_facts_any(torches, npus, where)
+        if not facts.releases and not facts.no_npu and not facts.mixed:
+            # a version outside the release table (a newer build, a post-release) is unknown, not old
+            return None, f"{_described(job)}: {facts.basis}"
         return facts, _described(job)
     conflicts = [f"{c}: {why}" for c, why in versions.conflicts.items() if c in ("torch", "torch-npu")]
     if conflicts:

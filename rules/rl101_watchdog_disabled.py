@@ -179,6 +179,17 @@ fault-scheduling on, RL201's fix, starts that recovery, which needs the watchdog
                 fixed={"train.sh": "#!/bin/bash\n" + _LAUNCH},
             ),
             Case(
+                title="torch_npu 2.13.0, a build outside the release table (its 0-day tag reads "
+                "TORCH_HCCL_ASYNC_ERROR_HANDLING first): unknown, withheld",
+                files={
+                    "job.yaml": _MANIFEST,
+                    "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\nexport TORCH_HCCL_ASYNC_ERROR_HANDLING=1\n"
+                    + _LAUNCH,
+                    "requirements.txt": "torch-npu==2.13.0\n",
+                },
+                withheld=("release",),
+            ),
+            Case(
                 title="release unknown in a manifest's job: torch 1.11 and 2.x builds differ on the default, withheld",
                 files={"job.yaml": _MANIFEST, "train.sh": "#!/bin/bash\n" + _LAUNCH},
             ),

@@ -74,7 +74,9 @@ the `parallel` rendezvous, which takes the store address from `--master_addr`/`-
 the node's rank from `--node_rank` and the world size from `--nnodes`, and ignores
 `--rdzv_backend`/`--rdzv_endpoint`. So the swap keeps the same world only for a static launch (no
 rendezvous backend, or `static`): safe there for `torchrun` and `python -m torch.distributed.run`
-when the release is known to ship `torch_npu_run` within the documented range. A static launch
+when the job's declared release is known to ship `torch_npu_run` within the documented range (a
+job that declares no version and is taken to run a release MindCluster supports gets the swap as an
+unsafe fix: an image with 6.0.rc2 or a 2.2.0 build has no `torch_npu_run`). A static launch
 that names its endpoint (`--rdzv_backend=static --rdzv_endpoint=HOST:PORT`, which torchrun uses
 as the store) gets an unsafe fix that also writes the endpoint as `--master_addr=HOST
 --master_port=PORT`, the same store for the parallel rendezvous; none when it gives no
@@ -102,6 +104,19 @@ launchers pass as the `LOCAL_RANK` variable instead.
                 title="a static torchrun launch with a release that ships torch_npu_run: safe fix",
                 files={"train.sh": _STATIC, "requirements.txt": _PINS},
                 expect=("train.sh:1:1",),
+                fixed={"train.sh": _STATIC.replace("torchrun", "torch_npu_run")},
+            ),
+            Case(
+                title="no version declared on a Volcano Job: the releases MindCluster documents ship torch_npu_run, "
+                "but an older image may not, so the fix is unsafe",
+                files={
+                    "job.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: g\nspec:\n"
+                    "  tasks:\n  - name: t\n    replicas: 2\n    template:\n      spec:\n        containers:\n"
+                    '        - name: c\n          command: ["bash", "train.sh"]\n',
+                    "train.sh": _STATIC,
+                },
+                expect=("train.sh:1:1",),
+                unsafe=True,
                 fixed={"train.sh": _STATIC.replace("torchrun", "torch_npu_run")},
             ),
             Case(
@@ -275,7 +290,7 @@ launchers pass as the `LOCAL_RANK` variable instead.
                     if advice is not None:  # else no torch_npu_run form: --show-jobs says why
                         yield self._framework_finding(job, cmd, (advice, how), support.status, support.reason, scale)
                     continue
-                yield self._finding(job, cmd, support.status, support.reason, scale)
+                yield self._finding(job, cmd, support.status, support.reason, scale, facts.assumed)
 
     def _framework_finding(
         self, job: Job, cmd: LaunchCommand, advice: tuple[str, str], status: str, reason: str, scale: str
@@ -297,7 +312,7 @@ launchers pass as the `LOCAL_RANK` variable instead.
         )
         return self.report(span, message, severity=severity)
 
-    def _finding(self, job: Job, cmd: LaunchCommand, status: str, reason: str, scale: str):
+    def _finding(self, job: Job, cmd: LaunchCommand, status: str, reason: str, scale: str, assumed: bool):
         start, end = cmd.launcher_words
         words = cmd.command.words[start:end]
         written = " ".join(w.text for w in words)
@@ -323,7 +338,7 @@ launchers pass as the `LOCAL_RANK` variable instead.
                 else None
             )
         elif edits:
-            risk = _risk(cmd, status)
+            risk = _risk(cmd, status, assumed)
             make = unsafe_fix if risk else safe_fix
             fix = make(f"Replace '{written}' with 'torch_npu_run'", *edits)
         if status == "available":
@@ -468,10 +483,15 @@ def _static_endpoint(cmd: LaunchCommand) -> tuple[Word, str, str] | str | None:
     return None
 
 
-def _risk(cmd: LaunchCommand, status: str) -> str:
+def _risk(cmd: LaunchCommand, status: str, assumed: bool) -> str:
     """Why the swap is unsafe ('' when it is safe)."""
     if status != "available":
         return "the release is not known to ship torch_npu_run within the documented range"
+    if assumed:
+        return (
+            "no torch_npu version is declared, and an image with an older release (6.0.rc2 or earlier, any 2.2.0 build) ships "
+            "no torch_npu_run: declare versions.torch-npu to make it safe"
+        )
     if cmd.launcher not in SAFE_LAUNCHERS:
         return "torch.distributed.launch passes --local_rank, torch_npu_run sets LOCAL_RANK"
     # a "$ARGS" word left whole: its value was not known at all, so neither are the options in it

@@ -134,7 +134,7 @@ def mindcluster_releases() -> NpuFacts:
         f"no torch_npu version is declared and MindCluster runs the job: every torch_npu release MindCluster "
         f"{entry['mindcluster']} supports ({names})"
     )
-    return NpuFacts(releases, basis)
+    return NpuFacts(releases, basis, assumed=True)
 
 
 def feature_support(feature: str, facts: NpuFacts) -> Support:

@@ -256,6 +256,9 @@ class NpuFacts:
     # some of the versions the job may run have no torch_npu at all (torch 1.5, a CUDA build) while
     # others have the releases above: each answer must hold for those too
     mixed: bool = False
+    # no version is declared: the releases are those the job's platform documents, not the job's own
+    # (an older image may run any release), so advice may rest on them but never a safe fix
+    assumed: bool = False
 
     def answer(self, field_name: str) -> Any:
         """The value of ``field_name`` shared by every candidate release; None when they differ or none."""
