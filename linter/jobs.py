@@ -190,7 +190,7 @@ class JobContext:
 
     platform: str | None  # ascend-910 | ascend-910b | ascend-npu | None (unknown)
     framework: str | None  # pytorch | mindspore | tensorflow | None
-    recovery: str | None  # none | job | pod | process | None (unknown: no manifest)
+    recovery: str | None  # none | job | pod | process | None (unknown: no manifest, a Deployment)
     versions: Versions
     notes: list[tuple[Span, str]] = field(default_factory=list)  # context a rule may cite (ignored labels…)
     settings: dict[str, str] = field(default_factory=dict)  # cluster settings from the configuration

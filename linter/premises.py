@@ -169,8 +169,11 @@ def cluster(job: Job) -> Answer:
 )
 def rescheduling(job: Job) -> Answer:
     level, doc = job.context.recovery, job.manifest  # the level is known where a manifest is
-    if level is None or doc is None:
+    if doc is None:
         return Answer(UNKNOWN, "no manifest says how the cluster reschedules it")
+    if level is None:
+        return Answer(UNKNOWN, f"a {doc.kind}: the resumable-training guide describes rescheduling for AscendJobs "
+                      "and Volcano Jobs only")
     if level == "none":
         return Answer(FAILED, f"{doc.path} sets no fault-scheduling grace or force: the job is not rescheduled")
     return Answer(HELD, f"{doc.path} asks for {LEVELS.get(level, level)}")

@@ -352,9 +352,18 @@ def standalone_entry_verdict(
     return Verdict(TRAINING, f"a training entry no launch script reaches ({trains})")
 
 
-def manifest_verdict(doc_kind: str, words: set[str], path: str) -> Verdict:
-    """A manifest's job: training unless what it runs or how it is named says inference or serving."""
-    if doc_kind in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Service"):
+# workloads that serve unless they show a training launch (the MindCluster YAML reference also
+# documents Deployments that train, whose rank table Ascend Operator writes)
+SERVING_UNLESS_TRAINING = ("Deployment", "StatefulSet")
+
+
+def manifest_verdict(doc_kind: str, words: set[str], path: str, launch: str | None = None) -> Verdict:
+    """A manifest's job: training unless what it runs or how it is named says inference or serving.
+    ``launch`` names the distributed training launch the workload runs, if any: a Deployment or
+    StatefulSet with one trains, any other serves."""
+    if doc_kind in ("DaemonSet", "ReplicaSet", "Service") or (
+        doc_kind in SERVING_UNLESS_TRAINING and launch is None
+    ):
         return Verdict("inference", f"a {doc_kind} serves; it is not a training job")
     why = ci_path(path)
     if why:  # a scheduler's system-test fixture (tests/st/testcases/…): no cluster trains with it
@@ -368,4 +377,6 @@ def manifest_verdict(doc_kind: str, words: set[str], path: str) -> Verdict:
     hit = sorted(folder_words & INFERENCE - GENERIC_FOLDER_WORDS)
     if hit and not folder_words & TRAIN_WORDS:
         return Verdict("inference", f"an inference sample (its folder says {hit[0]!r})")
+    if doc_kind in SERVING_UNLESS_TRAINING:
+        return Verdict(TRAINING, f"a {doc_kind} that runs a distributed training launch ({launch})")
     return Verdict(TRAINING, f"a {doc_kind} that the cluster schedules")

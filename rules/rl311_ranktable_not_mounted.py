@@ -104,6 +104,28 @@ spec:
           - name: RANK_TABLE_FILE
             value: /user/serverid/devindex/config/hccl.json
 """
+_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: gpt
+  labels:
+    ring-controller.atlas: ascend-910b
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: gpt
+  template:
+    metadata:
+      labels:
+        app: gpt
+        ring-controller.atlas: ascend-910b
+    spec:
+      containers:
+      - name: train
+        command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
+"""
 _MISNAMED = _job(
     "            - name: rt\n              mountPath: /rt\n", _RT_VOLUME.replace("- name: ranktable", "- name: rt")
 )
@@ -192,6 +214,19 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
                 expect=("job.yaml:15:13",),
                 unsafe=True,
                 fixed={"job.yaml": _VCJOB},
+            ),
+            Case(
+                title="a Deployment that trains (a torchrun launch), labelled ring-controller.atlas: Ascend Operator "
+                "writes its rank table",
+                files={"job.yaml": _DEPLOYMENT, "train.sh": _script(f"{_DOC_FORM}/hccl.json")},
+                expect=("train.sh:2:8",),
+            ),
+            Case(
+                title="a Deployment that serves is no training job",
+                files={
+                    "job.yaml": _DEPLOYMENT.replace("bash /job/code/train.sh", "bash /job/code/serve.sh"),
+                    "serve.sh": f"#!/bin/bash\nexport {ENV}={_DOC_FORM}/hccl.json\npython -m vllm.entrypoints.api_server\n",
+                },
             ),
             Case(
                 title="mounted at the documented path",

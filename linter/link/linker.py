@@ -225,7 +225,7 @@ class Linker:
     def manifest_job(self, mf: ParsedFile, doc: ManifestDoc) -> Job:
         spec = self._spec_for(doc)
         launches = [self._container_launch(mf, doc, pod, c, spec) for pod, c in doc.containers()]
-        verdict = manifest_verdict(doc.kind, manifest_words(doc, launches), mf.path)
+        verdict = manifest_verdict(doc.kind, manifest_words(doc, launches), mf.path, _distributed_launch(launches))
         if verdict.judged:
             verdict = utility_verdict(launches) or verdict
         for launch in launches:
@@ -595,4 +595,14 @@ def _package_root(folder: str, package: str) -> str | None:
         if posixpath.basename(folder) == package:
             return posixpath.dirname(folder)
         folder = posixpath.dirname(folder)
+    return None
+
+
+def _distributed_launch(launches: list[Launch]) -> str | None:
+    """The first distributed launch a workload's containers run, as ``torchrun at train.sh:3``."""
+    for launch in launches:
+        for cmd in launch.commands:
+            if cmd.is_distributed:
+                where = cmd.command.span
+                return f"{cmd.launcher} at {where.path}:{where.line}"
     return None

@@ -143,9 +143,13 @@ def framework_of(doc: ManifestDoc | None, launches: list[Launch], entries: list[
     return None
 
 
-def recovery_level(doc: ManifestDoc) -> str:
+def recovery_level(doc: ManifestDoc) -> str | None:
     """The recovery level the cluster gives the job. Process-level rescheduling and recovery exist
-    only for an AscendJob (MindCluster constraint): on any other workload their labels do nothing."""
+    only for an AscendJob (MindCluster constraint): on any other workload their labels do nothing.
+    None for a Deployment or StatefulSet: the resumable-training guide gives its levels for AscendJobs
+    and Volcano Jobs only, so what it does with one is not known."""
+    if doc.kind in ("Deployment", "StatefulSet"):
+        return None
     fault = doc.label("fault-scheduling")
     value = fault.value if fault else ""
     if value not in ("grace", "force") and not value.startswith(("external-grace", "external-force")):
