@@ -48,6 +48,29 @@ class EnvValue:
         return self.assignment is not None and self.assignment.conditional
 
 
+class OpenEnv(dict):
+    """A launch's environment after a ``source`` the linker could not read: a variable it does not
+    hold may still be set, so asking for one gives a value that is not known (set at run time, from
+    the unread script), never "unset"."""
+
+    def __init__(self, known: dict[str, EnvValue], unread: EnvValue) -> None:
+        super().__init__(known)
+        self.unread = unread
+
+    def get(self, name, default=None):  # type: ignore[override]
+        found = dict.get(self, name)
+        return found if found is not None else EnvValue(name, None, "source", self.unread.span)
+
+    def __missing__(self, name: str) -> EnvValue:
+        return EnvValue(name, None, "source", self.unread.span)
+
+    def __contains__(self, name: object) -> bool:
+        return True
+
+    def __reduce__(self):
+        return (OpenEnv, (dict(self), self.unread))
+
+
 @dataclass(eq=False, repr=False)
 class LaunchCommand:
     """One command that starts the training processes: the launcher, its words and its scale."""
@@ -75,6 +98,8 @@ class LaunchCommand:
     # elsewhere, a runtime environment not in the repository): neither a variable's absence nor its
     # value is known then
     env_complete: bool = True
+    # ``source`` commands before the launch whose scripts could not be read: any variable may be set
+    unread_sources: tuple[EnvValue, ...] = ()
 
     def __post_init__(self) -> None:
         if self.row is None:

@@ -80,3 +80,17 @@ def documented_default(name: str) -> int | float | str | bool | None:
     """
     entry = data()["defaults"].get(name)
     return None if entry is None else entry.get("value")
+
+
+@functools.cache
+def environment_scripts() -> list[tuple[Any, Any]]:
+    """knowledge.json ``environment_scripts``: for each documented script outside the repository, the
+    pattern of its path and a test of the variable names it sets (``ATB_*`` a prefix)."""
+    import re
+
+    out = []
+    for entry in data()["environment_scripts"]["scripts"]:
+        names = tuple(n for n in entry["sets"] if not n.endswith("*"))
+        prefixes = tuple(n[:-1] for n in entry["sets"] if n.endswith("*"))
+        out.append((re.compile(entry["pattern"]), lambda n, a=names, b=prefixes: n in a or n.startswith(b)))
+    return out

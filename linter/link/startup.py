@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ..jobs import EnvValue, Launch, LaunchCommand
+from ..jobs import EnvValue, Launch, LaunchCommand, OpenEnv
 from ..kinds import PYTHON, SHELL
 from ..knowledge.data import WATCHDOG_VAR
 from ..launchers.recognise import PYTHON_INTERPRETER, Recognised, entry_word, module_path, recognise
@@ -156,7 +156,9 @@ class Run:
             return
         if name in ("source", "."):
             if args:
-                self.call_path(args[0].value or args[0].text, args[1:], env, near, depth, shared=True)
+                reference = args[0].value or args[0].text
+                if not self.call_path(reference, args[1:], env, near, depth, shared=True):
+                    mark_unread_source(env, reference, args[0].span, cmd.conditional)
             return
         if posixpath.basename(name) in SHELLS:
             kind, index = shell_invocation([w.value or w.text for w in args])
@@ -202,7 +204,15 @@ class Run:
             self._reader(near),
             wrapper,
         )
+        unread = take_unread_sources(cmd_env)
         ranks_env, env_note, env_complete = cmd_env, "", True
+        if unread:
+            first = unread[0]
+            ranks_env = OpenEnv(cmd_env, first)
+            env_note = (
+                f"not all known: {first.span.path}:{first.span.line} sources {first.template}, which could not be "
+                "read, and it may set any variable"
+            )
         if row.ranks_env == RAY_WORKERS:
             ranks_env, env_note, env_complete = self._actor_env(expanded[: unwrapped.offset], values, near)
         self.launch.commands.append(
@@ -224,6 +234,7 @@ class Run:
                 subcommand=found.subcommand,
                 env_note=env_note,
                 env_complete=env_complete,
+                unread_sources=unread,
             )
         )
         if entry_file is not None:
@@ -436,6 +447,44 @@ def apply_assignment(
         if raw[:1] in "\"'" and raw[-1:] == raw[:1] and len(raw) > 1:
             template = raw[1:-1]
     env[a.name] = EnvValue(a.name, a.value, origin, a.span, exported, a, expanded=expanded, template=template)
+
+
+# where a script sourced something the linker could not read: kept in the environment under keys
+# no shell variable can have, so that it follows the scope of what was sourced (a child shell's copy)
+_UNREAD = "\x00source"
+
+
+def mark_unread_source(env: dict[str, EnvValue], reference: str, span, conditional: bool) -> None:
+    """A ``source`` of a script that could not be read: every variable it may set is now unknown. A
+    script whose variables are documented (CANN's set_env.sh, an activate script) sets only those."""
+    documented = documented_environment_script(reference)
+    names = list(env) if documented is None else [n for n in env if documented(n)]
+    for name in names:
+        if name.startswith(_UNREAD):
+            continue
+        old = env[name]
+        # the source may have replaced the value: known no longer (an `if` branch may not run it)
+        env[name] = EnvValue(name, None, "script", old.span, old.exported, None, old.container)
+    if documented is None:
+        key = f"{_UNREAD}{sum(1 for n in env if n.startswith(_UNREAD))}"
+        env[key] = EnvValue(key, None, "script", span, True, template=reference)
+
+
+def take_unread_sources(env: dict[str, EnvValue]) -> tuple[EnvValue, ...]:
+    """The unread sources recorded in ``env`` (removed from it): what a launch's ranks may also see."""
+    keys = [k for k in env if k.startswith(_UNREAD)]
+    return tuple(env.pop(k) for k in keys)
+
+
+def documented_environment_script(reference: str):
+    """For a script whose variables are documented (knowledge.json ``environment_scripts``), a test
+    of a variable name it sets; None for any other script."""
+    from ..knowledge.data import environment_scripts
+
+    for pattern, test in environment_scripts():
+        if pattern.search(reference.strip("\"'")):
+            return test
+    return None
 
 
 def exported_copy(env: dict[str, EnvValue]) -> dict[str, EnvValue]:
