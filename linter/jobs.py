@@ -48,29 +48,6 @@ class EnvValue:
         return self.assignment is not None and self.assignment.conditional
 
 
-class OpenEnv(dict):
-    """A launch's environment after a ``source`` the linker could not read: a variable it does not
-    hold may still be set, so asking for one gives a value that is not known (set at run time, from
-    the unread script), never "unset"."""
-
-    def __init__(self, known: dict[str, EnvValue], unread: EnvValue) -> None:
-        super().__init__(known)
-        self.unread = unread
-
-    def get(self, name, default=None):  # type: ignore[override]
-        found = dict.get(self, name)
-        return found if found is not None else EnvValue(name, None, "source", self.unread.span)
-
-    def __missing__(self, name: str) -> EnvValue:
-        return EnvValue(name, None, "source", self.unread.span)
-
-    def __contains__(self, name: object) -> bool:
-        return True
-
-    def __reduce__(self):
-        return (OpenEnv, (dict(self), self.unread))
-
-
 @dataclass(eq=False, repr=False)
 class LaunchCommand:
     """One command that starts the training processes: the launcher, its words and its scale."""
@@ -126,6 +103,11 @@ class LaunchCommand:
     def judged(self) -> bool:
         return self.verdict is None or self.verdict.judged
 
+    def may_set(self, name: str) -> bool:
+        """Whether the ranks may see ``name``: it is set, or a script sourced before the launch could
+        not be read. False means certainly unset."""
+        return name in self.env or bool(self.unread_sources)
+
 
 @dataclass(eq=False, repr=False)
 class Launch:
@@ -138,6 +120,18 @@ class Launch:
     env: dict[str, EnvValue] = field(default_factory=dict)  # at the end of the start-up
     inline: ShellScript | None = None
     note: str = ""  # why the start-up links nothing, where the manifest shows it
+    unread_sources: tuple[EnvValue, ...] = ()  # sources the start-up could not read (see LaunchCommand)
+
+    def may_set(self, name: str) -> bool:
+        """Whether the environment at the end of the start-up may hold ``name`` (see LaunchCommand)."""
+        return name in self.env or bool(self.unread_sources)
+
+    def launch_may_set(self, name: str) -> bool:
+        """The same, for the environment ``launch_env`` gives."""
+        for cmd in self.commands:
+            if cmd.judged and (cmd.is_torch_launcher or cmd.launcher == "python"):
+                return cmd.may_set(name)
+        return self.may_set(name)
 
     @property
     def launch_env(self) -> dict[str, EnvValue]:

@@ -30,7 +30,7 @@ from .lazyre import LazyPattern
 from .parse import OTHER_SHELL
 
 if TYPE_CHECKING:
-    from .jobs import Job, Project
+    from .jobs import Job, LaunchCommand, Project
     from .knowledge.releases import NpuFacts
     from .parse import ParsedFile
 
@@ -172,8 +172,10 @@ def rescheduling(job: Job) -> Answer:
     if doc is None:
         return Answer(UNKNOWN, "no manifest says how the cluster reschedules it")
     if level is None:
-        return Answer(UNKNOWN, f"a {doc.kind}: the resumable-training guide describes rescheduling for AscendJobs "
-                      "and Volcano Jobs only")
+        return Answer(
+            UNKNOWN,
+            f"a {doc.kind}: the resumable-training guide describes rescheduling for AscendJobs and Volcano Jobs only",
+        )
     if level == "none":
         return Answer(FAILED, f"{doc.path} sets no fault-scheduling grace or force: the job is not rescheduled")
     return Answer(HELD, f"{doc.path} asks for {LEVELS.get(level, level)}")
@@ -354,7 +356,8 @@ def withheld_line(withheld: Iterable[Withheld]) -> str:
     for name, key in sorted(jobs, key=lambda k: (-len(jobs[k]), k)):
         count = len(jobs[name, key])
         rules = ", ".join(sorted(codes[name, key]))
-        parts.append(f"{name} unknown for {count} job{'s' if count != 1 else ''} ({rules}; declare {key})")
+        remedy = key if key.startswith("add ") else f"declare {key}"
+        parts.append(f"{name} unknown for {count} job{'s' if count != 1 else ''} ({rules}; {remedy})")
     return "Advice withheld: " + "; ".join(parts) + ". recovery-lint --show-jobs shows the evidence."
 
 
@@ -610,6 +613,9 @@ def _high_availability_launch(job: Job) -> Answer | None:
                 return Answer(FAILED, f"{_at(word.span)} passes {word.value} (MindIO TFT)")
             env = cmd.env.get(name)
             if env is None:
+                if cmd.unread_sources and cmd.entry_file is not None and cmd.entry_file.imports_module("mindspeed_llm"):
+                    first = cmd.unread_sources[0]
+                    unknown = Answer(UNKNOWN, f"{_at(first.span)} sources {first.template}, which could not be read")
                 continue
             if env.known:
                 return Answer(FAILED, f"{_at(env.span)} sets {name}={env.known} (MindIO TFT)")
@@ -620,6 +626,26 @@ def _high_availability_launch(job: Job) -> Answer | None:
 
 def _at(span) -> str:
     return f"{span.path}:{span.line}" if span is not None else "the job"
+
+
+@premise(
+    "launch-environment",
+    "every script a launch sources before it starts is read: a variable it does not set is unset",
+    "add the sourced script to the repository",
+)
+def launch_environment(job: Job) -> Answer:
+    for launch in job.launches:
+        for cmd in launch.commands:
+            if cmd.judged and cmd.unread_sources:
+                first = cmd.unread_sources[0]
+                return Answer(UNKNOWN, f"{_at(first.span)} sources {first.template}, which is not in the repository")
+    return Answer(HELD, "every script the launches source is read")
+
+
+def unread_source_evidence(cmd: LaunchCommand) -> str:
+    """Why a variable of ``cmd``'s environment is not known to be unset."""
+    first = cmd.unread_sources[0]
+    return f"{_at(first.span)} sources {first.template}, which is not in the repository; it may set the variable"
 
 
 @premise("mindio-acp-import", "an entry of the job imports mindio_acp (MindIO ACP is in use)", "[[jobs]] entry")

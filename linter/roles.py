@@ -361,9 +361,7 @@ def manifest_verdict(doc_kind: str, words: set[str], path: str, launch: str | No
     """A manifest's job: training unless what it runs or how it is named says inference or serving.
     ``launch`` names the distributed training launch the workload runs, if any: a Deployment or
     StatefulSet with one trains, any other serves."""
-    if doc_kind in ("DaemonSet", "ReplicaSet", "Service") or (
-        doc_kind in SERVING_UNLESS_TRAINING and launch is None
-    ):
+    if doc_kind in ("DaemonSet", "ReplicaSet", "Service") or (doc_kind in SERVING_UNLESS_TRAINING and launch is None):
         return Verdict("inference", f"a {doc_kind} serves; it is not a training job")
     why = ci_path(path)
     if why:  # a scheduler's system-test fixture (tests/st/testcases/…): no cluster trains with it

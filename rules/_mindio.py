@@ -24,7 +24,7 @@ from recovery_lint.sources.python import DYNAMIC, PyArg, PyCall, PyImport, Pytho
 from recovery_lint.span import Span
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
-from ._mindio_names import ACP, AUTO_PATCH, AUTO_PATCH_ON, TTP, imports_of
+from ._mindio_names import ACP, AUTO_PATCH, AUTO_PATCH_ON, imports_of
 
 MINDSPEED = "mindspeed_llm"
 ADAPTOR = "mindspeed_llm.megatron_adaptor"
@@ -92,6 +92,8 @@ def acp_state(job: Job) -> AcpState:
     for launch, cmd in pytorch_launches(job):
         state.launches += 1
         value = cmd.env.get(AUTO_PATCH)
+        if value is None and cmd.may_set(AUTO_PATCH):
+            continue  # a script sourced before the launch, not read, may set it
         if value is None or (value.value is not None and value.value.strip().lower() not in AUTO_PATCH_ON):
             state.unpatched.append((launch, cmd, value))
     return state

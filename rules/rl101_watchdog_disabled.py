@@ -11,7 +11,7 @@ from recovery_lint.knowledge.data import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge.data import documented_default
 from recovery_lint.knowledge.releases import newest_release
 from recovery_lint.knowledge.watchdog import watchdog_facts, watchdog_value
-from recovery_lint.premises import Withheld, answer, release_facts
+from recovery_lint.premises import Withheld, answer, release_facts, unread_source_evidence
 from recovery_lint.rule import Case, Rule, WorstCase, examples
 
 from . import _phases
@@ -386,6 +386,10 @@ fault-scheduling on, RL201's fix, starts that recovery, which needs the watchdog
                 continue
             if value is not None:
                 continue  # set from elsewhere at run time: cannot be judged
+            if cmd.may_set(NAME):  # a script sourced before the launch, not read, may set it
+                if watchdog.on_by_default is False:
+                    yield self.withhold(job, "launch-environment", unread_source_evidence(cmd))
+                continue
             if watchdog.on_by_default is True:
                 continue
             if watchdog.on_by_default is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.jobs import Job
 from recovery_lint.lazyre import LazyPattern
+from recovery_lint.premises import unread_source_evidence
 from recovery_lint.rule import Case, Rule, examples
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
@@ -116,6 +117,27 @@ scripts, which no manifest reaches, are not reported: nothing says their job is 
                 },
             ),
             Case(
+                title="a script sourced before the launch is not in the repository: it may export the variable",
+                files={
+                    "job.yaml": _VCJOB,
+                    "train.sh": "#!/bin/bash\nsource /opt/site/env.sh\ntorchrun --nproc_per_node 8 train.py\n",
+                },
+                withheld=("launch-environment",),
+            ),
+            Case(
+                title="CANN's set_env.sh sets only install paths: still reported",
+                files={
+                    "job.yaml": _VCJOB,
+                    "train.sh": "#!/bin/bash\ninstall_path=/usr/local/Ascend\nsource ${install_path}/ascend-toolkit/set_env.sh\n"
+                    "torchrun --nproc_per_node 8 train.py\n",
+                },
+                expect=("train.sh:4:1",),
+                fixed={
+                    "train.sh": "#!/bin/bash\ninstall_path=/usr/local/Ascend\nsource ${install_path}/ascend-toolkit/set_env.sh\n"
+                    "export RESUME_MODE_ENABLE=1\ntorchrun --nproc_per_node 8 train.py\n",
+                },
+            ),
+            Case(
                 title="set to a value torch_npu reads as off: the user's value, an unsafe fix",
                 files={
                     "job.yaml": _VCJOB,
@@ -217,6 +239,9 @@ scripts, which no manifest reaches, are not reported: nothing says their job is 
                 continue
             key = (cmd.command.span.path, cmd.command.span.start)
             if key in seen:
+                continue
+            if cmd.may_set(VAR):  # a script sourced before the launch, not read, may set it
+                yield self.withhold(job, "launch-environment", unread_source_evidence(cmd))
                 continue
             seen.add(key)
             edits = insert_env_before(job, launch, cmd, VAR, "1")

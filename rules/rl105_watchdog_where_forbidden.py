@@ -6,7 +6,7 @@ from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
 from recovery_lint.knowledge.data import WATCHDOG_VAR as NAME
 from recovery_lint.knowledge.watchdog import watchdog_facts, watchdog_value
-from recovery_lint.premises import release_facts
+from recovery_lint.premises import release_facts, unread_source_evidence
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
@@ -194,6 +194,10 @@ value set explicitly; no fix when it is set behind a condition.
         seen: set[tuple[str, int]] = set()
         for launch, cmd in launches:
             value = cmd.env.get(NAME)
+            if value is None and cmd.may_set(NAME):  # a script sourced before the launch, not read, may set it
+                if watchdog.on_by_default:
+                    yield self.withhold(job, "launch-environment", unread_source_evidence(cmd))
+                continue
             if value is None:
                 if watchdog.on_by_default is None:
                     yield self.withhold(job, "release", f"{watchdog.basis}: they differ on the watchdog's default")

@@ -223,6 +223,8 @@ change first.
             if start is None:
                 continue
             value = _env_at(job, script, TASKD_ENABLE)
+            if value is None and _env_open_at(job, script):
+                continue  # a script sourced before, not read, may set it
             if value is not None and (value.known is None or value.known.strip().lower() == "off"):
                 continue  # off, or set at run time
             said = f"{TASKD_ENABLE}={value.known}" if value is not None else f"{TASKD_ENABLE} is not set (on)"
@@ -257,6 +259,15 @@ def _env_at(job: Job, script, name: str):
                     return cmd.env[name]
             return launch.env.get(name)
     return None
+
+
+def _env_open_at(job: Job, script) -> bool:
+    """Whether a script sourced before ``script``'s commands could not be read (see ``_env_at``)."""
+    for launch in job.launches:
+        if script in launch.scripts:
+            cmds = [cmd for cmd in launch.commands if cmd.script is script]
+            return any(cmd.unread_sources for cmd in cmds) if cmds else bool(launch.unread_sources)
+    return False
 
 
 def _fix(src: SourceText, doc: ManifestDoc, current: YScalar | None):

@@ -396,6 +396,8 @@ def _high_availability_env(job: Job, cmd: LaunchCommand, data: dict) -> tuple[st
         )
     if env is not None:
         return env.known, env.span, f"{ENV}={env.known}"
+    if cmd.may_set(ENV):
+        return None, None, ""  # a script sourced before the launch, not read, may set it
     return "", None, ""
 
 

@@ -260,6 +260,8 @@ Pods do not start.
         pods = replica_count(doc)
         if pods <= 1 or uses_rank_table(job) or ray_cluster(job):
             return
+        if any(launch.launch_may_set(ENV) for launch in job.launches):
+            return  # a script sourced before the launch, not read, may set RANK_TABLE_FILE
         support = feature_support("rank_table", facts_of(job))
         if support.status == "missing":
             return

@@ -180,9 +180,9 @@ def _address_set(job: Job) -> bool:
         if any(v.name.value in ADDRESS_VARIABLES for v in container.env):
             return True
     for launch in job.launches:
-        if any(name in launch.env for name in ADDRESS_VARIABLES):
+        if any(launch.may_set(name) for name in ADDRESS_VARIABLES):
             return True
         for cmd in launch.commands:
-            if any(name in cmd.env for name in ADDRESS_VARIABLES):
+            if any(cmd.may_set(name) for name in ADDRESS_VARIABLES):
                 return True
     return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 from recovery_lint.diagnostics import Severity, safe_fix
 from recovery_lint.jobs import Job
 from recovery_lint.knowledge.features import feature_support
-from recovery_lint.premises import release_facts
+from recovery_lint.premises import release_facts, unread_source_evidence
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
@@ -79,6 +79,14 @@ set, unsafe (a value set explicitly); no fix behind a condition.
                 fixed={"train.sh": _TABLE + "export HCCL_CONNECT_TIMEOUT=600\n" + _LAUNCH},
             ),
             Case(
+                title="a sourced script that cannot be read may set it (no fix may override what it sets)",
+                files={
+                    "train.sh": "source ./site_env.sh\n" + _TABLE + _LAUNCH,
+                    "requirements.txt": _PINS,
+                },
+                withheld=("launch-environment",),
+            ),
+            Case(
                 title="1800 s",
                 files={"train.sh": _TABLE + "export HCCL_CONNECT_TIMEOUT=1800\n" + _LAUNCH, "requirements.txt": _PINS},
             ),
@@ -114,6 +122,9 @@ set, unsafe (a value set explicitly); no fix behind a condition.
         seen: set[tuple[str, int]] = set()
         for launch, cmd in launches:
             value = cmd.env.get(TIMEOUT)
+            if value is None and cmd.may_set(TIMEOUT):  # a script sourced before the launch, not read, may set it
+                yield self.withhold(job, "launch-environment", unread_source_evidence(cmd))
+                continue
             if value is None:
                 edits = insert_env_before(job, launch, cmd, TIMEOUT, str(CONNECT_TIMEOUT))
                 yield self.report(

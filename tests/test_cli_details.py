@@ -533,3 +533,35 @@ def test_a_folder_of_a_larger_repository_is_walked_once_unless_excludes_apply(tm
     assert cli.main(args) == 1
     assert capsys.readouterr().out == alone
     assert walked == [["sub"], [tmp_path.name], ["sub"]]
+
+
+# -- a source that cannot be read ---------------------------------------------------------------------
+def test_an_unread_source_keeps_its_variables_unknown_and_show_jobs_names_it(tmp_path):
+    """A script sourced from outside the repository may set anything: no finding rests on a variable
+    being unset after it, a value set before it is no longer known, and --show-jobs says why."""
+    write(
+        tmp_path,
+        {
+            "requirements.txt": PINS,
+            "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\nsource /opt/site/env.sh\n"
+            "torchrun --nnodes 2 --nproc_per_node 8 train.py\n",
+            "train.py": "import torch\nimport torch_npu\n",
+        },
+    )
+    result = run_cli("--output-format", "concise", "--select", "RL101", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout
+    jobs = run_cli("--show-jobs", ".", cwd=tmp_path)
+    assert (
+        "ranks' environment: not all known: train.sh:3 sources /opt/site/env.sh, which could not be read" in jobs.stdout
+    )
+    # the same script with the site file in the repository: the value set before it is judged again
+    write(
+        tmp_path,
+        {
+            "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\nsource ./env.sh\n"
+            "torchrun --nnodes 2 --nproc_per_node 8 train.py\n",
+            "env.sh": "export OTHER=1\n",
+        },
+    )
+    result = run_cli("--output-format", "concise", "--select", "RL101", ".", cwd=tmp_path)
+    assert result.returncode == 1 and "train.sh:2:8: RL101" in result.stdout

@@ -54,7 +54,15 @@ from .manifest_facts import (
     recovery_level,
     utility_verdict,
 )
-from .startup import Reached, Run, configmap_scripts, inject_operator_env, scalar_word, script_left_as_arguments
+from .startup import (
+    Reached,
+    Run,
+    configmap_scripts,
+    inject_operator_env,
+    scalar_word,
+    script_left_as_arguments,
+    take_unread_sources,
+)
 from .versions import DECLARATION_FOLDERS, VersionReader
 
 if TYPE_CHECKING:
@@ -291,6 +299,7 @@ class Linker:
         else:
             self._argv(run, mf, container, env)
         launch.env = env
+        launch.unread_sources = take_unread_sources(env)
         if not launch.commands:
             launch.note = script_left_as_arguments(container)
         if spec and spec.entry:
@@ -338,6 +347,7 @@ class Linker:
             env: dict[str, EnvValue] = {}
             Run(self.start_ups, launch, f.path).script(f.model, env, shared=True, depth=0)
             launch.env = env
+            launch.unread_sources = take_unread_sources(env)
             if not launch.commands:
                 continue  # judged with the files no job covers
             for cmd in launch.commands:

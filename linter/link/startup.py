@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ..jobs import EnvValue, Launch, LaunchCommand, OpenEnv
+from ..jobs import EnvValue, Launch, LaunchCommand
 from ..kinds import PYTHON, SHELL
 from ..knowledge.data import WATCHDOG_VAR
 from ..launchers.recognise import PYTHON_INTERPRETER, Recognised, entry_word, module_path, recognise
@@ -158,7 +158,7 @@ class Run:
             if args:
                 reference = args[0].value or args[0].text
                 if not self.call_path(reference, args[1:], env, near, depth, shared=True):
-                    mark_unread_source(env, reference, args[0].span, cmd.conditional)
+                    mark_unread_source(env, reference, word_value(args[0], values), args[0].span)
             return
         if posixpath.basename(name) in SHELLS:
             kind, index = shell_invocation([w.value or w.text for w in args])
@@ -208,7 +208,6 @@ class Run:
         ranks_env, env_note, env_complete = cmd_env, "", True
         if unread:
             first = unread[0]
-            ranks_env = OpenEnv(cmd_env, first)
             env_note = (
                 f"not all known: {first.span.path}:{first.span.line} sources {first.template}, which could not be "
                 "read, and it may set any variable"
@@ -454,10 +453,11 @@ def apply_assignment(
 _UNREAD = "\x00source"
 
 
-def mark_unread_source(env: dict[str, EnvValue], reference: str, span, conditional: bool) -> None:
-    """A ``source`` of a script that could not be read: every variable it may set is now unknown. A
-    script whose variables are documented (CANN's set_env.sh, an activate script) sets only those."""
-    documented = documented_environment_script(reference)
+def mark_unread_source(env: dict[str, EnvValue], reference: str, expanded: str | None, span) -> None:
+    """A ``source`` of a script that could not be read (``reference`` as written, ``expanded`` with the
+    variables known): every variable it may set is now unknown. A script whose variables are
+    documented (CANN's set_env.sh, an activate script) sets only those."""
+    documented = documented_environment_script(expanded or reference)
     names = list(env) if documented is None else [n for n in env if documented(n)]
     for name in names:
         if name.startswith(_UNREAD):
