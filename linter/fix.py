@@ -18,7 +18,7 @@ from .kinds import MANIFEST
 from .parse import ParsedFile, parse_guarded
 from .span import SourceText, to_bytes
 
-MAX_PASSES = 10
+MAX_PASSES = 24  # a job takes a pass per rule with a fix for it (see this_pass)
 
 
 @dataclass(eq=False, repr=False)
@@ -60,7 +60,7 @@ def apply_fixes(
     seen = {path: set(edits) for path, edits in accepted.items()}
     ranges = {path: sorted((e.span.start, e.span.end) for e in edits) for path, edits in accepted.items()}
     # one fix object reported by several findings (a job's every checkpoint call) is weighed once
-    fixes = list({id(d.fix): d.fix for d in diagnostics if applicable(d.fix, unsafe)}.values())
+    fixes = list({id(d.fix): d.fix for d in this_pass(diagnostics, unsafe)}.values())
     fixes.sort(key=lambda f: min((e.path, e.span.start) for e in f.edits))
     for fix in fixes:
         key = tuple(sorted((e.path, e.span.start, e.span.end, e.content) for e in fix.edits))
@@ -82,6 +82,24 @@ def apply_fixes(
     for path, edits in accepted.items():
         new[path] = splice(texts[path], edits)
     return new, count
+
+
+def this_pass(diagnostics: list[Diagnostic], unsafe: bool) -> list[Diagnostic]:
+    """The findings whose fixes this pass applies: for each job, those of the first rule (by code)
+    with an applicable fix. The other rules' fixes for that job wait for the next pass, which is
+    linted on the text the first one produced, so that no fix is combined with one that changes
+    what its own rule decided (TaskD armed by RL202 while RL301 swaps in torch_npu_run, which RL301
+    refuses beside TaskD). Findings of no job are not held back."""
+    fixable = [d for d in diagnostics if applicable(d.fix, unsafe)]
+    first: dict[str, str] = {}
+    for d in sorted(fixable, key=lambda d: d.code):
+        for job in _jobs_of(d):
+            first.setdefault(job, d.code)
+    return [d for d in fixable if all(first[job] == d.code for job in _jobs_of(d))]
+
+
+def _jobs_of(d: Diagnostic) -> tuple[str, ...]:
+    return d.origins or ((d.job,) if d.job else ())
 
 
 def _overlaps(edit: Edit, ranges: list[tuple[int, int]]) -> bool:

@@ -390,3 +390,34 @@ def test_a_line_inserted_above_a_replaced_word_composes_in_one_pass():
     at_end = finding("RL998", edit(src, 8, 8, "y"))
     _, count = apply_fixes([launcher, inside, at_end], {"train.sh": text}, unsafe=False)
     assert count == 1
+
+
+# -- one fix plan: every rule at once on every must-fire case ------------------------------------------
+MUST_FIRE = [
+    pytest.param(rule, case, id=f"{code}-{i}")
+    for code, rule in all_rules().items()
+    for i, case in enumerate(rule.cases)
+    if case.expect
+]
+
+
+@pytest.mark.parametrize(("rule", "case"), MUST_FIRE)
+def test_fixing_with_every_rule_reaches_a_fixed_point_no_rule_objects_to(rule, case, tmp_path):
+    """With all rules on, ``--fix --unsafe-fixes`` converges, a second run changes nothing, and what
+    is left holds no finding of a rule that was silent on the original files."""
+    from recovery_lint.config import config_from_dict
+    from recovery_lint.testing import write_case
+
+    write_case(case, tmp_path)
+    config = config_from_dict(case.config, None) if case.config else Config()
+
+    def request() -> LintRequest:
+        return LintRequest(paths=[tmp_path], cwd=tmp_path, config=config, rules=rules())
+
+    outcome = fix_loop(request(), unsafe=True)
+    assert outcome.converged and outcome.reverted == [] and not outcome.result.internal_errors
+    before = {d.code for d in outcome.before.diagnostics} if outcome.before else set()
+    after = {d.code for d in outcome.result.diagnostics}
+    assert after <= before, f"new findings after the fixes: {sorted(after - before)}"
+    write_repo(tmp_path, outcome.fixed)
+    assert fix_loop(request(), unsafe=True).fixed == {}
