@@ -10,6 +10,7 @@ from recovery_lint.rule import Case, Rule, examples
 
 from ._common import insert_env_before, pytorch_launches, set_env_value
 from ._examples import PYTORCH_VCJOB as _VCJOB
+from ._versions import facts_of
 
 # the launch of MindCluster's basic-training samples (train_start.sh), cut down
 _DLS_START = """\
@@ -24,7 +25,6 @@ DLS_PROGRAM_EXECUTOR="$(dls_get_executor "$boot_file")"
 # train
 ${DLS_PROGRAM_EXECUTOR} ${app_url}${boot_file} ${train_param}
 """
-from ._versions import facts_of
 
 VAR = "RESUME_MODE_ENABLE"
 RESUMABLE = ("job", "pod", "process")
@@ -134,7 +134,8 @@ scripts, which no manifest reaches, are not reported: nothing says their job is 
                 title="the official samples' launch: an executor picked at run time runs the entry bound from $3",
                 files={
                     "job.yaml": _VCJOB.replace(
-                        "bash /job/code/train.sh", "bash /job/code/train_start.sh /job/code /job/output main.py --epochs=90"
+                        "bash /job/code/train.sh",
+                        "bash /job/code/train_start.sh /job/code /job/output main.py --epochs=90",
                     )
                     + '          env:\n          - name: framework\n            value: "PyTorch"\n',
                     "train_start.sh": _DLS_START,
@@ -142,7 +143,8 @@ scripts, which no manifest reaches, are not reported: nothing says their job is 
                 expect=("train_start.sh:10:1",),
                 fixed={
                     "train_start.sh": _DLS_START.replace(
-                        "${DLS_PROGRAM_EXECUTOR} ${app_url}", "export RESUME_MODE_ENABLE=1\n${DLS_PROGRAM_EXECUTOR} ${app_url}"
+                        "${DLS_PROGRAM_EXECUTOR} ${app_url}",
+                        "export RESUME_MODE_ENABLE=1\n${DLS_PROGRAM_EXECUTOR} ${app_url}",
                     )
                 },
             ),
