@@ -42,6 +42,7 @@ _ACJOB = (
     .replace(
         "    ring-controller.atlas: ascend-910b\n", "    ring-controller.atlas: ascend-910b\n    framework: pytorch\n"
     )
+    .replace("        - name: train\n", "        - name: ascend\n")  # the container the operator writes to
 )
 _PROCESS_LABELS = (
     '    fault-scheduling: grace\n    process-recover-enable: "on"\n  annotations:\n    recover-strategy: "recover"\n'

@@ -11,6 +11,7 @@ from recovery_lint.jobs import Job, LaunchCommand
 from recovery_lint.knowledge.features import mindspeed_llm_checks
 from recovery_lint.premises import answer
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
+from recovery_lint.sources.manifest import OPERATOR_CONTAINER
 from recovery_lint.sources.shell import Word
 from recovery_lint.span import Span
 
@@ -331,7 +332,7 @@ def _uses_high_availability(job: Job, args: _Arguments, cmd: LaunchCommand) -> b
     options = {o[2:].replace("-", "_") for o in HA_OPTIONS}
     if options & set(args.values) or (env is not None and bool(env.known)):
         return True
-    return _operator_value(job) is not None
+    return _in_operator_container(job, cmd) and _operator_value(job) is not None
 
 
 def _series_of(job: Job) -> str:
@@ -385,7 +386,7 @@ def _high_availability_env(job: Job, cmd: LaunchCommand, data: dict) -> tuple[st
     env = cmd.env.get(ENV)
     if env is not None and env.origin in ("script", "inline"):
         return env.known, env.span, f"{ENV}={env.known}"
-    injected = _operator_value(job)
+    injected = _operator_value(job) if _in_operator_container(job, cmd) else None
     if injected is not None:
         if env is not None:
             return None, None, ""
@@ -399,6 +400,12 @@ def _high_availability_env(job: Job, cmd: LaunchCommand, data: dict) -> tuple[st
     if cmd.may_set(ENV):
         return None, None, ""  # a script sourced before the launch, not read, may set it
     return "", None, ""
+
+
+def _in_operator_container(job: Job, cmd: LaunchCommand) -> bool:
+    """Whether the launch runs in the container whose environment Ascend Operator writes."""
+    launch = next((launch for launch in job.launches if cmd in launch.commands), None)
+    return launch is not None and launch.container is not None and launch.container.name == OPERATOR_CONTAINER
 
 
 def _operator_value(job: Job) -> tuple[str, Span, str] | None:

@@ -20,7 +20,7 @@ from ..launchers.table import PYTHON_ROW, RAY_WORKERS, WRAPPER_LAUNCHERS, Launch
 from ..lazyre import LazyPattern
 from ..parse import ParsedFile
 from ..shellwords import expand, expand_command, split_arguments, unwrap, word_value
-from ..sources.manifest import Container, ManifestFile, PodSpec, scalar_script
+from ..sources.manifest import OPERATOR_CONTAINER, Container, ManifestFile, PodSpec, scalar_script
 from ..sources.shell import INLINE_SHELLS, SHELLS, Assignment, Command, ShellScript, Word, shell_invocation
 from ..sources.yamlnodes import YScalar
 from .entries import is_python_model
@@ -506,6 +506,8 @@ def inject_operator_env(launches: list[Launch]) -> None:
     """
     name = WATCHDOG_VAR
     for launch in launches:
+        if launch.container is None or launch.container.name != OPERATOR_CONTAINER:
+            continue  # the operator writes the environment of the container named ascend only
         for env in [launch.env] + [c.env for c in launch.commands]:
             current = env.get(name)
             if current is None or current.origin == "container":

@@ -32,6 +32,11 @@ MAX_DOCUMENTS = 5_000
 PROCESS_RECOVERY_STRATEGIES = frozenset({"retry", "recover", "recover-in-place", "elastic-training", "dump", "exit"})
 
 
+# the only container of an AscendJob Pod whose environment Ascend Operator writes (api.DefaultContainerName;
+# the YAML reference: "容器名称，当前必须为ascend")
+OPERATOR_CONTAINER = "ascend"
+
+
 @dataclass(slots=True)
 class EnvVar:
     """One env entry of a container."""
