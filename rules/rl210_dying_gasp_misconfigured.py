@@ -64,8 +64,9 @@ goes) and of the graceful deletion it runs in, checked against the MindCluster d
   scheduler's `grace-over-time` (the docs: 0 < terminationGracePeriodSeconds < grace-over-time).
   Above 3600 s, the largest grace-over-time the plugin accepts, it is wrong on every cluster; from
   the configured `target.grace-over-time` on it is wrong on that cluster; without it a period of
-  900 s (the default grace-over-time) or more is withheld until the setting is declared. With
-  `force` the field has no effect and is left alone.
+  900 s (the default grace-over-time) or more is withheld until the setting is declared. A period
+  of 0 kills the Pod at once, with no time for the graceful exit. With `force` the field has no
+  effect and is left alone.
 """
     why = """
 The dying-gasp checkpoint saves the training state at the moment of the fault, so the rescheduled
@@ -148,6 +149,11 @@ what to add.
                 withheld=("grace-over-time",),
             ),
             Case(
+                title="a grace period of 0 leaves no time for the graceful exit",
+                files={"job.yaml": _JOB.replace("terminationGracePeriodSeconds: 360", "terminationGracePeriodSeconds: 0")},
+                expect=("job.yaml:18:42",),
+            ),
+            Case(
                 title="with force the grace period has no effect",
                 files={
                     "job.yaml": _JOB.replace(
@@ -210,6 +216,15 @@ what to add.
             if node is None or not node.value.strip().isdigit():
                 continue
             seconds = int(node.value)
+            if seconds == 0:
+                yield self.report(
+                    node.span,
+                    "terminationGracePeriodSeconds 0 with grace: the Pod is killed the moment it is deleted, with no "
+                    "time for the graceful exit or a dying-gasp save; the YAML reference asks for more than 0 and "
+                    "less than grace-over-time",
+                    related=[(fault.span, "graceful deletion")],
+                )
+                continue
             if seconds >= GRACE_OVER_TIME_MAX:
                 bound, said = GRACE_OVER_TIME_MAX, "the largest grace-over-time the scheduler accepts"
             elif limit is not None and seconds >= int(limit):
