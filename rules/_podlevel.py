@@ -95,7 +95,7 @@ def policy_groups(doc: ManifestDoc) -> list[PolicyGroup]:
     if not doc.is_vcjob:
         return []
     retry = doc.label("fault-retry-times")
-    path = doc.annotation("huawei.com/recover_policy_path")
+    path = doc.scheduling_annotation("huawei.com/recover_policy_path")
     kept = set()
     if retry is not None and retry.value.strip().isdigit() and int(retry.value) > 0:
         kept.add(("PodFailed", "Ignore"))

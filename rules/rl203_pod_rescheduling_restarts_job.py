@@ -149,6 +149,17 @@ the `PodFailed` / `RestartTask` policy is added to `spec.policies`.
                 fixed={"job.yaml": _PATH_JOB + "  policies:\n    - event: PodFailed\n      action: RestartTask\n"},
             ),
             Case(
+                title="recover_policy_path on the Pod template: the scheduler reads it from the Pods too",
+                files={
+                    "job.yaml": _JOB.replace(_POLICIES_TEXT, "").replace(
+                        "    template:\n      spec:\n",
+                        "    template:\n      metadata:\n        annotations:\n"
+                        "          huawei.com/recover_policy_path: pod\n      spec:\n",
+                    )
+                },
+                expect=("job.yaml:19:43",),
+            ),
+            Case(
                 title="recover_policy_path pod with its policy",
                 files={
                     "job.yaml": _PATH_JOB.replace(
@@ -294,7 +305,7 @@ the `PodFailed` / `RestartTask` policy is added to `spec.policies`.
     def _pod_only_path(self, src: SourceText, doc):
         """``huawei.com/recover_policy_path: pod`` on a Volcano Job needs a ``PodFailed -> RestartTask``
         policy (the docs), or the failed Pod's task is not restarted and the job waits."""
-        path = doc.annotation(POLICY_PATH)
+        path = doc.scheduling_annotation(POLICY_PATH)
         if path is None or path.value != "pod":
             return
         policies = [*doc.policies, *(p for pod in doc.pods for p in pod.policies)]

@@ -150,7 +150,9 @@ what to add.
             ),
             Case(
                 title="a grace period of 0 leaves no time for the graceful exit",
-                files={"job.yaml": _JOB.replace("terminationGracePeriodSeconds: 360", "terminationGracePeriodSeconds: 0")},
+                files={
+                    "job.yaml": _JOB.replace("terminationGracePeriodSeconds: 360", "terminationGracePeriodSeconds: 0")
+                },
                 expect=("job.yaml:18:42",),
             ),
             Case(

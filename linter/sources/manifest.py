@@ -110,6 +110,7 @@ class PodSpec:
     replicas: int | None
     labels: YMap | None
     policies: list[Policy] = field(default_factory=list)  # a Volcano task's own lifecycle policies
+    annotations: YMap | None = None  # the Pod template's
     policies_entry: tuple[YScalar, YNode] | None = None
 
     @property
@@ -200,6 +201,18 @@ class ManifestDoc:
     def annotation(self, key: str) -> YScalar | None:
         node = self.annotations.get(key) if self.annotations else None
         return node if isinstance(node, YScalar) else None
+
+    def scheduling_annotation(self, key: str) -> YScalar | None:
+        """An annotation the Volcano plugin reads from the job or from its Pods (it copies these onto
+        the PodGroup: ascend-for-volcano plugin/type.go annotationKeysForPodGroup): the job's own,
+        else the first Pod template's that sets it."""
+        found = self.annotation(key)
+        for pod in self.pods:
+            if found is not None:
+                break
+            node = pod.annotations.get(key) if pod.annotations else None
+            found = node if isinstance(node, YScalar) else None
+        return found
 
     @property
     def recover_strategy(self) -> YScalar | None:
@@ -451,6 +464,7 @@ def _pod(role: str, pod: YMap, replica: YMap | None, replicas: str | None, meta:
         restart_policy_owner=owner,
         replicas=_int(replicas),
         labels=meta.map("labels") if meta else None,
+        annotations=meta.map("annotations") if meta else None,
     )
 
 
