@@ -8,6 +8,7 @@ from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.span import Span
 
 from ._mindio_names import ACP, AUTO_PATCH, AUTO_PATCH_ON, TTP
+from ._watchdog import HOT_SWITCH, HOT_SWITCH_LABEL
 
 NO_CACHING = "PYTORCH_NO_NPU_MEMORY_CACHING"
 HA_FLAG = "--enable-high-availability"
@@ -50,7 +51,9 @@ class RecoveryFeatureCancelled(Rule):
 Two settings the MindCluster docs say do not go together, in one training launch:
 
 - MindIO ACP (asynchronous checkpoints: `mindio_acp` imported by the entry of a MindSpeed-LLM job,
-  or `MINDIO_AUTO_PATCH_MEGATRON` on) with MindIO TFT (`--enable-high-availability`): "与MindIO TFT
+  or `MINDIO_AUTO_PATCH_MEGATRON` on) with MindIO TFT (`--enable-high-availability`,
+  `HIGH_AVAILABILITY`, or what Ascend Operator sets on a PyTorch AscendJob for a `recover-strategy`
+  or for `subHealthyStrategy: hotSwitch`): "与MindIO TFT
   特性不兼容，无法同时安装使用"; with the automatic Megatron patch on, importing `mindio_acp` raises
   when `mindio_ttp` is installed, so the job stops at start-up (an error);
 - `PYTORCH_NO_NPU_MEMORY_CACHING` set, to any value, in a job with online recovery (the `retry`
@@ -96,6 +99,18 @@ No fix: which of the two features to keep is the user's choice.
                 title="MindIO ACP imported by a MindSpeed-LLM entry with TFT",
                 files={"train.sh": _LAUNCH, "pretrain_gpt.py": _ENTRY},
                 expect=("train.sh:1:45",),
+            ),
+            Case(
+                title="MindIO ACP imported on an AscendJob with hot switch, which runs MindIO TFT",
+                files={
+                    "job.yaml": _ACJOB.replace(
+                        '    fault-scheduling: "grace"\n  annotations:\n    recover-strategy: "retry"\n',
+                        '    fault-scheduling: "grace"\n    subHealthyStrategy: hotSwitch\n',
+                    ),
+                    "train.sh": "torchrun --nproc_per_node 8 pretrain_gpt.py\n",
+                    "pretrain_gpt.py": _ENTRY,
+                },
+                expect=("job.yaml:9:25",),
             ),
             Case(
                 title="ACP without TFT",
@@ -185,7 +200,18 @@ def _tft(job: Job, cmd: LaunchCommand, words) -> tuple[Span | None, str] | None:
     strategy = _recover_strategy(job)
     if strategy is not None and job.context.framework == "pytorch":
         return None, f"the HIGH_AVAILABILITY Ascend Operator sets for recover-strategy {strategy.value}"
+    hot = _hot_switch(job)
+    if hot is not None and job.context.framework == "pytorch":
+        return hot.span, f"the HIGH_AVAILABILITY=recover Ascend Operator sets for {HOT_SWITCH_LABEL}: {HOT_SWITCH}"
     return None
+
+
+def _hot_switch(job: Job):
+    """The AscendJob's ``subHealthyStrategy: hotSwitch`` label (Ascend Operator then sets
+    HIGH_AVAILABILITY=recover: env.go addSubHealthyEnv)."""
+    doc = job.manifest
+    hot = doc.label(HOT_SWITCH_LABEL) if doc is not None and doc.is_ascendjob else None
+    return hot if hot is not None and hot.value == HOT_SWITCH else None
 
 
 def _online_recovery(job: Job, cmd: LaunchCommand, words) -> str:
