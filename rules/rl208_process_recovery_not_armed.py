@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
 from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.manifest import Container, ManifestDoc, PodSpec
+from recovery_lint.sources.yamlnodes import YScalar
 from recovery_lint.span import SourceText
 
 from ._common import env_entries, manifest_source
 from ._podlevel import has_taskd_port, taskd_port_edits
+from ._watchdog import HOT_SWITCH, HOT_SWITCH_LABEL
 
 # the strategies for which both the YAML reference and the configuration guide ask for fault-retry-times
 NEEDS_RETRY_BUDGET = ("recover", "elastic-training")
 POD_IP_FIELDS = [("name", "POD_IP"), ("valueFrom", [("fieldRef", [("fieldPath", "status.podIP")])])]
+TTP_PORT = "TTP_PORT"
+TTP_PORT_FIELDS = [("name", TTP_PORT), ("value", '"8000"')]
 
 _JOB = """\
 apiVersion: mindxdl.gitee.com/v1
@@ -51,6 +57,10 @@ _NO_POD_IP = _JOB.replace(
     "            - name: POD_IP\n              valueFrom:\n                fieldRef:\n                  fieldPath: status.podIP\n",
     "            - name: XDL_IP\n              value: x\n",
 )
+_WITH_TTP = _JOB.replace(
+    "                  fieldPath: status.podIP\n",
+    '                  fieldPath: status.podIP\n            - name: TTP_PORT\n              value: "8000"\n',
+)
 _NO_PORT = _JOB.replace("            ports:\n            - containerPort: 9601\n              name: taskd-port\n", "")
 
 
@@ -64,12 +74,16 @@ class ProcessRecoveryNotArmed(Rule):
     summary = "Process-level recovery is asked for, but the job lacks what the docs say it needs to start"
     what = """
 An AscendJob with a `recover-strategy` annotation (process-level recovery: `retry`, `recover`,
-`recover-in-place`, `elastic-training`, `dump`, `exit`) that lacks one of the pieces every
-process-level recovery example of the MindCluster docs carries:
+`recover-in-place`, `elastic-training`, `dump`, `exit`) or with `subHealthyStrategy: hotSwitch`
+(hot switch, which pauses the training processes through the same TaskD and MindIO) that lacks one
+of the pieces every example of the MindCluster docs carries:
 
 - the `POD_IP` environment variable from `status.podIP` in a training container ("如果不配置此参数
   会影响训练任务的正常拉起": MindIO and TaskD talk over it);
 - the TaskD port (`containerPort: 9601`, `name: taskd-port`) on a training container;
+- for PyTorch, `TTP_PORT` in the container's environment (its `env` or its start-up): TaskD's
+  controller raises without it and the recovery is never armed (with `dump`, RL210 asks for it
+  beside the `ttp-port`);
 - `fault-retry-times` among the labels, for `recover` or `elastic-training` ("如需使用进程级恢复，必须
   配置此参数"; the configuration guide's table does not ask for it for `retry` and
   `recover-in-place` alone, so those are left alone);
@@ -111,7 +125,8 @@ Use instead:
     fix = """
 Safe: the `POD_IP` entry (from `status.podIP`) is appended to the `env` of every container that
 lacks it, and the TaskD port to its `ports`, creating the lists when needed; no fix for a container
-whose list is written in flow style. Unsafe: `fault-scheduling: "force"` becomes `"grace"`, which
+whose list is written in flow style. Unsafe: `TTP_PORT` is added as `"8000"`, the docs' port (check
+that it is free on the nodes); `fault-scheduling: "force"` becomes `"grace"`, which
 also makes `terminationGracePeriodSeconds` take effect. No fix for a missing `fault-retry-times`:
 how many retries the job gets is the user's choice.
 """
@@ -123,6 +138,8 @@ how many retries the job gets is the user's choice.
         "fault-scheduling (进程级别重调度和进程级在线恢复场景，需将本参数配置为grace); the configuration guide's parameter "
         "table (fault-retry-times not needed for recover-in-place and retry)",
         "taskd: taskd/python/framework/manager/controller.py init_controller (POD_IP and TTP_PORT, or a ValueError)",
+        "MindCluster docs: 02_configuring_fault_handling_policies.md, 配置亚健康热切 (POD_IP and the taskd-port for "
+        "hotSwitch; TASKD_PROCESS_ENABLE on)",
     )
     cases = examples(
         lambda: (
@@ -156,10 +173,34 @@ how many retries the job gets is the user's choice.
             Case(
                 title="retry alone needs no fault-retry-times (the configuration table)",
                 files={
-                    "job.yaml": _JOB.replace('    fault-retry-times: "10"\n', "").replace(
+                    "job.yaml": _WITH_TTP.replace('    fault-retry-times: "10"\n', "").replace(
                         '"retry,recover,dump"', '"retry"'
                     )
                 },
+            ),
+            Case(
+                title="no TTP_PORT without dump: TaskD's controller raises at start-up (unsafe: the docs' port)",
+                files={"job.yaml": _JOB.replace('"retry,recover,dump"', '"retry,recover"')},
+                expect=("job.yaml:19:19",),
+                unsafe=True,
+                fixed={"job.yaml": _WITH_TTP.replace('"retry,recover,dump"', '"retry,recover"')},
+            ),
+            Case(
+                title="TTP_PORT exported by the launch script",
+                files={
+                    "job.yaml": _JOB.replace('"retry,recover,dump"', '"retry,recover"'),
+                    "train_start.sh": "export TTP_PORT=8000\ntorchrun --nnodes 2 --nproc_per_node 8 pretrain_gpt.py\n",
+                },
+            ),
+            Case(
+                title="hot switch needs POD_IP, the TaskD port and TTP_PORT as process-level recovery does",
+                files={
+                    "job.yaml": _NO_PORT.replace(
+                        '    fault-retry-times: "10"\n  annotations:\n    recover-strategy: "retry,recover,dump"\n',
+                        '    subHealthyStrategy: "hotSwitch"\n',
+                    )
+                },
+                expect=("job.yaml:17:19", "job.yaml:17:19"),
             ),
             Case(
                 title="force deletion: grace is what the YAML reference asks",
@@ -191,14 +232,19 @@ how many retries the job gets is the user's choice.
         if doc is None or src is None or not doc.is_ascendjob:
             return
         strategy = doc.recover_strategy
+        hot = doc.label(HOT_SWITCH_LABEL)
+        hot = hot if hot is not None and hot.value == HOT_SWITCH else None
+        training = doc.main_containers()
+        if (strategy is None and hot is None) or not training:
+            return
+        armed = _Armed(strategy, "process-level recovery") if strategy is not None else _Armed(hot, "hot switch")
+        yield from self._pod_ip(src, training, armed)
+        yield from self._taskd_port(src, doc, training, armed)
+        strategies = strategy.value.split(",") if strategy is not None else []  # not trimmed: RL205's
+        if job.context.framework == "pytorch" and "dump" not in strategies:  # with dump RL210 asks for TTP_PORT
+            yield from self._ttp_port(src, job, training, armed)
         if strategy is None:
             return
-        strategies = strategy.value.split(",")  # not trimmed: Ascend Operator drops " recover" (RL205)
-        training = doc.main_containers()
-        if not training:
-            return
-        yield from self._pod_ip(src, training, strategy)
-        yield from self._taskd_port(src, doc, training, strategy)
         if any(s in NEEDS_RETRY_BUDGET for s in strategies) and doc.label("fault-retry-times") is None:
             yield self.report(
                 strategy.span,
@@ -218,7 +264,7 @@ how many retries the job gets is the user's choice.
                 severity=Severity.INFO,
             )
 
-    def _pod_ip(self, src: SourceText, training: list[tuple[PodSpec, Container]], strategy):
+    def _pod_ip(self, src: SourceText, training: list[tuple[PodSpec, Container]], armed: _Armed):
         lacking = [c for _, c in training if not any(v.name.value == "POD_IP" for v in c.env)]
         if not lacking:
             return
@@ -226,13 +272,13 @@ how many retries the job gets is the user's choice.
         first = lacking[0]
         yield self.report(
             first.name_span,
-            f"container {first.name or '(unnamed)'} has no POD_IP from status.podIP, which process-level recovery "
+            f"container {first.name or '(unnamed)'} has no POD_IP from status.podIP, which {armed.feature} "
             "needs: MindIO and TaskD talk over it, and without it the docs say the training does not start properly",
             safe_fix("Add POD_IP from status.podIP to the env", *edits) if edits else None,
-            related=[(strategy.span, "process-level recovery is asked for here")],
+            related=[(armed.where.span, f"{armed.feature} is asked for here")],
         )
 
-    def _taskd_port(self, src: SourceText, doc: ManifestDoc, training, strategy):
+    def _taskd_port(self, src: SourceText, doc: ManifestDoc, training, armed: _Armed):
         lacking = [c for _, c in training if not has_taskd_port(c)]
         if not lacking:
             return
@@ -241,7 +287,43 @@ how many retries the job gets is the user's choice.
         yield self.report(
             first.name_span,
             f"container {first.name or '(unnamed)'} opens no TaskD port (containerPort 9601, name taskd-port), which "
-            "every process-level recovery example of the docs adds on every Pod",
+            f"every {armed.feature} example of the docs adds on every Pod",
             safe_fix("Add containerPort 9601 named taskd-port", *edits) if edits else None,
-            related=[(strategy.span, "process-level recovery is asked for here")],
+            related=[(armed.where.span, f"{armed.feature} is asked for here")],
         )
+
+    def _ttp_port(self, src: SourceText, job: Job, training, armed: _Armed):
+        """TTP_PORT, where TaskD's controller reaches MindIO: without it the controller raises at start
+        (taskd controller.py init_controller) and the recovery is never armed."""
+        lacking = [c for _, c in training if not _sets(job, c, TTP_PORT)]
+        if not lacking:
+            return
+        edits = env_entries(src, lacking, TTP_PORT_FIELDS)
+        first = lacking[0]
+        yield self.report(
+            first.name_span,
+            f"container {first.name or '(unnamed)'} sets no {TTP_PORT}, which {armed.feature} needs: TaskD's "
+            "controller raises without it at start-up, so the recovery is never armed",
+            unsafe_fix(f"Add {TTP_PORT}=8000 (the docs' port) to the env", *edits) if edits else None,
+            related=[(armed.where.span, f"{armed.feature} is asked for here")],
+        )
+
+
+@dataclass(eq=False, repr=False)
+class _Armed:
+    """What asks for the recovery that needs TaskD and MindIO: the label or annotation, and its name."""
+
+    where: YScalar
+    feature: str
+
+
+def _sets(job: Job, container: Container, name: str) -> bool:
+    """Whether ``name`` reaches the container's processes: its env, or its start-up (which may also
+    source a script that is not read)."""
+    if any(v.name.value == name for v in container.env):
+        return True
+    return any(
+        launch.may_set(name) or any(c.may_set(name) for c in launch.commands)
+        for launch in job.launches
+        if launch.container is container
+    )
