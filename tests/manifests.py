@@ -34,6 +34,8 @@ spec:
               valueFrom:
                 fieldRef:
                   fieldPath: status.podIP
+            - name: TTP_PORT
+              value: "8000"
             ports:
             - containerPort: 9601
               name: taskd-port
@@ -50,6 +52,8 @@ spec:
               valueFrom:
                 fieldRef:
                   fieldPath: status.podIP
+            - name: TTP_PORT
+              value: "8000"
             ports:
             - containerPort: 9601
               name: taskd-port

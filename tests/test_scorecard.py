@@ -67,7 +67,7 @@ spec:
           containers:
           - name: ascend
             command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
-            env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}]
+            env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}, {name: TTP_PORT, value: "8000"}]
             ports: [{containerPort: 9601, name: taskd-port}]
     Worker:
       replicas: 1
@@ -76,7 +76,7 @@ spec:
           containers:
           - name: ascend
             command: ["/bin/bash", "-c", "bash /job/code/train.sh"]
-            env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}]
+            env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}, {name: TTP_PORT, value: "8000"}]
             ports: [{containerPort: 9601, name: taskd-port}]
 """
 MEGATRON_ENTRY = "import torch\nimport torch_npu\nfrom megatron.training import pretrain\n"
