@@ -13,6 +13,7 @@ from recovery_lint.sources.yamlnodes import YScalar
 from recovery_lint.span import SourceText
 
 from ._common import env_entries, manifest_source
+from ._grace import period_unfit_for_grace
 from ._podlevel import has_taskd_port, taskd_port_edits
 from ._watchdog import HOT_SWITCH, HOT_SWITCH_LABEL
 
@@ -127,7 +128,8 @@ Safe: the `POD_IP` entry (from `status.podIP`) is appended to the `env` of every
 lacks it, and the TaskD port to its `ports`, creating the lists when needed; no fix for a container
 whose list is written in flow style. Unsafe: `TTP_PORT` is added as `"8000"`, the docs' port (check
 that it is free on the nodes); `fault-scheduling: "force"` becomes `"grace"`, which
-also makes `terminationGracePeriodSeconds` take effect. No fix for a missing `fault-retry-times`:
+also makes `terminationGracePeriodSeconds` take effect (no fix where a Pod's period would not fit
+under grace: 0, or not below grace-over-time, 900 s unless `target.grace-over-time` says more). No fix for a missing `fault-retry-times`:
 how many retries the job gets is the user's choice.
 """
     sources = (
@@ -210,6 +212,23 @@ how many retries the job gets is the user's choice.
                 fixed={"job.yaml": _JOB},
             ),
             Case(
+                title="force with a grace period grace would not allow: no fix",
+                files={
+                    "job.yaml": _JOB.replace('fault-scheduling: "grace"', 'fault-scheduling: "force"').replace(
+                        "        spec:\n          containers:\n",
+                        "        spec:\n          terminationGracePeriodSeconds: 4000\n          containers:\n",
+                    )
+                },
+                expect=("job.yaml:8:23",),
+                unsafe=True,
+                fixed={
+                    "job.yaml": _JOB.replace('fault-scheduling: "grace"', 'fault-scheduling: "force"').replace(
+                        "        spec:\n          containers:\n",
+                        "        spec:\n          terminationGracePeriodSeconds: 4000\n          containers:\n",
+                    )
+                },
+            ),
+            Case(
                 title="a Volcano Job has no process-level recovery (RL102 says so)",
                 files={
                     "job.yaml": _NO_POD_IP.replace("mindxdl.gitee.com/v1", "batch.volcano.sh/v1alpha1").replace(
@@ -254,12 +273,15 @@ how many retries the job gets is the user's choice.
             )
         fault = doc.label("fault-scheduling")
         if fault is not None and fault.value == "force":
+            # under grace the Pods' grace period takes effect: one that does not fit would be RL210's
+            unfit = period_unfit_for_grace(job, doc)
             yield self.report(
                 fault.span,
                 'fault-scheduling "force" with process-level recovery: the YAML reference asks for "grace" for '
                 "process-level rescheduling and online recovery (the faulty Pod is deleted gracefully), while the "
-                "configuration guide's example allows either and the official samples use force",
-                unsafe_fix('Set fault-scheduling to "grace"', replace_scalar(src, fault, "grace")),
+                "configuration guide's example allows either and the official samples use force"
+                + (f". No fix: {unfit}" if unfit else ""),
+                None if unfit else unsafe_fix('Set fault-scheduling to "grace"', replace_scalar(src, fault, "grace")),
                 related=[(strategy.span, "process-level recovery is asked for here")],
                 severity=Severity.INFO,
             )

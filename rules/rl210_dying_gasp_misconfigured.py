@@ -8,8 +8,8 @@ from recovery_lint.premises import answer
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.manifest import Container, ManifestDoc
 
-GRACE_OVER_TIME_MAX = 3600  # the largest grace-over-time the Volcano plugin accepts (plugin/const.go)
-DEFAULT_GRACE_OVER_TIME = 900  # when the plugin's configuration leaves it out
+from ._grace import DEFAULT_GRACE_OVER_TIME, GRACE_OVER_TIME_MAX
+
 TTP_PORT = "TTP_PORT"
 TTP_PORT_NAME = "ttp-port"
 
