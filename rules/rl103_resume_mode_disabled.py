@@ -110,7 +110,9 @@ changes a value set explicitly; no fix when it is set behind a condition. Standa
 scripts, which no manifest reaches, are not reported: nothing says their job is resumable.
 """
     sources = (
-        "MindCluster docs: 05_configuring_training_recovery and 07 (launch script: export RESUME_MODE_ENABLE=1)",
+        "MindCluster docs: usage/resumable_training/05_configuring_training_recovery.md, Recovery Time Optimization "
+        "(PyTorch): the launch script's 'env for breakpoint ckpt' (export RESUME_MODE_ENABLE=1); zh: "
+        "03_configuration/03_configuring_training_recovery.md",
         "mindcluster-deploy samples: resumable-training/*/pytorch/*/train_start.sh (export RESUME_MODE_ENABLE=1)",
         "Ascend/pytorch: torch_npu/csrc/core/npu/register/OptionsManager (IsResumeModeEnable, "
         'GetBoolTypeOption("RESUME_MODE_ENABLE") with strtol, default 0)',

@@ -133,9 +133,11 @@ is then no longer restarted in place after a crash that is not a fault. A missin
 decision).
 """
     sources = (
-        "MindCluster docs: api/volcano.md (fault-retry-times needs restartPolicy Never and PodFailed/Ignore)",
+        "MindCluster docs: 06_api/15_yaml_configuration.md, spec.replicaSpecs.[ReplicaType].restartPolicy (当配置业务面故障"
+        '无条件重试时，容器重启策略取值必须为"Never") and spec.policies (使用业务面故障无条件重试时…需要将event配置为'
+        "PodFailed；action配置为Ignore)",
+        "MindCluster docs: 06_api/01_volcano.md, fault-retry-times (任务发生业务面故障可以重调度的次数)",
         "MindCluster docs: 06_configuring_the_job_yaml_file (unconditional retry job YAML)",
-        "MindCluster docs: 06_api/15_yaml_configuration (restartPolicy, policies)",
         "ascend-operator: constants.go DefaultRestartPolicy=Never; pod.go setRestartPolicy",
     )
     cases = examples(

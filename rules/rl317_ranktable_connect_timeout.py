@@ -59,7 +59,7 @@ set, unsafe (a value set explicitly); no fix behind a condition.
 """
     sources = (
         "Ascend/pytorch: torch_npu/csrc/distributed/ProcessGroupHCCL.cpp createHCCLCommEx (the warning below 300 s, "
-        "from 6.0.0 on) and csrc/core/npu/register/OptionsManager.cpp GetHCCLConnectTimeout (unset is 0)",
+        "from 6.0.rc3 on) and csrc/core/npu/register/OptionsManager.cpp GetHCCLConnectTimeout (unset is 0)",
         "Ascend/pytorch docs: environment_variable/collective_communication/RANK_TABLE_FILE.md (建议将"
         "HCCL_CONNECT_TIMEOUT的超时时间适当增大)",
     )
