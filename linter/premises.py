@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 HELD = "held"
 FAILED = "failed"
 UNKNOWN = "unknown"
+# the key of an unknown answer no configuration key can settle (a declared version outside the tables)
+NO_KEY = "-"
 
 
 @dataclass
@@ -341,6 +343,13 @@ def unreadable_entries(project: Project) -> set[str]:
     }
 
 
+def remedy(key: str) -> str:
+    """What settles an unknown premise, said to the user: the key to declare, or the step to take."""
+    if key == NO_KEY:
+        return "a declared version is outside recovery-lint's tables, and no key settles it"
+    return key if key.startswith("add ") else f"declare {key}"
+
+
 def withheld_line(withheld: Iterable[Withheld]) -> str:
     """One line naming each premise that kept advice back, the jobs and rules it concerned and the
     configuration key that declares it; '' when nothing was withheld."""
@@ -356,8 +365,7 @@ def withheld_line(withheld: Iterable[Withheld]) -> str:
     for name, key in sorted(jobs, key=lambda k: (-len(jobs[k]), k)):
         count = len(jobs[name, key])
         rules = ", ".join(sorted(codes[name, key]))
-        remedy = key if key.startswith("add ") else f"declare {key}"
-        parts.append(f"{name} unknown for {count} job{'s' if count != 1 else ''} ({rules}; {remedy})")
+        parts.append(f"{name} unknown for {count} job{'s' if count != 1 else ''} ({rules}; {remedy(key)})")
     return "Advice withheld: " + "; ".join(parts) + ". recovery-lint --show-jobs shows the evidence."
 
 
@@ -370,7 +378,11 @@ def withheld_line(withheld: Iterable[Withheld]) -> str:
 )
 def release(job: Job) -> Answer:
     facts, evidence = release_facts(job)
-    return Answer(HELD if facts is not None else UNKNOWN, evidence)
+    if facts is not None:
+        return Answer(HELD, evidence)
+    declared = job.context.versions.alternatives("torch-npu") or job.context.versions.alternatives("torch")
+    # a declared version wins over the configuration's: declaring another cannot settle it
+    return Answer(UNKNOWN, evidence, key=NO_KEY if declared else "")
 
 
 def release_facts(job: Job) -> tuple[NpuFacts | None, str]:

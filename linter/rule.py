@@ -162,7 +162,11 @@ class Rule:
 
     def withhold(self, job: Job, premise: str, evidence: str) -> Withheld:
         """Advice not given because ``premise`` is unknown for ``job`` (yielded like a finding)."""
-        return Withheld(self.code, job.id, premise, evidence)
+        from .premises import PREMISES, answer
+
+        # the premise's own answer may say no key settles it (a declared version outside the tables)
+        key = answer(job, premise).key if premise in PREMISES else ""
+        return Withheld(self.code, job.id, premise, evidence, key)
 
     @classmethod
     def documentation(cls, level: int = 1) -> str:

@@ -565,3 +565,20 @@ def test_an_unread_source_keeps_its_variables_unknown_and_show_jobs_names_it(tmp
     )
     result = run_cli("--output-format", "concise", "--select", "RL101", ".", cwd=tmp_path)
     assert result.returncode == 1 and "train.sh:2:8: RL101" in result.stdout
+
+
+def test_a_declared_version_outside_the_tables_asks_for_no_key(tmp_path):
+    """torch_npu 2.13.0 is no release of the table: the advice that needs the release is withheld,
+    and the summary does not ask to declare a key the pin would override."""
+    write(
+        tmp_path,
+        {
+            "requirements.txt": "torch-npu==2.13.0\n",
+            "train.sh": "#!/bin/bash\nexport HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n",
+            "train.py": "import torch\nimport torch_npu\n",
+        },
+    )
+    result = run_cli("--output-format", "concise", "--select", "RL101", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout
+    assert "release unknown for 1 job (RL101; a declared version is outside recovery-lint's tables" in result.stdout
+    assert "declare versions.torch-npu" not in result.stdout

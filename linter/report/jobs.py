@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from ..jobs import Job, LaunchCommand, Project
-from ..premises import PREMISES, Answer, Withheld, answer, configured
+from ..premises import PREMISES, Answer, Withheld, answer, configured, remedy
 from ..sources.versions import COMPONENTS
 
 
@@ -93,7 +93,7 @@ def _job_lines(job: Job, withheld: list[Withheld]) -> list[str]:
             lines.append(_premise_line(name, found, by_premise.get(name, [])))
         for w in withheld:
             key = w.key or PREMISES[w.premise].key
-            lines.append(f"  advice withheld: {w.code} ({w.premise} unknown: {w.evidence.rstrip('.')}; declare {key})")
+            lines.append(f"  advice withheld: {w.code} ({w.premise} unknown: {w.evidence.rstrip('.')}; {remedy(key)})")
     for span, note in ctx.notes:
         lines.append(f"  note: {note} ({span.path}:{span.line})")
     for path, why in ctx.versions.set_aside.items():
