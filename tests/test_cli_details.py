@@ -25,7 +25,7 @@ def test_statistics_prints_the_table_and_the_summary_only(tmp_path):
     result = run_cli("--statistics", "--output-format", "concise", ".", cwd=tmp_path)
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
-        "     1  RL101  [*] watchdog-disabled",
+        "     1  RL101  [-] watchdog-disabled",
         "     1  RL301  [*] torchrun-without-parallel-store",
         "2 findings (1 fixable, 1 more with --unsafe-fixes) in 1 file",
     ]
@@ -108,7 +108,7 @@ def test_fail_on_error_turns_warnings_into_passing_notes(tmp_path):
     assert [line.split(" ", 1)[0] for line in github.splitlines() if line.startswith("::")] == ["::notice", "::notice"]
     assert {r["level"] for r in sarif["runs"][0]["results"]} == {"note"}
     default = machine_views(tmp_path)
-    assert default[0] == 1 and 'failures="1"' in default[1]
+    assert default[0] == 1 and 'failures="2"' in default[1]  # one failing test case per finding
     assert [line.split(" ", 1)[0] for line in default[2].splitlines() if line.startswith("::")] == [
         "::warning",
         "::warning",

@@ -256,7 +256,7 @@ def test_github_escapes_data_and_properties():
 
 
 # -- JUnit -----------------------------------------------------------------------------------------
-def test_junit_has_one_testcase_per_linted_file_and_one_failure_per_finding():
+def test_junit_has_one_failing_testcase_per_finding_and_one_passing_per_clean_file():
     result = run_cli("--output-format", "junit", "fixtures/vcjob-gpt3")
     root = ET.fromstring(result.stdout)
     suites = root.findall("testsuite")
@@ -267,17 +267,21 @@ def test_junit_has_one_testcase_per_linted_file_and_one_failure_per_finding():
         for p in (FIXTURES / "vcjob-gpt3").rglob("*")
         if p.suffix in (".yaml", ".sh", ".py", ".txt") and p.name != "expected.txt"
     )
-    assert sorted(c.get("classname") for c in cases) == linted
+    assert sorted({c.get("classname") for c in cases}) == linted
+    assert all(len(c.findall("failure")) <= 1 for c in cases)  # one failure per test case
     findings = findings_json("fixtures/vcjob-gpt3")
     failures = [(c.get("classname"), f.get("type"), f.text) for c in cases for f in c.findall("failure")]
     assert len(failures) == len(findings)
+    # a file without findings is one passing test case
+    clean = set(linted) - {f["path"] for f in findings}
+    assert all(sum(1 for c in cases if c.get("classname") == p) == 1 for p in clean)
     for finding in findings:
         location = f"{finding['path']}:{finding['line']}:{finding['column']}: {finding['code']}"
         assert any(
             path == finding["path"] and kind == finding["code"] and text.startswith(location)
             for path, kind, text in failures
         )
-    assert suites[0].get("failures") == str(len({f["path"] for f in findings}))
+    assert suites[0].get("failures") == str(len(findings))
     assert suites[0].get("tests") == str(len(cases))
 
 
@@ -411,7 +415,9 @@ def test_junit_in_file_mode_lists_the_files_passed(tmp_path):
     shutil.copytree(FIXTURES / "vcjob-gpt3", tmp_path / "repo")
     (tmp_path / "repo" / ".git").mkdir()
     result = run_cli("--output-format", "junit", "scripts/env.sh", cwd=tmp_path / "repo")
-    cases = {c.get("classname"): c for c in ET.fromstring(result.stdout).findall("testsuite/testcase")}
+    cases = ET.fromstring(result.stdout).findall("testsuite/testcase")
     # the file passed, and the files of its job with a finding (the job's findings are the report)
-    assert sorted(cases) == ["job.yaml", "scripts/env.sh", "scripts/train_start.sh"]
-    assert [f.get("type") for f in cases["scripts/env.sh"].findall("failure")] == ["RL101"]
+    assert sorted({c.get("classname") for c in cases}) == ["job.yaml", "scripts/env.sh", "scripts/train_start.sh"]
+    assert [f.get("type") for c in cases if c.get("classname") == "scripts/env.sh" for f in c.findall("failure")] == [
+        "RL101"
+    ]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..argv import UsageError
-from ..diagnostics import Diagnostic
+from ..diagnostics import Applicability, Diagnostic
 from ..flow.request import LintResult
 from ..premises import withheld_line
 from ..report import View, renderer, write_report_file
@@ -138,18 +138,23 @@ class Output:
     def statistics(self, diagnostics: list[Diagnostic]) -> None:
         counts: dict[tuple[str, str], list[int]] = {}
         for d in diagnostics:
-            entry = counts.setdefault((d.code, d.name), [0, 0])
+            entry = counts.setdefault((d.code, d.name), [0, 0, 0])
             entry[0] += 1
             entry[1] += 1 if d.fix is not None else 0
+            entry[2] += 1 if d.fix is not None and d.fix.applicability is Applicability.SAFE else 0
         rows = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))
         if self.format == "json":
             table = [
                 {"code": code, "name": name, "count": n, "fixable": fixable > 0, "fixable_count": fixable}
-                for (code, name), (n, fixable) in rows
+                for (code, name), (n, fixable, _safe) in rows
             ]
             self.write(json.dumps(table, indent=2) + "\n")
             return
-        lines = [f"{n:>6}  {code}  {'[*]' if fixable else '   '} {name}\n" for (code, name), (n, fixable) in rows]
+        # as ruff: [*] a safe fix is there for some, [-] only unsafe fixes (--unsafe-fixes)
+        lines = [
+            f"{n:>6}  {code}  {'[*]' if safe else '[-]' if fixable else '   '} {name}\n"
+            for (code, name), (n, fixable, safe) in rows
+        ]
         self.write("".join(lines))
 
 

@@ -1,5 +1,7 @@
-"""JUnit XML for CI test reports: one test case per linted file, one failure per finding that fails
-the run (``--fail-on``); findings below it are listed in the test case's ``system-out``."""
+"""JUnit XML for CI test reports: one failing test case per finding that fails the run (``--fail-on``),
+named by its rule and place and classed by its file, and one passing test case for each linted file
+without such a finding; findings below the threshold are listed in a ``system-out`` of their file's
+first test case. CI dashboards count one failure per test case, so each finding is a case of its own."""
 
 from __future__ import annotations
 
@@ -38,34 +40,39 @@ def render(diagnostics: list[Diagnostic], *, files: Iterable[str], fail_on: str 
         by_path.setdefault(path, [])
     for d in diagnostics:
         by_path.setdefault(d.path, []).append(d)
-    # failed test cases, as JUnit counts
-    failures = sum(1 for found in by_path.values() if any(fails(d.severity, fail_on) for d in found))
-    suites = ET.Element("testsuites", name="recovery-lint", tests=str(len(by_path)), failures=str(failures))
+    failing = {path: [d for d in found if fails(d.severity, fail_on)] for path, found in by_path.items()}
+    failures = sum(len(found) for found in failing.values())
+    tests = sum(len(found) or 1 for found in failing.values())
+    suites = ET.Element("testsuites", name="recovery-lint", tests=str(tests), failures=str(failures))
     suite = ET.SubElement(
         suites,
         "testsuite",
         name="recovery-lint",
-        tests=str(len(by_path)),
+        tests=str(tests),
         failures=str(failures),
         errors="0",
         skipped="0",
     )
     for path in sorted(by_path):
-        case = ET.SubElement(suite, "testcase", classname=_clean(path), name=_clean(path), file=_clean(path))
-        passing = []
-        for d in by_path[path]:
-            if not fails(d.severity, fail_on):
-                passing.append(_text(d))
-                continue
-            failure = ET.SubElement(
-                case,
-                "failure",
-                message=_clean(f"{d.code} {d.headline}"),
-                type=d.code,
+        below = [_text(d) for d in by_path[path] if not fails(d.severity, fail_on)]
+        cases = []
+        for d in failing[path]:
+            s = d.span
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=_clean(path),
+                name=_clean(f"{d.code} {d.name} at {path}:{s.line}:{s.column}"),
+                file=_clean(path),
+                line=str(s.line),
             )
+            failure = ET.SubElement(case, "failure", message=_clean(f"{d.code} {d.headline}"), type=d.code)
             failure.text = _clean(_text(d))
-        if passing:
-            ET.SubElement(case, "system-out").text = _clean("".join(passing))
+            cases.append(case)
+        if not cases:
+            cases.append(ET.SubElement(suite, "testcase", classname=_clean(path), name=_clean(path), file=_clean(path)))
+        if below:
+            ET.SubElement(cases[0], "system-out").text = _clean("".join(below))
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
