@@ -41,6 +41,7 @@ class Config:
     jobs: list[JobSpec] = field(default_factory=list)
     fail_on: str = "warning"
     ranktable_host_root: str | None = None  # Ascend Operator's rank-table directory on the hosts, when configured
+    documentation_url: str | None = None  # where docs/rules.md is published (SARIF helpUri, informationUri)
     target: dict[str, object] = field(default_factory=dict)  # platform, nodes, mindcluster (see premises.py)
     raw: dict[str, object] = field(default_factory=dict)
 
@@ -286,6 +287,7 @@ def config_from_dict(section: dict, path: Path | None) -> Config:
         jobs=jobs,
         fail_on=section.get("fail-on", "warning"),
         ranktable_host_root=section.get("ranktable-host-root"),
+        documentation_url=section.get("documentation-url"),
         target=dict(section.get("target", {})),
         raw=section,
     )

@@ -14,12 +14,18 @@ def rule_anchor(rule) -> str:
     return f"{rule.code.lower()}-{rule.name}"
 
 
-def rule_url(rule) -> str | None:
-    """The stable address of a rule's section in docs/rules.md: under the ``Documentation`` project
-    URL the installed distribution declares, else in the checkout this package runs from (an
-    editable install, pre-commit's clone of the repository); None when neither is there."""
-    base = _documentation_base()
+def rule_url(rule, configured: str | None = None) -> str | None:
+    """The stable address of a rule's section in docs/rules.md: under the configuration's
+    ``documentation-url``, else the ``Documentation`` project URL the installed distribution
+    declares, else in the checkout this package runs from (an editable install, pre-commit's clone
+    of the repository); None when none is there."""
+    base = documentation_base(configured)
     return f"{base}#{rule_anchor(rule)}" if base else None
+
+
+def documentation_base(configured: str | None = None) -> str | None:
+    """The address of docs/rules.md itself (see ``rule_url``)."""
+    return configured.split("#", 1)[0] if configured else _documentation_base()
 
 
 @functools.cache

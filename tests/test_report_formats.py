@@ -103,7 +103,8 @@ def test_sarif_rules_carry_their_documentation_and_the_address_of_their_section(
     run = sarif_of("fixtures/vcjob-gpt3")["runs"][0]
     driver = run["tool"]["driver"]
     assert driver["name"] == "recovery-lint" and driver["version"]
-    assert "informationUri" not in driver  # the project has no public address (optional in SARIF)
+    # no documentation-url configured: the rule pages of the checkout this runs from
+    assert driver["informationUri"] == (ROOT / "docs" / "rules.md").as_uri()
     from recovery_lint.registry import all_rules
 
     registry = all_rules()
@@ -118,6 +119,24 @@ def test_sarif_rules_carry_their_documentation_and_the_address_of_their_section(
         assert "```" not in rule["help"]["text"]
         assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")
         assert registry[rule["id"]].phase in rule["properties"]["tags"]
+
+
+def test_sarif_links_the_configured_documentation_url(tmp_path):
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.recovery-lint]\ndocumentation-url = "https://docs.example.com/rl/rules.md"\n',
+            "train.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\n",
+            "requirements.txt": "torch==2.1.0\ntorch-npu==2.1.0.post10\n",
+        },
+    )
+    doc = sarif_of(".", cwd=tmp_path)
+    validate_sarif(doc)
+    driver = doc["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == "https://docs.example.com/rl/rules.md"
+    assert {r["id"]: r["helpUri"] for r in driver["rules"]}["RL101"] == (
+        "https://docs.example.com/rl/rules.md#rl101-watchdog-disabled"
+    )
 
 
 def test_sarif_fingerprints_survive_line_shifts_and_the_working_directory(tmp_path):

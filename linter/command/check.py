@@ -49,6 +49,7 @@ class Check:
             return show_files(request)
         request.cache = self._cache(config, rules, scope)
         out = Output(self._output_options(), fail_on)
+        out.documentation_url = config.documentation_url
         out.report_only = request.report_only
         out.stdin = scope.stdin is not None
         out.check_options()

@@ -43,6 +43,7 @@ class Output:
         self.report_only: set[str] | None = None
         self.stdin = False  # standard input is always something to lint
         self.fail_on = fail_on  # what fails the run: the machine formats mark only that as a failure
+        self.documentation_url: str | None = None  # the configuration's, for the formats that link rule pages
         self.color = not self.to_file and colour(options.no_color, stdout_tty)  # a report file holds no escapes
         self._chunks: list[str] = []
 
@@ -95,6 +96,7 @@ class Output:
             width=max(100, terminal_width()),
             warnings=result.warnings,
             internal_errors=result.internal_errors,
+            documentation_url=self.documentation_url,
         )
 
     def _scorecard(self, diagnostics: list[Diagnostic], result: LintResult, section: bool = False) -> None:

@@ -31,6 +31,7 @@ class View:
     width: int
     warnings: list[str]
     internal_errors: list[str]
+    documentation_url: str | None = None  # the configured address of docs/rules.md, when given
 
 
 def renderer(name: str) -> ModuleType:

@@ -66,12 +66,12 @@ def _plain(markdown: str) -> str:
     return "\n".join(lines).strip() + "\n"
 
 
-def rule_descriptor(rule) -> dict[str, object]:
+def rule_descriptor(rule, documentation_url: str | None = None) -> dict[str, object]:
     from ..docs import rule_url
     from ..rule import PHASE_TITLES
 
     doc = rule.documentation()
-    url = rule_url(rule)
+    url = rule_url(rule, documentation_url)
     return {
         "id": rule.code,
         "name": rule.name,
@@ -124,9 +124,13 @@ def build(
     warnings: Iterable[str] = (),
     internal_errors: Iterable[str] = (),
     fail_on: str = "warning",
+    documentation_url: str | None = None,
 ) -> dict[str, object]:
     from ..adopt import fingerprint as finding_fingerprint
+    from ..docs import documentation_base
     from ..registry import all_rules
+
+    information = documentation_base(documentation_url)
 
     cwd = Path(cwd)
     root = root or repository_root(cwd)
@@ -189,7 +193,8 @@ def build(
                 "name": "recovery-lint",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "rules": [rule_descriptor(r) for r in rules],
+                **({"informationUri": information} if information else {}),
+                "rules": [rule_descriptor(r, documentation_url) for r in rules],
             }
         },
         "invocations": [invocation],
@@ -218,4 +223,5 @@ def document(view) -> str:
         warnings=view.warnings,
         internal_errors=view.internal_errors,
         fail_on=view.fail_on,
+        documentation_url=view.documentation_url,
     )
