@@ -211,13 +211,27 @@ def validate(section: dict, where: str) -> None:
         err = errors[0]
         key = _key_name(err.absolute_path) or "(top level)"
         if err.validator == "additionalProperties":
-            extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+            known = list(err.schema.get("properties", {}))
+            extra = sorted(set(err.instance) - set(known))
             key = _key_name([*err.absolute_path, extra[0]]) if extra else key
-            raise ConfigError(f"{where}: unknown key '{key}'")
+            close = _closest(extra[0], known) if extra else None
+            hint = f"; did you mean '{_key_name([*err.absolute_path, close])}'?" if close else ""
+            raise ConfigError(f"{where}: unknown key '{key}'{hint}")
         if err.validator == "required":
             missing = re.search(r"'([^']+)' is a required property", err.message)
             raise ConfigError(f"{where}: '{key}' needs the key '{missing.group(1) if missing else err.message}'")
         raise ConfigError(f"{where}: invalid value for '{key}': {_expected(err)}")
+
+
+def _closest(key: str, known: list[str]) -> str | None:
+    """The known key an unknown one most likely meant (``fail_on``: ``fail-on``; ``platfrom``:
+    ``platform``), or None."""
+    import difflib
+
+    spelled = {k.replace("-", "_"): k for k in known}
+    return spelled.get(key.replace("-", "_")) or next(
+        iter(difflib.get_close_matches(key, known, n=1, cutoff=0.75)), None
+    )
 
 
 def _key_name(path) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from .conftest import run_cli
 
 TORCHRUN_SCRIPT = (
@@ -181,8 +183,23 @@ def test_configuration_errors_name_the_line_of_the_key(tmp_path):
     result = run_cli(".", cwd=tmp_path)
     assert (result.returncode, result.stderr) == (
         2,
-        "recovery-lint: configuration error: .recovery-lint.toml:3: unknown key 'selct'\n",
+        "recovery-lint: configuration error: .recovery-lint.toml:3: unknown key 'selct'; did you mean 'select'?\n",
     )
+
+
+@pytest.mark.parametrize(
+    ("toml", "said"),
+    [
+        ('fail_on = "error"\n', "unknown key 'fail_on'; did you mean 'fail-on'?"),
+        ('[target]\nplatfrom = "ascend-910b"\n', "unknown key 'target.platfrom'; did you mean 'target.platform'?"),
+        ('[versions]\ntorch_npu = "2.1.0"\n', "unknown key 'versions.torch_npu'; did you mean 'versions.torch-npu'?"),
+        ("colour = 1\n", "unknown key 'colour'\n"),
+    ],
+)
+def test_an_unknown_key_suggests_the_one_it_most_likely_meant(tmp_path, toml, said):
+    write(tmp_path, {".recovery-lint.toml": toml, "train.sh": TORCHRUN_SCRIPT})
+    result = run_cli(".", cwd=tmp_path)
+    assert result.returncode == 2 and said in result.stderr, result.stderr
 
 
 # -- --diff ----------------------------------------------------------------------------------------------------
