@@ -66,6 +66,14 @@ ARG CANN_VERSION=8.0           # RL602: a CANN release looks like 8.0.RC2 or 8.0
                 expect=("Dockerfile:2:18", "Dockerfile:3:41"),
             ),
             Case(
+                title="an ARG default that is no version at all; a variable is not a version",
+                files={
+                    "Dockerfile": "FROM x\nARG TORCH_NPU_VERSION=banana\nARG TORCH_VERSION=${BASE_TORCH}\n"
+                    "ENV CANN_VERSION 8.0.RC2\n# TORCH_VERSION is set above\n",
+                },
+                expect=("Dockerfile:2:23",),
+            ),
+            Case(
                 title="in a pin file that no job reads, and in pyproject.toml",
                 files={
                     "images/requirements.txt": "torch==2.one\n",

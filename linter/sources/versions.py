@@ -39,9 +39,11 @@ CANN_PACKAGE = LazyPattern(
     r"Ascend-cann-(?:toolkit|kernels[-_][A-Za-z0-9]+|nnae|nnal)_(?P<version>[0-9][A-Za-z0-9.]*?)_linux"
 )
 MINDCLUSTER_PACKAGE = LazyPattern(r"Ascend-mindxdl-[a-z-]+_(?P<version>[0-9][A-Za-z0-9.]*?)_linux")
+# NAME=VALUE (an ARG or ENV default: any word, so that one no version reads is reported, RL602) or
+# NAME VALUE (the ENV form: a version-like word only, not the prose of a comment or an echo)
 ENV_VERSION = LazyPattern(
     r"\b(?P<name>CANN_VERSION|TORCH_NPU_VERSION|TORCH_VERSION|MINDIO_VERSION|MINDCLUSTER_VERSION)"
-    r"\s*[= ]\s*[\"']?(?P<version>[0-9][A-Za-z0-9._+]*)"
+    r"(?:\s*=\s*[\"']?(?P<version>[A-Za-z0-9][A-Za-z0-9._+-]*)|\s+[\"']?(?P<spaced>[0-9][A-Za-z0-9._+]*))"
 )
 ENV_COMPONENTS = {
     "CANN_VERSION": "cann",
@@ -205,14 +207,15 @@ def _artifacts(result: PinFile, src: SourceText, base: int, code: str) -> None:
                 (base + m.start(), base + m.end()),
             )
     for m in ENV_VERSION.finditer(code):
+        group = "version" if m.group("version") is not None else "spaced"
         _add(
             result,
             src,
             ENV_COMPONENTS[m.group("name")],
-            m.group("version"),
+            m.group(group),
             "==",
-            base + m.start("version"),
-            base + m.end("version"),
+            base + m.start(group),
+            base + m.end(group),
             (base + m.start(), base + m.end()),
         )
 
