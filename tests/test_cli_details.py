@@ -599,3 +599,21 @@ def test_a_declared_version_outside_the_tables_asks_for_no_key(tmp_path):
     assert result.returncode == 0, result.stdout
     assert "release unknown for 1 job (RL101; a declared version is outside recovery-lint's tables" in result.stdout
     assert "declare versions.torch-npu" not in result.stdout
+
+
+def test_a_quoted_script_path_with_a_space_is_linked_to_its_manifest(tmp_path):
+    (tmp_path / ".git").mkdir()
+    write(
+        tmp_path,
+        {
+            "job.yaml": "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: g\n  labels:\n"
+            '    fault-scheduling: "grace"\nspec:\n  tasks:\n  - name: t\n    replicas: 2\n    template:\n'
+            "      spec:\n        containers:\n        - name: c\n"
+            '          command: ["bash", "-c", "bash \'scripts/train start.sh\'"]\n',
+            "scripts/train start.sh": "torchrun --nnodes 2 --nproc_per_node 8 train.py\n",
+            "requirements.txt": PINS,
+        },
+    )
+    for named in (".", "scripts/train start.sh", "job.yaml"):
+        result = run_cli("--output-format", "concise", "--select", "RL103", named, cwd=tmp_path)
+        assert "scripts/train start.sh:1:1: RL103" in result.stdout, (named, result.stdout)

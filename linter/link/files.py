@@ -220,7 +220,13 @@ class FileIndex:
         return self._resolved[key]
 
     def _resolve(self, reference: str, near: str, kind: str, cwd: str | None) -> ParsedFile | None:
-        found = script_path_at_end(reference.strip("\"'"))
+        path = reference.strip("\"'")
+        if " " in path and path.endswith((".sh", ".bash", ".py")):
+            # one quoted word naming a file whose name holds a space ('scripts/train start.sh')
+            whole = self._lookup(posixpath.normpath(path), near, kind, cwd)
+            if whole is not None:
+                return whole
+        found = script_path_at_end(path)
         if found is None:
             return None
         return self._lookup(posixpath.normpath(found), near, kind, cwd)
