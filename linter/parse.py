@@ -12,6 +12,7 @@ from .lazyre import LazyPattern
 from .span import SourceText, Span
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
+HEAD_BYTES = 64 * 1024  # what is kept of a larger file, to tell what it is for
 
 
 # what a file issue is: the file could not be read or parsed; it is a template, not checked; it is a
@@ -47,9 +48,12 @@ class ParsedFile:
 def decode(path: str, data: bytes, kind: str = "") -> tuple[SourceText | None, FileIssue | None]:
     """The file's text, or why it is not linted. A shell script may hold bytes that are not UTF-8
     (bash reads bytes: a GBK comment is fine); they are kept as U+DC80..U+DCFF (``span.to_bytes``)."""
-    if b"\x00" in data[:8192]:
-        empty = SourceText(path, "")
-        return None, FileIssue(empty.span(0), "binary file (contains NUL bytes); not linted")
+    nul = data.find(b"\x00", 0, 8192)
+    if nul >= 0:
+        # the text around the NULs is kept (not linted): a folder run still sees what the file is for
+        kept = SourceText(path, data.decode("utf-8", "replace").replace("\x00", "\ufffd"))
+        at = len(data[:nul].decode("utf-8", "replace"))
+        return None, FileIssue(kept.span(at, at + 1), "binary file (contains NUL bytes); not linted")
     try:
         return SourceText(path, data.decode("utf-8")), None
     except UnicodeDecodeError as exc:
@@ -112,18 +116,19 @@ def read_and_parse(path: str, abs_path: str, kind: str, text: str | None = None)
             empty = SourceText(path, "")
             return ParsedFile(path, kind, empty, None, [FileIssue(empty.span(0), f"cannot read: {exc.strerror}")])
         if len(data) > MAX_FILE_BYTES:
-            empty = SourceText(path, "")
+            # its head is kept (not linted): a folder run still sees what the file is for
+            head = SourceText(path, data[:HEAD_BYTES].decode("utf-8", "replace").replace("\x00", "\ufffd"))
             return ParsedFile(
                 path,
                 kind,
-                empty,
+                head,
                 None,
-                [FileIssue(empty.span(0), f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; not linted")],
+                [FileIssue(head.span(0), f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; not linted")],
             )
         source, problem = decode(path, data, kind)
         if source is None:
             assert problem is not None
-            return ParsedFile(path, kind, problem.span.source, None, [problem], kind not in SHELL_KINDS)
+            return ParsedFile(path, kind, problem.span.source, None, [problem], kind != MAYBE_SHELL)
     else:
         source = SourceText(path, text)
     return parse_guarded(source, kind)

@@ -138,6 +138,16 @@ ROWS = [
         ("job.yaml:", "RL900 error: document nested too deeply"),
     ),
     Row(
+        "launch-script-with-a-NUL-byte",  # a folder run sees it is a launch script, as naming it does
+        {"train.sh": b"#!/bin/bash\ntorchrun --nproc_per_node 8 \x00 train.py\n"},
+        ("train.sh:2:29: RL900 error: binary file (contains NUL bytes); not linted",),
+    ),
+    Row(
+        "launch-script-over-10-MB",
+        {"train.sh": "#!/bin/bash\ntorchrun --nproc_per_node 8 train.py\n" + "#" * (11 * 1024 * 1024) + "\n"},
+        ("train.sh:1:1: RL900 error: larger than 10 MiB; not linted",),
+    ),
+    Row(
         "file-of-50-MB",
         {"big.yaml": "apiVersion: v1\nkind: ConfigMap\ndata:\n" + "  k: " + "x" * (50 * 1024 * 1024) + "\n"},
         ("big.yaml:1:1: RL900 error: larger than 10 MiB; not linted",),
@@ -152,7 +162,7 @@ ROWS = [
     Row(
         "binary-file",
         {"job.yaml": b"\x7fELF\x02\x01\x01\x00\x00\x00apiVersion: v1\n"},
-        ("job.yaml:1:1: RL900 error: binary file (contains NUL bytes); not linted",),
+        ("job.yaml:1:8: RL900 error: binary file (contains NUL bytes); not linted",),  # at the first NUL
     ),
     Row(
         "invalid-utf8",
@@ -176,7 +186,7 @@ ROWS = [
     Row(
         "utf16-manifest",
         {"job.yaml": "apiVersion: v1\nkind: Job\n".encode("utf-16")},
-        ("job.yaml:1:1: RL900 error: binary file",),
+        ("job.yaml:1:4: RL900 error: binary file",),  # the first NUL, after the BOM and 'a'
     ),
     Row(
         "control-character",
