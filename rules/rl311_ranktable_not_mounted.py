@@ -209,16 +209,6 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
                 fixed={"job.yaml": _job(_RT_MOUNT.format(path=_SAMPLE_FORM), _RT_VOLUME)},
             ),
             Case(
-                title="the volume mounted by no container, the table's path in a sourced script that is not there: no fix",
-                files={
-                    "job.yaml": _job(volume=_RT_VOLUME),
-                    "train.sh": "#!/bin/bash\nsource ./rank_table.sh\ntorchrun --nnodes=2 train.py\n",
-                },
-                expect=("job.yaml:25:19", "job.yaml:44:19"),
-                unsafe=True,
-                fixed={"job.yaml": _job(volume=_RT_VOLUME)},
-            ),
-            Case(
                 title="a Volcano Job whose container env points at an unmounted directory: no fix",
                 files={"job.yaml": _VCJOB},
                 expect=("job.yaml:15:13",),
@@ -338,9 +328,7 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
         launches = pytorch_launches(job) if src and exports else []
         for c in pod.containers if src and exports else []:
             launch = launch_of(job, c)
-            if launch is not None and table_env(launch) is None and launch.launch_may_set(ENV):
-                edits.append(None)  # a script the start-up sources, not read, may export another path: no fix
-            elif launch is not None and table_env(launch) is None:
+            if launch is not None and table_env(launch) is None:
                 value = table_file(mount_at[id(c)])
                 own = [(o, cmd) for o, cmd in launches if o is launch]
                 for owner, cmd in own:
