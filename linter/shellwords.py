@@ -207,18 +207,6 @@ def expand(text: str, values: Lookup) -> str | None:
     return out
 
 
-def known_tail(text: str, values: Lookup) -> str:
-    """What ``text`` ends with after its last expansion whose value is not known, expanded
-    (``${app_url}${boot_file}`` with only ``boot_file`` known gives its value): '' when nothing."""
-    body = _strip_quotes(text)
-    start = 0
-    for match in _VAR.finditer(body):
-        name = match.group("braced") or match.group("plain")
-        if values.get(name) is None and match.group("default") is None:
-            start = match.end()
-    return expand(body[start:], values) or ""
-
-
 _CONTINUATION = LazyPattern(r"(?<!\\)((?:\\\\)*)\\\n")  # an unescaped backslash, then a line break
 
 

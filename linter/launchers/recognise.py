@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from ..lazyre import LazyPattern
-from ..shellwords import Lookup, known_tail, word_value
+from ..shellwords import Lookup, word_value
 from ..sources.shell import Word
 from .table import LAUNCHERS, PYTHON_ROW, RAY, Launcher
 
@@ -62,7 +62,7 @@ def _python(words: list[Word], values: Lookup) -> Recognised | None:
             return _module(word_value(words[i + 1], values) or "", words, i + 1, values)
         if value.startswith("-m") and len(value) > 2:
             return _module(value[2:], words, i, values)
-        if value.endswith(".py") or known_tail(word.text, values).endswith(".py"):
+        if value.endswith(".py"):
             return Recognised(PYTHON_ROW, (0, 1))  # an interpreter running a file
         if value == "-c" or not value.startswith("-"):
             return None
