@@ -12,7 +12,6 @@ from ._common import insert_env_before, pytorch_launches, set_env_value
 from ._examples import PYTORCH_VCJOB as _VCJOB
 from ._versions import facts_of
 
-
 VAR = "RESUME_MODE_ENABLE"
 RESUMABLE = ("job", "pod", "process")
 _LEADING_INT = LazyPattern(r"\s*[+-]?(\d+)")
