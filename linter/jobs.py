@@ -128,18 +128,19 @@ class Launch:
 
     def launch_may_set(self, name: str) -> bool:
         """The same, for the environment ``launch_env`` gives."""
-        for cmd in self.commands:
-            if cmd.judged and (cmd.is_torch_launcher or cmd.launcher == "python"):
-                return cmd.may_set(name)
-        return self.may_set(name)
+        cmd = self.training_command
+        return cmd.may_set(name) if cmd is not None else self.may_set(name)
+
+    @property
+    def training_command(self) -> LaunchCommand | None:
+        """The (first) training launcher of the start-up."""
+        return next((c for c in self.commands if c.judged and (c.is_torch_launcher or c.launcher == "python")), None)
 
     @property
     def launch_env(self) -> dict[str, EnvValue]:
         """The environment of the (first) training launcher, else of the end of start-up."""
-        for cmd in self.commands:
-            if cmd.judged and (cmd.is_torch_launcher or cmd.launcher == "python"):
-                return cmd.env
-        return self.env
+        cmd = self.training_command
+        return cmd.env if cmd is not None else self.env
 
     @property
     def torch_commands(self) -> list[LaunchCommand]:

@@ -596,10 +596,8 @@ def pytorch(job: Job) -> Answer:
 def without_mindio_tft(job: Job) -> Answer:
     if job.context.recovery == "process":
         return Answer(FAILED, "process-level recovery, which runs MindIO TFT")
-    doc = job.manifest
-    hot = doc.label("subHealthyStrategy") if doc is not None and doc.is_ascendjob else None
-    if hot is not None and hot.value == "hotSwitch":
-        # Ascend Operator sets HIGH_AVAILABILITY=recover on the containers (env.go addSubHealthyEnv)
+    hot = job.manifest.hot_switch if job.manifest is not None else None
+    if hot is not None:
         return Answer(FAILED, f"{_at(hot.span)} subHealthyStrategy: hotSwitch, which runs MindIO TFT")
     for entry in job.entries:
         if entry.imports_module("mindio_ttp"):

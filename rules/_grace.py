@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from recovery_lint.diagnostics import Fix, unsafe_fix
+from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
 from recovery_lint.sources.manifest import ManifestDoc
+from recovery_lint.sources.yamlnodes import YScalar
+from recovery_lint.span import SourceText
 
 GRACE_OVER_TIME_MAX = 3600  # the largest grace-over-time the Volcano plugin accepts (plugin/const.go)
 DEFAULT_GRACE_OVER_TIME = 900  # when the plugin's configuration leaves it out
@@ -33,3 +37,12 @@ def period_unfit_for_grace(job: Job, doc: ManifestDoc) -> str:
             )
             return f"terminationGracePeriodSeconds {seconds} is not below {bound} s ({said})"
     return ""
+
+
+def grace_instead(job: Job, doc: ManifestDoc, src: SourceText, fault: YScalar) -> tuple[Fix | None, str]:
+    """The unsafe fix that turns fault-scheduling "force" into "grace", and '' ; or no fix and the
+    message tail saying why (a Pod's grace period would not fit under grace: RL210's)."""
+    unfit = period_unfit_for_grace(job, doc)
+    if unfit:
+        return None, f". No fix: {unfit}"
+    return unsafe_fix('Set fault-scheduling to "grace"', replace_scalar(src, fault, "grace")), ""

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from recovery_lint.diagnostics import Severity, safe_fix, unsafe_fix
-from recovery_lint.edits import replace_scalar
 from recovery_lint.jobs import Job
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.manifest import Container, ManifestDoc, PodSpec
@@ -13,9 +12,8 @@ from recovery_lint.sources.yamlnodes import YScalar
 from recovery_lint.span import SourceText
 
 from ._common import env_entries, manifest_source
-from ._grace import period_unfit_for_grace
+from ._grace import grace_instead
 from ._podlevel import has_taskd_port, taskd_port_edits
-from ._watchdog import HOT_SWITCH, HOT_SWITCH_LABEL
 
 # the strategies for which both the YAML reference and the configuration guide ask for fault-retry-times
 NEEDS_RETRY_BUDGET = ("recover", "elastic-training")
@@ -251,8 +249,7 @@ how many retries the job gets is the user's choice.
         if doc is None or src is None or not doc.is_ascendjob:
             return
         strategy = doc.recover_strategy
-        hot = doc.label(HOT_SWITCH_LABEL)
-        hot = hot if hot is not None and hot.value == HOT_SWITCH else None
+        hot = doc.hot_switch
         training = doc.main_containers()
         if (strategy is None and hot is None) or not training:
             return
@@ -273,15 +270,13 @@ how many retries the job gets is the user's choice.
             )
         fault = doc.label("fault-scheduling")
         if fault is not None and fault.value == "force":
-            # under grace the Pods' grace period takes effect: one that does not fit would be RL210's
-            unfit = period_unfit_for_grace(job, doc)
+            fix, tail = grace_instead(job, doc, src, fault)
             yield self.report(
                 fault.span,
                 'fault-scheduling "force" with process-level recovery: the YAML reference asks for "grace" for '
                 "process-level rescheduling and online recovery (the faulty Pod is deleted gracefully), while the "
-                "configuration guide's example allows either and the official samples use force"
-                + (f". No fix: {unfit}" if unfit else ""),
-                None if unfit else unsafe_fix('Set fault-scheduling to "grace"', replace_scalar(src, fault, "grace")),
+                "configuration guide's example allows either and the official samples use force" + tail,
+                fix,
                 related=[(strategy.span, "process-level recovery is asked for here")],
                 severity=Severity.INFO,
             )

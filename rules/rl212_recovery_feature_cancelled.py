@@ -200,18 +200,10 @@ def _tft(job: Job, cmd: LaunchCommand, words) -> tuple[Span | None, str] | None:
     strategy = _recover_strategy(job)
     if strategy is not None and job.context.framework == "pytorch":
         return None, f"the HIGH_AVAILABILITY Ascend Operator sets for recover-strategy {strategy.value}"
-    hot = _hot_switch(job)
+    hot = job.manifest.hot_switch if job.manifest is not None else None
     if hot is not None and job.context.framework == "pytorch":
         return hot.span, f"the HIGH_AVAILABILITY=recover Ascend Operator sets for {HOT_SWITCH_LABEL}: {HOT_SWITCH}"
     return None
-
-
-def _hot_switch(job: Job):
-    """The AscendJob's ``subHealthyStrategy: hotSwitch`` label (Ascend Operator then sets
-    HIGH_AVAILABILITY=recover: env.go addSubHealthyEnv)."""
-    doc = job.manifest
-    hot = doc.label(HOT_SWITCH_LABEL) if doc is not None and doc.is_ascendjob else None
-    return hot if hot is not None and hot.value == HOT_SWITCH else None
 
 
 def _online_recovery(job: Job, cmd: LaunchCommand, words) -> str:

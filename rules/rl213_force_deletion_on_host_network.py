@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from recovery_lint.diagnostics import Severity, unsafe_fix
-from recovery_lint.edits import replace_scalar
+from recovery_lint.diagnostics import Severity
 from recovery_lint.jobs import Job
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 
 from ._common import manifest_source
-from ._grace import period_unfit_for_grace
+from ._grace import grace_instead
 
 _ACJOB = """\
 apiVersion: mindxdl.gitee.com/v1
@@ -129,12 +128,12 @@ scheduler's grace-over-time: 900 s unless `target.grace-over-time` says more).
         hosts = [pod.host_network for pod in doc.pods if pod.host_network is not None]
         if not hosts:
             return
-        unfit = period_unfit_for_grace(job, doc)
+        fix, tail = grace_instead(job, doc, src, fault)
         yield self.report(
             fault.span,
             'fault-scheduling "force" while the Pods use the host network, which the fault-handling guide rules out: '
             "a replacement Pod can find the node's ports still held by the one force-deleted, and the rescheduling "
-            "fails and repeats" + (f". No fix: {unfit}" if unfit else ""),
-            None if unfit else unsafe_fix('Set fault-scheduling to "grace"', replace_scalar(src, fault, "grace")),
+            "fails and repeats" + tail,
+            fix,
             related=[(hosts[0].span, "the host network")],
         )

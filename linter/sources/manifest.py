@@ -202,6 +202,14 @@ class ManifestDoc:
         node = self.annotations.get(key) if self.annotations else None
         return node if isinstance(node, YScalar) else None
 
+    @property
+    def hot_switch(self) -> YScalar | None:
+        """The ``subHealthyStrategy: hotSwitch`` label of an AscendJob (the only workload the docs
+        support hot switch on; Ascend Operator then sets HIGH_AVAILABILITY=recover, env.go
+        addSubHealthyEnv), or None."""
+        label = self.label("subHealthyStrategy") if self.is_ascendjob else None
+        return label if label is not None and label.value == "hotSwitch" else None
+
     def scheduling_annotation(self, key: str) -> YScalar | None:
         """An annotation the Volcano plugin reads from the job or from its Pods (it copies these onto
         the PodGroup: ascend-for-volcano plugin/type.go annotationKeysForPodGroup): the job's own,
