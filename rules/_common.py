@@ -12,7 +12,7 @@ from recovery_lint.edits import (
 )
 from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
 from recovery_lint.sources.manifest import Container, ManifestDoc
-from recovery_lint.sources.shell import ShellScript
+from recovery_lint.sources.shell import ShellScript, Word
 from recovery_lint.span import SourceText
 
 
@@ -122,3 +122,12 @@ def pytorch_launches(job: Job) -> list[tuple[Launch, LaunchCommand]]:
             ):
                 out.append((launch, cmd))
     return out
+
+
+def written_in_command(cmd: LaunchCommand, word: Word) -> bool:
+    """Whether the word is written in the launch command itself (not split out of a variable, whose
+    words all point at the variable), so that an edit of its span edits that word alone."""
+    span = cmd.command.span
+    if not (cmd.exact and word.span.path == span.path and span.start <= word.span.start < span.end):
+        return False
+    return sum(1 for w in cmd.words if (w.span.start, w.span.end) == (word.span.start, word.span.end)) == 1

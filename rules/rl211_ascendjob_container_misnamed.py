@@ -52,7 +52,7 @@ class AscendJobContainerMisnamed(Rule):
     name = "ascendjob-container-misnamed"
     phase = "rescheduling"
     severity = Severity.WARNING
-    fix_availability = "always"
+    fix_availability = "sometimes"
     summary = "An AscendJob Pod has no container named ascend: Ascend Operator sets none of the job's environment"
     what = """
 A Pod template of an AscendJob none of whose containers is named `ascend`. Ascend Operator writes
@@ -85,7 +85,8 @@ Use instead:
     fix = """
 Unsafe: renames the container to `ascend`. The operator then adds its variables to the
 container's `env`, and where the container sets one of them itself (`MASTER_PORT`, say) the
-operator's entry comes last and wins: review the container's `env` after the fix.
+operator's entry comes last and wins: review the container's `env` after the fix. No fix for a
+container without a name (there is no scalar to rewrite).
 """
     sources = (
         "MindCluster docs: 06_api/15_yaml_configuration.md, spec.replicaSpecs.[ReplicaType].template.spec.containers.name "

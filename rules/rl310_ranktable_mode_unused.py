@@ -95,7 +95,7 @@ class RankTableModeUnused(Rule):
     name = "ranktable-mode-unused"
     phase = "comm-init"
     severity = Severity.INFO
-    fix_availability = "always"
+    fix_availability = "sometimes"
     summary = "A multi-node PyTorch AscendJob negotiates HCCL links instead of reading a rank table"
     what = """
 A PyTorch AscendJob whose replica specs add up to more than one Pod (multi-node) and that uses no

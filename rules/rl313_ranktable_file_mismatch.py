@@ -79,7 +79,7 @@ class RankTableFileMismatch(Rule):
     name = "ranktable-file-mismatch"
     phase = "comm-init"
     severity = Severity.ERROR
-    fix_availability = "always"
+    fix_availability = "sometimes"
     summary = "RANK_TABLE_FILE is not <mountPath of the ranktable volume>/hccl.json"
     what = """
 A PyTorch container of a workload whose rank table Ascend Operator writes (an AscendJob, or a

@@ -9,7 +9,7 @@ from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.shellwords import PURE_VARIABLE
 from recovery_lint.sources.shell import Word
 
-from ._common import pytorch_launches
+from ._common import pytorch_launches, written_in_command
 from ._examples import PYTORCH_VCJOB as _VCJOB
 
 SAVE = "--save"
@@ -139,7 +139,7 @@ job meant to start afresh on every run.
                 continue
             word = arguments[save]
             yield self.report(
-                word.span if _in_command(cmd, word) else cmd.command.span,
+                word.span if written_in_command(cmd, word) else cmd.command.span,
                 f"{SAVE} without --load in a job the cluster reschedules: --load is the switch of training-process "
                 "recovery, so after a fault the training starts again from its first iteration",
                 _fix(cmd, arguments, save),
@@ -159,15 +159,6 @@ def _arguments(cmd: LaunchCommand) -> list[Word] | None:
     return after
 
 
-def _in_command(cmd: LaunchCommand, word: Word) -> bool:
-    """Whether the word is written in the launch command itself (not split out of a variable, whose
-    words all point at the variable)."""
-    span = cmd.command.span
-    if not (cmd.exact and word.span.path == span.path and span.start <= word.span.start < span.end):
-        return False
-    return sum(1 for w in cmd.words if (w.span.start, w.span.end) == (word.span.start, word.span.end)) == 1
-
-
 def _fix(cmd: LaunchCommand, arguments: list[Word], save: int):
     """``--load VALUE`` after the ``--save VALUE`` written in the command itself."""
     word = arguments[save]
@@ -178,7 +169,7 @@ def _fix(cmd: LaunchCommand, arguments: list[Word], save: int):
         value_word = arguments[save + 1]
     else:
         return None
-    if not (_in_command(cmd, word) and _in_command(cmd, value_word)):
+    if not (written_in_command(cmd, word) and written_in_command(cmd, value_word)):
         return None
     written = src.text[value_word.span.start : value_word.span.end]
     value = written.split("=", 1)[1] if value_word is word else written

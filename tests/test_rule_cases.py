@@ -41,3 +41,6 @@ def test_rule_is_documented_and_exemplified(rule):
     assert any(not c.expect for c in rule.cases), f"{rule.code} has no example that must stay silent"
     if rule.fix_availability != "none":
         assert any(c.fixed for c in rule.cases), f"{rule.code} has a fix but no expected fixed text"
+    if rule.fix_availability == "always":
+        # "Fix: always" on the page is a promise; a documented exception makes it "sometimes".
+        assert "no fix" not in rule.fix.lower(), f"{rule.code} says Fix: always but documents when there is none"
