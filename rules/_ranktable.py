@@ -219,6 +219,15 @@ WAIT_FOR_TABLE = (
 )
 
 
+COMPLETED = "completed"  # the table's "status" once Ascend Operator has written every Pod in
+
+
+def waits_for_table(launch: Launch) -> bool:
+    """Whether the launch's start-up scripts wait for the table (a start-up that mentions
+    ``completed`` anywhere is taken to)."""
+    return any(COMPLETED in script.source.text for script in launch.scripts)
+
+
 def rank_table_lines(cmd, value: str) -> list[str]:
     """What turns RankTable mode on for a launch in a script: RANK_TABLE_FILE, a connect timeout of at
     least 300 s where none, or a shorter one, is set (torch_npu warns below it with a rank table), and a wait until

@@ -6,17 +6,19 @@ import posixpath
 import re
 
 from recovery_lint.diagnostics import Edit, Severity, unsafe_fix
-from recovery_lint.jobs import EnvValue, Job
+from recovery_lint.edits import insert_lines_before
+from recovery_lint.jobs import EnvValue, Job, Launch, LaunchCommand
 from recovery_lint.knowledge.features import feature_support
 from recovery_lint.lazyre import LazyPattern
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.manifest import Container, PodSpec
 
-from ._common import container_env_entry, insert_env_before, manifest_source, pytorch_launches
+from ._common import container_env_entry, manifest_source, pytorch_launches
 from ._ranktable import (
     DEFAULT_MOUNT,
     ENV,
     VOLUME,
+    WAIT_FOR_TABLE,
     covers,
     env_key,
     launch_of,
@@ -30,6 +32,7 @@ from ._ranktable import (
     table_file,
     unique,
     volume_edit,
+    waits_for_table,
     without_table,
 )
 from ._versions import facts_of
@@ -332,7 +335,7 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
                 value = table_file(mount_at[id(c)])
                 own = [(o, cmd) for o, cmd in launches if o is launch]
                 for owner, cmd in own:
-                    edits += insert_env_before(job, owner, cmd, ENV, value) or [None]
+                    edits.append(_export_and_wait(owner, cmd, value))
                     edits += _sharers_mount(job, src, pod, volume, cmd, mount_at[id(c)])
                 if not own:
                     edits.append(container_env_entry(job, c, ENV, value))
@@ -390,6 +393,16 @@ SYSTEM_DIRECTORIES = frozenset(
 )
 # a command that writes a file: a redirection, tee/cp/mv/ln, or a Python program given the path
 _WRITES = LazyPattern(r">|\btee\b|\bcp\b|\bmv\b|\bln\b|\bpython[0-9.]*\b|\.py\b")
+
+
+def _export_and_wait(launch: Launch, cmd: LaunchCommand, value: str) -> Edit | None:
+    """RANK_TABLE_FILE and the wait for the table before a launch in a script, as RL310's fix writes
+    them (RL318 asks for the wait wherever the table is read); None where the wait cannot be written
+    (a launch in the manifest or in a variable)."""
+    if not cmd.script.exact or cmd.script.argv or cmd.in_manifest:
+        return None
+    lines = [f"export {ENV}={value}", *([] if waits_for_table(launch) else [WAIT_FOR_TABLE])]
+    return insert_lines_before(cmd.script, cmd.command.statement, lines)
 
 
 def written_by_job(job: Job, path: str) -> bool:

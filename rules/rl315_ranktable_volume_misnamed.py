@@ -86,7 +86,8 @@ Use instead `name: ranktable`, in the volume and in every mount of it.
     fix = """
 Unsafe: renames the volume to `ranktable` and every `volumeMounts` entry of the same Pod that refers
 to it. The name was set explicitly, and with the new name Ascend Operator starts writing the rank
-table, which changes how the job sets up its links. No fix when the Pod has several such volumes.
+table, which changes how the job sets up its links. No fix when the Pod has several such volumes, or
+when no container mounts the volume (renamed, it would still bring the table to no process).
 """
     sources = (
         "ascend-operator: pkg/ranktable/plugins.go ShouldGenerateRankTable (AscendJob; Volcano Job, Deployment and "
@@ -153,7 +154,10 @@ table, which changes how the job sets up its links. No fix when the Pod has seve
             for volume in serving:
                 old = volume.name.value
                 fix = None
-                if len(serving) == 1:
+                mounted = any(mounts_of(c, old) for c in pod.containers)
+                # renaming a volume no container mounts brings the table to no process: RL311's mount
+                # would come next, and where the launch has no place for the wait it has no fix
+                if len(serving) == 1 and mounted:
                     edits = [replace_scalar(src, volume.name, VOLUME)]
                     edits += [replace_scalar(src, m.name, VOLUME) for c in pod.containers for m in mounts_of(c, old)]
                     fix = safe_fix(
