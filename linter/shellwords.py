@@ -207,6 +207,18 @@ def expand(text: str, values: Lookup) -> str | None:
     return out
 
 
+def known_tail(text: str, values: Lookup) -> str:
+    """What ``text`` ends with after its last expansion whose value is not known, expanded
+    (``${app_url}${boot_file}`` with only ``boot_file`` known gives its value): '' when nothing."""
+    body = _strip_quotes(text)
+    start = 0
+    for match in _VAR.finditer(body):
+        name = match.group("braced") or match.group("plain")
+        if values.get(name) is None and match.group("default") is None:
+            start = match.end()
+    return expand(body[start:], values) or ""
+
+
 _CONTINUATION = LazyPattern(r"(?<!\\)((?:\\\\)*)\\\n")  # an unescaped backslash, then a line break
 
 
@@ -218,6 +230,41 @@ def _strip_quotes(text: str) -> str:
 
 def word_value(word: Word, values: Lookup) -> str | None:
     return word.value if word.value is not None else expand(word.text, values)
+
+
+# [ A == B ], [ A = B ], [ A != B ] and their [[ ]] forms, each side one word
+_TEST = LazyPattern(
+    r"^(?P<open>\[\[?)\s+(?P<left>\"[^\"]*\"|'[^']*'|[^\s\"'\]]+)\s+(?P<op>==|=|!=)\s+"
+    r"(?P<right>\"[^\"]*\"|'[^']*'|[^\s\"'\]]+)\s+\]\]?$"
+)
+
+
+def comparison_holds(condition: str, values: Lookup) -> bool | None:
+    """Whether a string comparison test (``[ "$framework" == "PyTorch" ]``) holds with the values
+    known; None when a side is not known or the test is of another kind (a glob pattern on the
+    right of ``[[ ]]`` included)."""
+    found = _TEST.match(condition.strip())
+    if found is None:
+        return None
+    right = found.group("right")
+    if found.group("open") == "[[" and not right.startswith(("'", '"')) and any(c in right for c in "*?["):
+        return None
+    left_value, right_value = expand(found.group("left"), values), expand(right, values)
+    if left_value is None or right_value is None:
+        return None
+    return (left_value == right_value) == (found.group("op") != "!=")
+
+
+def undecided(guards: tuple[tuple[str, bool], ...], values: Lookup) -> bool:
+    """Whether one of a command's if/elif conditions compares a string whose value is not known
+    (``[ "$framework" == "MindSpore" ]``): a branch picked by a name (a framework, a mode), not by a
+    count or a file test."""
+    return any(_TEST.match(text.strip()) and comparison_holds(text, values) is None for text, _runs in guards)
+
+
+def unreachable(guards: tuple[tuple[str, bool], ...], values: Lookup) -> bool:
+    """Whether one of a command's if/elif conditions is known to take another branch."""
+    return any(comparison_holds(text, values) is (not runs) for text, runs in guards)
 
 
 PURE_VARIABLE = LazyPattern(r"^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$")

@@ -12,6 +12,20 @@ from ._common import insert_env_before, pytorch_launches, set_env_value
 from ._examples import PYTORCH_VCJOB as _VCJOB
 from ._versions import facts_of
 
+# the launch of MindCluster's basic-training samples (train_start.sh), cut down
+_DLS_START = """\
+#!/bin/bash
+app_url="$(readlink -f "$1")/"
+boot_file="$3"
+train_param="${@:4}"
+function dls_get_executor {
+    case "${1##*.}" in py) which python ;; sh) which bash ;; esac
+}
+DLS_PROGRAM_EXECUTOR="$(dls_get_executor "$boot_file")"
+# train
+${DLS_PROGRAM_EXECUTOR} ${app_url}${boot_file} ${train_param}
+"""
+
 VAR = "RESUME_MODE_ENABLE"
 RESUMABLE = ("job", "pod", "process")
 _LEADING_INT = LazyPattern(r"\s*[+-]?(\d+)")
@@ -116,6 +130,24 @@ scripts, which no manifest reaches, are not reported: nothing says their job is 
                 fixed={
                     "train.sh": "#!/bin/bash\nsource env.sh\n  export RESUME_MODE_ENABLE=1\n"
                     "  torchrun --nproc_per_node 8 train.py  # launch\n"
+                },
+            ),
+            Case(
+                title="the official samples' launch: an executor picked at run time runs the entry bound from $3",
+                files={
+                    "job.yaml": _VCJOB.replace(
+                        "bash /job/code/train.sh",
+                        "bash /job/code/train_start.sh /job/code /job/output main.py --epochs=90",
+                    )
+                    + '          env:\n          - name: framework\n            value: "PyTorch"\n',
+                    "train_start.sh": _DLS_START,
+                },
+                expect=("train_start.sh:10:1",),
+                fixed={
+                    "train_start.sh": _DLS_START.replace(
+                        "${DLS_PROGRAM_EXECUTOR} ${app_url}",
+                        "export RESUME_MODE_ENABLE=1\n${DLS_PROGRAM_EXECUTOR} ${app_url}",
+                    )
                 },
             ),
             Case(

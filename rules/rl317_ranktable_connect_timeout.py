@@ -33,7 +33,8 @@ reads it) whose `HCCL_CONNECT_TIMEOUT` is unset or below 300 s. torch_npu checks
 builds a process group from the rank table and warns: "When creating an HCCL process group using
 the RANK_TABLE_FILE method, the connection may time out. It is recommended to set the timeout
 duration of HCCL_CONNECT_TIMEOUT to 300 seconds or more." Unset counts as 0 there (HCCL's own
-default is shorter than 300 s).
+default is shorter than 300 s). The launch must build a process group: a distributed launcher
+(torchrun and the like), or a plain `python` launch known to start several processes.
 """
     why = """
 With a rank table every rank connects to its peers at once, without the negotiation that spreads
@@ -106,7 +107,13 @@ set, unsafe (a value set explicitly); no fix behind a condition.
     def check_job(self, job: Job):
         if not job.context.pytorch:
             return
-        launches = [(launch, cmd) for launch, cmd in pytorch_launches(job) if _table_set(cmd)]
+        # torch_npu warns when it builds a process group from the table: a distributed launcher's ranks
+        # do; a plain python launch only where it is known to start several processes
+        launches = [
+            (launch, cmd)
+            for launch, cmd in pytorch_launches(job)
+            if _table_set(cmd) and (cmd.is_distributed or (cmd.scale is not None and cmd.scale.multi))
+        ]
         if not launches:
             return
         facts, evidence = release_facts(job)

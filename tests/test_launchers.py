@@ -606,3 +606,51 @@ def test_a_loop_over_an_array_that_names_itself_is_not_counted(tmp_path):
     shown = run_cli("--isolated", "--no-cache", "--show-jobs", ".", cwd=_repository(tmp_path, files))
     assert shown.returncode == 0 and "internal error" not in shown.stderr, shown.stderr
     assert "x 8 process(es) per node (the script name (8p))" in shown.stdout, shown.stdout
+
+
+# the official samples' shared start script, cut down: an executor picked at run time runs the entry
+# bound from $3, in a branch per framework that the container's `framework` variable picks
+_SHARED_START = """\
+#!/bin/bash
+app_url="$(readlink -f "$1")/"
+boot_file="$3"
+train_param="${@:4}"
+DLS_PROGRAM_EXECUTOR="$(which python)"
+if [ "${framework}" == "PyTorch" ]; then
+  ${DLS_PROGRAM_EXECUTOR} ${app_url}${boot_file} ${train_param} --multiprocessing-distributed
+elif [ "${framework}" == "MindSpore" ]; then
+  ${DLS_PROGRAM_EXECUTOR} ${app_url}${boot_file} ${train_param}
+fi
+"""
+
+
+def _sample_job(framework: str | None) -> str:
+    env = f'          env:\n          - name: framework\n            value: "{framework}"\n' if framework else ""
+    return (
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: resnet\n  labels:\n"
+        '    ring-controller.atlas: ascend-910b\n    fault-scheduling: "grace"\n'
+        "spec:\n  tasks:\n  - name: default\n    replicas: 2\n    template:\n      spec:\n        containers:\n"
+        "        - name: train\n          image: torch:latest\n"
+        '          command: ["/bin/bash", "-c", "bash /job/code/train_start.sh /job/code/ /job/output/ main.py --epochs=90"]\n'
+        f"{env}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("framework", "launches"),
+    [
+        ("PyTorch", ["train_start.sh:7"]),  # the PyTorch branch only
+        ("MindSpore", ["train_start.sh:9"]),  # the MindSpore branch only
+        (None, []),  # the variable is not known: neither branch is taken for a launch known by a path's end
+    ],
+)
+def test_a_branch_the_known_framework_rules_out_holds_no_launch(tmp_path, framework, launches):
+    out = _show_jobs(tmp_path, {"job.yaml": _sample_job(framework), "train_start.sh": _SHARED_START})
+    seen = sorted(
+        line.split(" at ", 1)[1].split(" ", 1)[0] for line in out.splitlines() if line.strip().startswith("launch ")
+    )
+    assert seen == launches, out
+    repo = _repository(tmp_path / "lint", {"job.yaml": _sample_job(framework), "train_start.sh": _SHARED_START})
+    found = json.loads(run_cli("--isolated", "--output-format", "json", ".", cwd=repo).stdout)
+    resume = sorted(f"{f['path']}:{f['line']}" for f in found if f["code"] == "RL103")
+    assert resume == (["train_start.sh:7"] if framework == "PyTorch" else []), found

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from ..lazyre import LazyPattern
-from ..shellwords import Lookup, word_value
+from ..shellwords import Lookup, known_tail, word_value
 from ..sources.shell import Word
 from .table import LAUNCHERS, PYTHON_ROW, RAY, Launcher
 
@@ -25,9 +25,10 @@ class Recognised:
     module_entry: int | None = None  # the word naming the module the ranks run, for a module launcher (verl)
 
 
-def recognise(words: list[Word], values: Lookup | None = None) -> Recognised | None:
+def recognise(words: list[Word], values: Lookup | None = None, partial_paths: bool = True) -> Recognised | None:
     """The launcher a command runs, or None when it runs none (or runs a launcher's subcommand that
-    does not train: ``swift infer``, ``llamafactory-cli chat``)."""
+    does not train: ``swift infer``, ``llamafactory-cli chat``). With ``partial_paths``, a Python
+    file is also known by the known end of a path (``${app_url}${boot_file}``)."""
     if not words:
         return None
     values = values or {}
@@ -39,7 +40,7 @@ def recognise(words: list[Word], values: Lookup | None = None) -> Recognised | N
     dynamic_interpreter = words[0].value is None and not first and "$" in words[0].text
     if not (PYTHON_INTERPRETER.match(name) or dynamic_interpreter):
         return None
-    return _python(words, values)
+    return _python(words, values, partial_paths)
 
 
 def _with_subcommand(row: Launcher, words: list[Word], values: Lookup) -> Recognised | None:
@@ -53,7 +54,7 @@ def _with_subcommand(row: Launcher, words: list[Word], values: Lookup) -> Recogn
     return None
 
 
-def _python(words: list[Word], values: Lookup) -> Recognised | None:
+def _python(words: list[Word], values: Lookup, partial_paths: bool) -> Recognised | None:
     """``python [options] -m MODULE`` (a launcher's module, or a module launcher such as verl's) or
     ``python [options] entry.py``."""
     for i, word in enumerate(words[1:], start=1):
@@ -62,7 +63,7 @@ def _python(words: list[Word], values: Lookup) -> Recognised | None:
             return _module(word_value(words[i + 1], values) or "", words, i + 1, values)
         if value.startswith("-m") and len(value) > 2:
             return _module(value[2:], words, i, values)
-        if value.endswith(".py"):
+        if value.endswith(".py") or (partial_paths and known_tail(word.text, values).endswith(".py")):
             return Recognised(PYTHON_ROW, (0, 1))  # an interpreter running a file
         if value == "-c" or not value.startswith("-"):
             return None

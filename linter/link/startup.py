@@ -19,7 +19,7 @@ from ..launchers.table import PYTHON as PYTHON_FAMILY
 from ..launchers.table import PYTHON_ROW, RAY_WORKERS, WRAPPER_LAUNCHERS, Launcher
 from ..lazyre import LazyPattern
 from ..parse import ParsedFile
-from ..shellwords import expand, expand_command, split_arguments, unwrap, word_value
+from ..shellwords import expand, expand_command, split_arguments, undecided, unreachable, unwrap, word_value
 from ..sources.manifest import OPERATOR_CONTAINER, Container, ManifestFile, PodSpec, scalar_script
 from ..sources.shell import INLINE_SHELLS, SHELLS, Assignment, Command, ShellScript, Word, shell_invocation
 from ..sources.yamlnodes import YScalar
@@ -141,6 +141,8 @@ class Run:
         in_manifest: bool = False,
     ) -> None:
         values = values_of(env)
+        if cmd.guards and unreachable(cmd.guards, values):
+            return  # a branch the known values rule out (the MindSpore branch of a PyTorch job)
         expanded, changed = expand_command(cmd.words, values)
         unwrapped = unwrap(expanded)
         words = unwrapped.words
@@ -174,13 +176,18 @@ class Run:
             inner = expand(line, values) or line
             split = [Word(p, p, cmd.span) for p in inner.split()]
             if split and split[0].text != "eval":
-                inner_cmd = Command(split, cmd.span, cmd.statement, [], cmd.function, cmd.conditional, cmd.loops)
+                inner_cmd = Command(
+                    split, cmd.span, cmd.statement, [], cmd.function, cmd.conditional, cmd.loops, cmd.guards
+                )
                 self.command(inner_cmd, script, env, depth, in_manifest)
             return
         if name == "ray" and args and (word_value(args[0], values) or "") == "start":
             self.ray_env = exported_copy(env)  # what the Ray workers this node starts will see
             return
-        found = recognise(words, values) or self._module_launch(words, values, near)
+        # a launch known only by the end of its path is taken only where every branch it sits in is
+        # decided: shared start scripts pick the framework's branch by a variable (the samples' own)
+        partial = not (cmd.guards and undecided(cmd.guards, values))
+        found = recognise(words, values, partial) or self._module_launch(words, values, near)
         if found is None:
             return
         row, span = found.row, found.span

@@ -56,7 +56,9 @@ COMPLETE_STATEMENTS = frozenset(
 )
 # statements whose body runs only when a condition holds (their "condition" field runs always)
 CONDITIONAL_BRANCHES = frozenset({"if_statement", "while_statement", "until_statement"})
-NO_CONTEXT: tuple[bool, tuple[str, ...]] = (False, ())
+# a branch's guard: the text of an if/elif condition, and whether the branch runs when it holds
+Guard = tuple[str, bool]
+NO_CONTEXT: tuple[bool, tuple[str, ...], tuple[Guard, ...]] = (False, (), ())
 # nodes whose children run under another condition or loop than the node itself
 CONTEXT_KINDS = (
     CONDITIONAL_BRANCHES
@@ -169,6 +171,7 @@ class Command:
     function: str | None = None
     conditional: bool = False  # inside an if/case branch, a while body, or after && / ||
     loops: tuple[str, ...] = ()  # headers of the enclosing for loops ("for((i=0;i<8;i++))"), outermost first
+    guards: tuple[Guard, ...] = ()  # the if/elif conditions the command runs under, outermost first
 
     @property
     def name(self) -> str:
@@ -218,6 +221,20 @@ class ShellScript:
 
 
 @lru_cache(maxsize=1)
+def _condition_nodes(node) -> list:
+    """The statements of an if or elif condition: the if's ``condition`` field (its named nodes), or
+    what stands between an elif and its ``then`` (tree-sitter names no field there)."""
+    if node.type == "if_statement":
+        return [c for c in node.children_by_field_name("condition") if c.is_named]
+    found = []
+    for child in node.children:
+        if child.type == "then":
+            break
+        if child.is_named:
+            found.append(child)
+    return found
+
+
 def _parser():
     """tree-sitter's bash parser, loaded when a run first reads a shell script (a run over
     manifests whose containers run a command list needs none)."""
@@ -499,26 +516,51 @@ class _Walker:
             else:
                 stack.extend((c, function, kind, c if inner else statement, context) for c in reversed(children))
 
-    def _child_contexts(self, node, children, context: tuple[bool, tuple[str, ...]]) -> list:
-        """Whether each child runs only on a condition, and the for loops around it."""
+    def _child_contexts(self, node, children, context) -> list:
+        """Whether each child runs only on a condition, the for loops around it, and the if/elif
+        conditions it runs under (a condition made of one test command only: others are not kept)."""
         kind = node.type
+        conditional, loops, guards = context
+        if kind == "if_statement":
+            condition = self._condition(node)
+            then = (True, loops, (*guards, (condition, True)) if condition else guards)
+            otherwise = (True, loops, (*guards, (condition, False)) if condition else guards)
+            tests = {c.id for c in node.children_by_field_name("condition")}  # with its ';'
+            return [
+                context if c.id in tests else otherwise if c.type in ("elif_clause", "else_clause") else then
+                for c in children
+            ]
         if kind in CONDITIONAL_BRANCHES:
-            guard = {c.id for c in node.children_by_field_name("condition")}
-            return [context if c.id in guard else (True, context[1]) for c in children]
-        if kind in ("elif_clause", "else_clause", "case_item"):
-            return [(True, context[1])] * len(children)
+            tests = {c.id for c in node.children_by_field_name("condition")}
+            return [context if c.id in tests else (True, loops, guards) for c in children]
+        if kind == "elif_clause":
+            condition = self._condition(node)
+            tests = {c.id for c in _condition_nodes(node)}
+            body = (True, loops, (*guards, (condition, True)) if condition else guards)
+            return [(True, loops, guards) if c.id in tests else body for c in children]
+        if kind in ("else_clause", "case_item"):
+            return [(True, loops, guards)] * len(children)
         if kind == "list":  # a && b || c: only the first runs unconditionally
-            return [context if i == 0 else (True, context[1]) for i in range(len(children))]
+            return [context if i == 0 else (True, loops, guards) for i in range(len(children))]
         if kind in ("for_statement", "c_style_for_statement"):
             body = node.child_by_field_name("body")
             # the header in characters (a byte length cut into the body after a non-ASCII character)
             header = self.src.text[self.span(node).start : self.span(body).start].strip() if body is not None else ""
-            inside = (context[0], (*context[1], header))
+            inside = (conditional, (*loops, header), guards)
             return [inside if body is not None and c.id == body.id else context for c in children]
         return [context] * len(children)
 
+    def _condition(self, node) -> str | None:
+        """The text of an if/elif condition that is one test command (``[ ... ]``, ``[[ ... ]]``)."""
+        tests = _condition_nodes(node)
+        if len(tests) != 1 or tests[0].type != "test_command" or tests[0].has_error:
+            return None
+        return self.text(tests[0])
+
     def _emit(self, event: Event) -> None:
-        event.conditional, event.loops = self._context
+        event.conditional, event.loops = self._context[0], self._context[1]
+        if isinstance(event, Command):
+            event.guards = self._context[2]
         self.script.events.append(event)
 
     def _error(self, node) -> None:
