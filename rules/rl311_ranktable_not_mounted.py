@@ -212,6 +212,17 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
                 fixed={"job.yaml": _job(_RT_MOUNT.format(path=_SAMPLE_FORM), _RT_VOLUME)},
             ),
             Case(
+                title="the volume mounted by no container, and a sourced script not in the repository: no fix (it may "
+                "export another path and wait for the table there)",
+                files={
+                    "job.yaml": _job(volume=_RT_VOLUME),
+                    "train.sh": "#!/bin/bash\nsource /opt/scripts/rank_table.sh\ntorchrun --nnodes=2 train.py\n",
+                },
+                expect=("job.yaml:25:19", "job.yaml:44:19"),
+                unsafe=True,
+                fixed={"job.yaml": _job(volume=_RT_VOLUME)},
+            ),
+            Case(
                 title="a Volcano Job whose container env points at an unmounted directory: no fix",
                 files={"job.yaml": _VCJOB},
                 expect=("job.yaml:15:13",),
@@ -338,7 +349,8 @@ has a misnamed volume under `/user/mindx-dl/ranktable/` (RL315 renames it first)
                     edits.append(_export_and_wait(owner, cmd, value))
                     edits += _sharers_mount(job, src, pod, volume, cmd, mount_at[id(c)])
                 if not own:
-                    edits.append(container_env_entry(job, c, ENV, value))
+                    # a script sourced at start-up and not read may set another path, which wins over the env
+                    edits.append(None if launch.unread_sources else container_env_entry(job, c, ENV, value))
         edits = [] if any(e is None for e in edits) else unique(edits)
         paths = sorted(set(mount_at.values()))
         fix = unsafe_fix(f"Mount the ranktable volume at {', '.join(paths)}", *edits) if edits else None
@@ -401,6 +413,8 @@ def _export_and_wait(launch: Launch, cmd: LaunchCommand, value: str) -> Edit | N
     (a launch in the manifest or in a variable)."""
     if not cmd.script.exact or cmd.script.argv or cmd.in_manifest:
         return None
+    if cmd.unread_sources:
+        return None  # a sourced script not in the repository may export another path and wait for a table there
     lines = [f"export {ENV}={value}", *([] if waits_for_table(launch) else [WAIT_FOR_TABLE])]
     return insert_lines_before(cmd.script, cmd.command.statement, lines)
 
