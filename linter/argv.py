@@ -123,6 +123,21 @@ OPTIONS = (
     ),
     Option("--isolated", help="ignore every config file"),
     Option(
+        "--target",
+        action="append",
+        metavar="KEY=VALUE",
+        help="what the jobs run on, as the config's [target] says it (platform=ascend-910b,nodes=4); "
+        "overrides the config file; repeatable",
+    ),
+    Option(
+        "--versions",
+        action="append",
+        metavar="NAME=VERSION",
+        help="versions where the repository pins none, as the config's [versions] (torch-npu=2.7.1.post8); "
+        "overrides the config file; repeatable",
+    ),
+    Option("--show-withheld", help="list the advice withheld for an unknown premise, where it would apply"),
+    Option(
         "--force-exclude",
         help="apply the config's exclude also to paths passed on the command line (as pre-commit passes them)",
     ),

@@ -307,6 +307,63 @@ def config_from_dict(section: dict, path: Path | None) -> Config:
     )
 
 
+def with_command_line(config: Config, target: list[str] | None, versions: list[str] | None) -> Config:
+    """The configuration with ``--target`` and ``--versions`` laid over its tables: what the command
+    line says wins, key by key; checked as the file's keys are (one schema, one version check)."""
+    if not target and not versions:
+        return config
+    section: dict[str, object] = {}
+    if target:
+        section["target"] = {key: _typed("target", key, value) for key, value in _pairs("--target", target)}
+    if versions:
+        section["versions"] = dict(_pairs("--versions", versions))
+    try:
+        validate(section, "the command line")
+    except ConfigError as exc:
+        raise ConfigError(
+            str(exc)
+            .replace("the command line: ", "", 1)
+            .replace("'target.", "'--target ")
+            .replace("'versions.", "'--versions ")
+        ) from None
+    for component, value in section.get("versions", {}).items():  # type: ignore[union-attr]
+        from .knowledge.releases import version_problem
+
+        expected = version_problem(component, value)
+        if expected:
+            raise ConfigError(f"invalid value for '--versions {component}': '{value}' ({expected})")
+    raw = {**config.raw}
+    for table in ("target", "versions"):
+        if table in section:
+            raw[table] = {**dict(config.raw.get(table, {})), **section[table]}  # type: ignore[arg-type]
+    config.target = {**config.target, **section.get("target", {})}  # type: ignore[arg-type]
+    config.versions = {**config.versions, **section.get("versions", {})}  # type: ignore[arg-type]
+    config.raw = raw
+    return config
+
+
+def _pairs(option: str, given: list[str]) -> list[tuple[str, str]]:
+    """``KEY=VALUE`` pairs from each comma-separated argument of an option."""
+    pairs = []
+    for argument in given:
+        for item in filter(None, (part.strip() for part in argument.split(","))):
+            key, sign, value = item.partition("=")
+            if not sign or not key.strip() or not value.strip():
+                raise ConfigError(f"{option} takes KEY=VALUE pairs, not '{item}'")
+            pairs.append((key.strip(), value.strip()))
+    return pairs
+
+
+def _typed(table: str, key: str, value: str) -> object:
+    """A command-line value as the schema types the key (integers and booleans of ``[target]``)."""
+    kind = _schema()["properties"][table]["properties"].get(key, {}).get("type")
+    if kind == "integer" and value.lstrip("-").isdigit():
+        return int(value)
+    if kind == "boolean" and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    return value
+
+
 def cluster_settings(config: Config) -> dict[str, str]:
     """The configuration's facts about the cluster, as the jobs' context carries them."""
     settings = {"ranktable-host-root": config.ranktable_host_root} if config.ranktable_host_root else {}

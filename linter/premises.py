@@ -21,7 +21,7 @@ repository does not say, and a job's own manifest wins over it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .kinds import MANIFEST, MAYBE_SHELL, SHELL
@@ -83,6 +83,18 @@ class Withheld:
     premise: str  # the premise's name
     evidence: str  # why it is unknown
     key: str = ""  # the configuration key that declares it ('' for the premise's own)
+    # where the advice would be given (its finding's place, else the job's launch or manifest) and what
+    # it would say ('' when the rule stopped before it had a finding to give)
+    path: str = ""
+    line: int = 0
+    column: int = 0
+    advice: str = ""
+
+    def at(self, span, advice: str = "") -> Withheld:
+        """The same withheld advice, placed at ``span``."""
+        if span is None:
+            return self
+        return replace(self, path=span.path, line=span.line, column=span.column, advice=advice or self.advice)
 
 
 PREMISES: dict[str, Premise] = {}
@@ -118,6 +130,19 @@ def unmet(job: Job, names: Iterable[str]) -> list[tuple[str, Answer]]:
         if found.status == UNKNOWN:
             unknown.append((name, found))
     return unknown
+
+
+def job_anchor(job: Job):
+    """Where advice about a job as a whole is placed: its training launch, else its manifest."""
+    for launch in job.launches:
+        cmd = launch.training_command
+        if cmd is not None:
+            return cmd.command.span
+    for launch in job.launches:  # a launcher of another family (a Ray trainer module, a framework's CLI)
+        if launch.commands:
+            return launch.commands[0].command.span
+    doc = job.manifest
+    return doc.span if doc is not None else None
 
 
 def withheld_for(rule, job: Job) -> list[Withheld] | None:
@@ -177,6 +202,7 @@ def rescheduling(job: Job) -> Answer:
         return Answer(
             UNKNOWN,
             f"a {doc.kind}: the resumable-training guide describes rescheduling for AscendJobs and Volcano Jobs only",
+            NO_KEY,  # what MindCluster does with it is not documented: no configuration can say it
         )
     if level == "none":
         return Answer(FAILED, f"{doc.path} sets no fault-scheduling grace or force: the job is not rescheduled")
@@ -343,16 +369,68 @@ def unreadable_entries(project: Project) -> set[str]:
     }
 
 
-def remedy(key: str) -> str:
-    """What settles an unknown premise, said to the user: the key to declare, or the step to take."""
+# what each premise is about, in the words of a user who has to settle it
+SUBJECTS = {
+    "cluster": "whether MindCluster schedules the job",
+    "rescheduling": "how the cluster reschedules the job",
+    "multi-node": "how many nodes the job spans",
+    "online-compile-default": "the NPU platform",
+    "release": "the torch_npu release",
+    "binary-operators": "the CANN version",
+    "mindio-acp-stack": "the training stack's version",
+    "resumable-framework": "the training framework",
+    "grace-over-time": "the cluster's grace-over-time",
+    "mindspeed-llm-release": "the MindSpeed-LLM version",
+    "mindio": "the MindIO version",
+    "launch-environment": "what a sourced script sets",
+    "jobs": "which manifest runs the script",
+}
+# the value a key takes, as the configuration writes it
+VALUE_HINTS = {
+    "target.platform": '"ascend-910" | "ascend-910b" | "ascend-npu"',
+    "target.framework": '"pytorch" | "mindspore"',
+    "target.nodes": "<nodes>",
+    "target.mindcluster": "true | false",
+    "target.grace-over-time": "<seconds>",
+}
+
+
+# why no configuration settles a premise, where none does
+UNSETTLED = {
+    "release": "a declared version is outside recovery-lint's tables, and no key settles it",
+    "rescheduling": "MindCluster documents no rescheduling for this kind of workload, and no key settles it",
+}
+
+
+def remedy(key: str, premise_name: str = "") -> str:
+    """What settles an unknown premise, said to the user: the exact TOML to add and the command-line
+    option that says the same, or the step to take."""
     if key == NO_KEY:
-        return "a declared version is outside recovery-lint's tables, and no key settles it"
-    return key if key.startswith("add ") else f"declare {key}"
+        return UNSETTLED.get(premise_name, "no configuration key settles it")
+    if key.startswith("add "):
+        return key
+    table, _, name = key.partition(".")
+    if table in ("versions", "target") and name:
+        value = VALUE_HINTS.get(key, '"<version>"' if table == "versions" else '"<value>"')
+        option = "<version>" if table == "versions" else "<value>"
+        return (
+            f"set {name} = {value} under [tool.recovery-lint.{table}] in pyproject.toml (or --{table} {name}={option})"
+        )
+    if key.startswith("[[jobs]]"):
+        return (
+            'add a [[tool.recovery-lint.jobs]] table with manifest = "<manifest>" and scripts = ["<script>"] '
+            "to pyproject.toml"
+        )
+    return f"declare {key}"
+
+
+def subject(premise_name: str) -> str:
+    return SUBJECTS.get(premise_name, premise_name)
 
 
 def withheld_line(withheld: Iterable[Withheld]) -> str:
-    """One line naming each premise that kept advice back, the jobs and rules it concerned and the
-    configuration key that declares it; '' when nothing was withheld."""
+    """One line naming what kept advice back (in the user's words), the jobs and rules it concerned
+    and the configuration that settles it; '' when nothing was withheld."""
     jobs: dict[tuple[str, str], set[str]] = {}
     codes: dict[tuple[str, str], set[str]] = {}
     for w in withheld:
@@ -365,8 +443,13 @@ def withheld_line(withheld: Iterable[Withheld]) -> str:
     for name, key in sorted(jobs, key=lambda k: (-len(jobs[k]), k)):
         count = len(jobs[name, key])
         rules = ", ".join(sorted(codes[name, key]))
-        parts.append(f"{name} unknown for {count} job{'s' if count != 1 else ''} ({rules}; {remedy(key)})")
-    return "Advice withheld: " + "; ".join(parts) + ". recovery-lint --show-jobs shows the evidence."
+        said = remedy(key, name)
+        parts.append(f"{subject(name)} is unknown for {count} job{'s' if count != 1 else ''} ({rules}): {said}")
+    return (
+        "Advice withheld: "
+        + "; ".join(parts)
+        + ". recovery-lint --show-withheld lists where, --show-jobs shows the evidence."
+    )
 
 
 # -- the torch_npu release ---------------------------------------------------------------------------

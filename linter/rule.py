@@ -160,13 +160,14 @@ class Rule:
             related=tuple(Related(s, m) for s, m in related if s is not None),
         )
 
-    def withhold(self, job: Job, premise: str, evidence: str) -> Withheld:
-        """Advice not given because ``premise`` is unknown for ``job`` (yielded like a finding)."""
-        from .premises import PREMISES, answer
+    def withhold(self, job: Job, premise: str, evidence: str, at: Span | None = None) -> Withheld:
+        """Advice not given because ``premise`` is unknown for ``job`` (yielded like a finding), placed
+        at ``at``, else at the job's training launch or its manifest."""
+        from .premises import PREMISES, answer, job_anchor
 
         # the premise's own answer may say no key settles it (a declared version outside the tables)
         key = answer(job, premise).key if premise in PREMISES else ""
-        return Withheld(self.code, job.id, premise, evidence, key)
+        return Withheld(self.code, job.id, premise, evidence, key).at(at or job_anchor(job))
 
     @classmethod
     def documentation(cls, level: int = 1) -> str:

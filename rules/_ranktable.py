@@ -225,7 +225,8 @@ COMPLETED = "completed"  # the table's "status" once Ascend Operator has written
 def waits_for_table(launch: Launch) -> bool:
     """Whether the launch's start-up scripts wait for the table (a start-up that mentions
     ``completed`` anywhere is taken to)."""
-    return any(COMPLETED in script.source.text for script in launch.scripts)
+    inline = [launch.inline] if launch.inline is not None else []
+    return any(COMPLETED in script.source.text for script in [*launch.scripts, *inline])
 
 
 def rank_table_lines(cmd, value: str) -> list[str]:

@@ -234,7 +234,10 @@ what to add.
             else:
                 if limit is None and seconds >= DEFAULT_GRACE_OVER_TIME:  # too long unless the cluster raised it
                     yield self.withhold(
-                        job, "grace-over-time", f"terminationGracePeriodSeconds {seconds}: {configured.evidence}"
+                        job,
+                        "grace-over-time",
+                        f"terminationGracePeriodSeconds {seconds}: {configured.evidence}",
+                        at=node.span,
                     )
                 continue
             yield self.report(

@@ -224,7 +224,9 @@ def test_config_select_versions_and_per_file_ignores(tmp_path):
     # without the configuration neither the ignores nor the versions apply: with no release known and
     # no manifest, neither torch_npu_run nor the watchdog default can be claimed
     isolated = run_cli(".", "--isolated", "--output-format", "concise", cwd=tmp_path).stdout
-    assert isolated.startswith("All checks passed.\nAdvice withheld: release unknown for 2 jobs"), isolated
+    assert isolated.startswith("All checks passed.\nAdvice withheld: the torch_npu release is unknown for 2 jobs"), (
+        isolated
+    )
     write(tmp_path, {"requirements.txt": "torch==1.11.0\ntorch-npu==1.11.0.post14\n"})
     isolated = run_cli(".", "--isolated", "--output-format", "concise", cwd=tmp_path).stdout
     assert "legacy/run.sh:1:1: RL301" in isolated and "legacy/run.sh:1:1: RL101" in isolated

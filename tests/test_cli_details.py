@@ -597,8 +597,11 @@ def test_a_declared_version_outside_the_tables_asks_for_no_key(tmp_path):
     )
     result = run_cli("--output-format", "concise", "--select", "RL101", ".", cwd=tmp_path)
     assert result.returncode == 0, result.stdout
-    assert "release unknown for 1 job (RL101; a declared version is outside recovery-lint's tables" in result.stdout
-    assert "declare versions.torch-npu" not in result.stdout
+    assert (
+        "the torch_npu release is unknown for 1 job (RL101): a declared version is outside recovery-lint's tables, and no key settles it"
+        in result.stdout
+    )
+    assert "torch-npu =" not in result.stdout
 
 
 def test_a_quoted_script_path_with_a_space_is_linked_to_its_manifest(tmp_path):

@@ -232,7 +232,7 @@ def test_a_job_that_only_inspects_the_node_is_no_training_job(tmp_path):
     # the same job running a script it cannot see: a training job, whose framework is unknown
     assert findings(tmp_path) == []
     lint = run_cli("check", "--isolated", "--no-cache", "--output-format", "concise", ".", cwd=tmp_path).stdout
-    assert "resumable-framework unknown for 1 job (RL201; declare target.framework)" in lint
+    assert "the training framework is unknown for 1 job (RL201): set framework = " in lint
     roles = {j["id"].split("#")[0]: (j["role"], j["reason"]) for j in jobs(tmp_path)["jobs"]}
     assert roles["check.yaml"] == ("utility", "its containers run only npu-smi: no training program")
 

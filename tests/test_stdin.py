@@ -86,7 +86,10 @@ def test_stdin_filename_gives_kind_and_display_path(tmp_path):
 def test_without_a_name_the_kind_is_guessed(tmp_path):
     shell = run_cli("--output-format", "concise", "-", stdin=SCRIPT, cwd=tmp_path)
     # alone, nothing says which torch_npu runs it: the advice waits for the version
-    assert "release unknown for 1 job (RL101, RL301; declare versions.torch-npu)" in shell.stdout, shell.stdout
+    assert (
+        'the torch_npu release is unknown for 1 job (RL101, RL301): set torch-npu = "<version>" under [tool.recovery-lint.versions]'
+        in shell.stdout
+    ), shell.stdout
     pinned = SCRIPT.replace("torchrun", "pip install torch-npu==2.1.0.post10\ntorchrun")
     shell = run_cli("--output-format", "concise", "-", stdin=pinned, cwd=tmp_path)
     assert ("-:2:8:", "RL101") in codes(shell.stdout), shell.stdout

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from ..argv import UsageError
-from ..config import Config, find_config, load_config
+from ..config import Config, find_config, load_config, with_command_line
 from ..discover import ExcludeSet
 from ..engine import lint
 from ..flow.gather import gather
@@ -93,6 +93,13 @@ class Check:
                 else render_jobs(result.project, result.withheld)
             )
             return EXIT_CLEAN
+        if args.show_withheld:
+            from ..report.withheld import render_withheld, render_withheld_json
+
+            out.write(
+                render_withheld_json(result.withheld) if out.format == "json" else render_withheld(result.withheld)
+            )
+            return EXIT_CLEAN
         out.report(result.diagnostics, result, fixed=0)
         if result.internal_errors:
             for err in result.internal_errors:
@@ -121,6 +128,10 @@ class Check:
             raise UsageError(str(exc)) from exc
 
     def _config(self, scope: Scope) -> Config:
+        """The configuration file's settings (none with --isolated), with --target and --versions over them."""
+        return with_command_line(self._config_file(scope), self.args.target, self.args.versions)
+
+    def _config_file(self, scope: Scope) -> Config:
         args = self.args
         if args.isolated and args.config:
             raise UsageError("--config and --isolated contradict each other (--isolated reads no config file)")

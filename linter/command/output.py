@@ -97,6 +97,7 @@ class Output:
             warnings=result.warnings,
             internal_errors=result.internal_errors,
             documentation_url=self.documentation_url,
+            withheld=list(getattr(result, "withheld", [])),
         )
 
     def _scorecard(self, diagnostics: list[Diagnostic], result: LintResult, section: bool = False) -> None:

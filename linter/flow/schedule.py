@@ -133,9 +133,9 @@ def _as_withheld(gate: list[Withheld], found: list[Diagnostic | Withheld]) -> li
     """What a rule run on a job with an unknown premise amounts to: the premise is named as withheld
     advice only when the rule had advice to give there (a finding), never the finding itself."""
     own = [w for w in found if isinstance(w, Withheld)]
-    if any(not isinstance(d, Withheld) for d in found):
-        return [*gate, *own]
-    return own
+    advice = [d for d in found if not isinstance(d, Withheld)]
+    # each finding the rule would have given, placed where it would be, once per premise it waits on
+    return [*(g.at(d.span, d.message) for d in advice for g in gate), *own]
 
 
 def _premised(rule: Rule, project: Project) -> tuple[Project | None, list[Diagnostic | Withheld]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -32,6 +32,7 @@ class View:
     warnings: list[str]
     internal_errors: list[str]
     documentation_url: str | None = None  # the configured address of docs/rules.md, when given
+    withheld: list = field(default_factory=list)  # advice withheld for an unknown premise (premises.Withheld)
 
 
 def renderer(name: str) -> ModuleType:

@@ -91,9 +91,12 @@ def _job_lines(job: Job, withheld: list[Withheld]) -> list[str]:
         by_premise = _withheld_by_premise(withheld)
         for name, found in premise_answers(job):
             lines.append(_premise_line(name, found, by_premise.get(name, [])))
-        for w in withheld:
+        # one line per rule and premise: the places are --show-withheld's
+        for w in {(w.code, w.premise, w.evidence, w.key): w for w in withheld}.values():
             key = w.key or PREMISES[w.premise].key
-            lines.append(f"  advice withheld: {w.code} ({w.premise} unknown: {w.evidence.rstrip('.')}; {remedy(key)})")
+            lines.append(
+                f"  advice withheld: {w.code} ({w.premise} unknown: {w.evidence.rstrip('.')}; {remedy(key, w.premise)})"
+            )
     for span, note in ctx.notes:
         lines.append(f"  note: {note} ({span.path}:{span.line})")
     for path, why in ctx.versions.set_aside.items():
@@ -170,7 +173,7 @@ def _job_json(job: Job, withheld: list[Withheld]) -> dict[str, object]:
         ),
         "withheld": [
             {"rule": w.code, "premise": w.premise, "evidence": w.evidence, "key": w.key or PREMISES[w.premise].key}
-            for w in withheld
+            for w in {(w.code, w.premise, w.evidence, w.key): w for w in withheld}.values()
         ],
         "files": job.files,
         "launches": [

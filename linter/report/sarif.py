@@ -125,6 +125,7 @@ def build(
     internal_errors: Iterable[str] = (),
     fail_on: str = "warning",
     documentation_url: str | None = None,
+    withheld: Iterable[object] = (),
 ) -> dict[str, object]:
     from ..adopt import fingerprint as finding_fingerprint
     from ..docs import documentation_base
@@ -202,6 +203,11 @@ def build(
         "columnKind": "unicodeCodePoints",
         "results": results,
     }
+    held_back = list(withheld)
+    if held_back:  # advice not given is no result: a property of the run, for tools that want it
+        from .withheld import withheld_records
+
+        run["properties"] = {"withheld": withheld_records(held_back)}  # type: ignore[arg-type]
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
@@ -224,4 +230,5 @@ def document(view) -> str:
         internal_errors=view.internal_errors,
         fail_on=view.fail_on,
         documentation_url=view.documentation_url,
+        withheld=view.withheld,
     )
