@@ -9,8 +9,7 @@ from functools import cache
 
 from . import __version__
 from .config import FAIL_ON
-
-CHECK_FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
+from .report import FORMATS as CHECK_FORMATS
 
 USAGE = "recovery-lint [check] [options] [PATH ...]\n       recovery-lint rule CODE|NAME|--all"
 DESCRIPTION = (

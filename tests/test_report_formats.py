@@ -317,7 +317,7 @@ def test_junit_stays_well_formed_with_markup_and_control_characters():
 
 
 # -- --output-file -----------------------------------------------------------------------------------
-@pytest.mark.parametrize("fmt", ["sarif", "json", "junit", "github", "concise"])
+@pytest.mark.parametrize("fmt", ["sarif", "json", "junit", "github", "gitlab", "concise"])
 def test_output_file_holds_the_report_alone(tmp_path, fmt):
     out = tmp_path / "reports" / "report.out"
     out.parent.mkdir()
@@ -440,3 +440,32 @@ def test_junit_in_file_mode_lists_the_files_passed(tmp_path):
     assert [f.get("type") for c in cases if c.get("classname") == "scripts/env.sh" for f in c.findall("failure")] == [
         "RL101"
     ]
+
+
+def test_gitlab_code_quality_lists_each_finding_with_a_stable_fingerprint(tmp_path):
+    result = run_cli("--output-format", "gitlab", "fixtures/vcjob-gpt3")
+    issues = json.loads(result.stdout)
+    assert result.returncode == 1 and len(issues) == 3
+    by_check = {i["check_name"].split()[0]: i for i in issues}
+    rl301 = by_check["RL301"]
+    assert rl301["location"] == {
+        "path": "fixtures/vcjob-gpt3/scripts/train_start.sh",
+        "lines": {"begin": 24, "end": 24},
+    }
+    assert rl301["severity"] == "major" and rl301["description"].startswith("RL301 ")
+    assert len({i["fingerprint"] for i in issues}) == 3
+    # the same finding two lines lower keeps its fingerprint
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "fixtures" / "vcjob-gpt3", repo)
+    (repo / ".git").mkdir()
+    before = {
+        i["check_name"]: i["fingerprint"]
+        for i in json.loads(run_cli("--output-format", "gitlab", ".", cwd=repo).stdout)
+    }
+    script = repo / "scripts" / "train_start.sh"
+    script.write_text("#!/bin/bash\n\n" + script.read_text().split("\n", 1)[1])
+    after = {
+        i["check_name"]: i["fingerprint"]
+        for i in json.loads(run_cli("--output-format", "gitlab", ".", cwd=repo).stdout)
+    }
+    assert before == after

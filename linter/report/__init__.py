@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
     from ..span import SourceText
 
-FORMATS = ("full", "concise", "json", "sarif", "github", "junit")
+FORMATS = ("full", "concise", "json", "sarif", "github", "gitlab", "junit")
 
 
 @dataclass(eq=False, repr=False)
