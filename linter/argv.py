@@ -112,6 +112,12 @@ OPTIONS = (
     Option("--statistics", help="print the number of findings per rule instead of the findings"),
     Option("--add-suppressions", help="add an ignore directive for every finding"),
     Option("--baseline", action="value", metavar="FILE", help="report only findings not recorded in this baseline"),
+    Option(
+        "--new-since",
+        action="value",
+        metavar="REV",
+        help="report only findings absent at git revision REV (HEAD in a hook, origin/main in CI)",
+    ),
     Option("--write-baseline", action="value", metavar="FILE", help="record the current findings in FILE and exit"),
     Option("--stdin-filename", action="value", metavar="NAME", help="name of the file read from standard input ('-')"),
     Option(

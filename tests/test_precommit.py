@@ -101,8 +101,9 @@ def repository(tmp_path: Path) -> Path:
 # -- the hook manifest ---------------------------------------------------------------------------
 def test_hook_manifest_is_valid_and_has_check_and_fix_hooks():
     hooks = {h["id"]: h for h in load_manifest(str(HOOKS_FILE))}
-    assert set(hooks) == {"recovery-lint", "recovery-lint-fix"}
+    assert set(hooks) == {"recovery-lint", "recovery-lint-new", "recovery-lint-fix"}
     assert hooks["recovery-lint"]["entry"] == "recovery-lint --force-exclude"
+    assert hooks["recovery-lint-new"]["entry"] == "recovery-lint --force-exclude --new-since HEAD"
     assert hooks["recovery-lint-fix"]["entry"] == "recovery-lint --fix --exit-non-zero-on-fix --force-exclude"
     for hook in hooks.values():
         assert hook["language"] == "python"

@@ -35,6 +35,7 @@ class Check:
         self.args = args
         self.cwd = Path.cwd()
         self.result: LintResult | None = None  # kept: the command's caller decides when the models go
+        self._since = None  # the findings at --new-since, read once
 
     def run(self) -> int:
         args = self.args
@@ -115,6 +116,11 @@ class Check:
             given = [STDIN_DISPLAY]
         if args.add_suppressions and (args.fix or args.diff or args.write_baseline):
             raise UsageError("--add-suppressions cannot be combined with --fix, --diff or --write-baseline")
+        if args.new_since and (args.write_baseline or STDIN_DISPLAY in given or args.stdin_filename is not None):
+            raise UsageError(
+                "--new-since compares the files of the repository with a revision: not with standard "
+                "input or --write-baseline"
+            )
         if args.write_baseline and (args.fix or args.diff):
             raise UsageError("--write-baseline cannot be combined with --fix or --diff")
         if STDIN_DISPLAY in given and args.add_suppressions:
@@ -232,18 +238,28 @@ class Check:
 
     # -- baseline and messages -------------------------------------------------------------------------
     def baseline(self, result: LintResult) -> list:
-        """The findings a ``--baseline`` file does not record (all of them without one)."""
-        if not self.args.baseline:
+        """The findings a ``--baseline`` file does not record and that were not there at ``--new-since``
+        (all of them without either)."""
+        if not self.args.baseline and not self.args.new_since:
             return result.diagnostics
         from ..adopt import BaselineError, filter_baseline, read_baseline  # loaded by a run with a baseline
 
-        file = Path(self.args.baseline)
-        try:
-            known = read_baseline(file)
-        except BaselineError as exc:
-            raise UsageError(f"baseline: {exc}") from exc
+        kept = result.diagnostics
         quoted = result.sources_of({d.path for d in result.diagnostics})
-        kept, _ = filter_baseline(result.diagnostics, known, quoted, self.cwd, file.absolute().parent)
+        if self.args.baseline:
+            file = Path(self.args.baseline)
+            try:
+                known = read_baseline(file)
+            except BaselineError as exc:
+                raise UsageError(f"baseline: {exc}") from exc
+            kept, _ = filter_baseline(kept, known, quoted, self.cwd, file.absolute().parent)
+        if self.args.new_since:
+            from .since import findings_then
+
+            if self._since is None:
+                self._since = findings_then(self.args, self.cwd)
+            then, root = self._since
+            kept, _ = filter_baseline(kept, then, quoted, self.cwd, root)
         return kept
 
     def _write_baseline(self, result: LintResult) -> int:
