@@ -20,6 +20,8 @@ EPILOG = """\
 commands:
   check [PATH ...]      lint files and folders (the default command; PATH defaults to .)
   rule CODE|NAME        print a rule's documentation; 'rule --all' lists every rule
+  init [PATH]           write .recovery-lint.toml: each key the advice waits for, set where the
+                        repository agrees on a value, commented out where it does not say
 
 exit codes:
   0    nothing at or above --fail-on is left (or there was nothing to lint)

@@ -19,7 +19,7 @@ from .command.rulepage import rule_command
 from .config import ConfigError
 from .speed.memory import collector_paused
 
-COMMANDS = ("check", "rule")
+COMMANDS = ("check", "rule", "init")
 
 
 class Interrupted(KeyboardInterrupt):
@@ -92,6 +92,10 @@ def _main(argv: list[str], verbose: bool, held: list[object]) -> int:
 def _dispatch(argv: list[str], held: list[object]) -> int:
     if argv and argv[0] == "rule":
         return rule_command(argv[1:])
+    if argv and argv[0] == "init":
+        from .command.init import init_command
+
+        return init_command(argv[1:])
     if argv and argv[0] == "check":
         argv = argv[1:]
     elif argv:

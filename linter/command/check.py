@@ -63,6 +63,14 @@ class Check:
             if progress is not None:
                 progress.close()  # ends the bar's line, also when the run is interrupted
 
+    def lint_only(self) -> LintResult:
+        """The run's result with nothing reported or written (what ``init`` reads the repository with)."""
+        scope = self._scope()
+        config = self._config(scope)
+        request = self._request(scope, config, self._rules(config))
+        self.result = lint(request)
+        return self.result
+
     # -- the run, in the mode asked for -------------------------------------------------------------
     def _mode(self, request: LintRequest, scope: Scope, out: Output, fail_on: str) -> int:
         args = self.args
