@@ -64,6 +64,7 @@ COMMANDS = {
     "recovery-lint --stdin-filename scripts/env.sh - < scripts/env.sh": Expect((1,)),
     "recovery-lint --fix --unsafe-fixes --stdin-filename scripts/env.sh - < scripts/env.sh": Expect((0,)),
     "recovery-lint --statistics .": Expect((1,)),
+    "recovery-lint init": Expect((0,), creates=".recovery-lint.toml"),
     "recovery-lint --add-suppressions .": Expect((0,)),
     "recovery-lint --write-baseline .recovery-lint-baseline.json .": Expect(
         (0,), creates=".recovery-lint-baseline.json"
@@ -140,7 +141,7 @@ def test_the_suppression_snippet_is_a_script_whose_directives_all_work(tmp_path)
 
 
 def test_the_configuration_snippet_is_a_valid_configuration(tmp_path):
-    (config,) = fenced_blocks("toml")
+    (config,) = [b for b in fenced_blocks("toml") if "[tool.recovery-lint" in b]
     job = example_job(tmp_path)
     (job / "pyproject.toml").write_text(config)
     result = run_cli("--verbose", "--output-format", "concise", ".", cwd=job)
