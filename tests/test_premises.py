@@ -205,7 +205,7 @@ def test_the_mindio_advice_waits_for_the_versions_and_says_which_keys_declare_th
     assert result.returncode == 0, result.stdout
     last = result.stdout.strip().splitlines()[-1]
     assert last.startswith("Advice withheld: ") and "set torch = " in last, last
-    assert "versions.mindio" in last
+    assert "set mindio = " in last
     config = '[tool.recovery-lint.versions]\ntorch = "2.7.1"\nmindio = "7.3.0"\n'
     write(tmp_path, {"pyproject.toml": config})
     declared = run_cli("check", "--no-cache", "--output-format", "json", "--select", "RL4", ".", cwd=tmp_path)

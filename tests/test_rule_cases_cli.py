@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from recovery_lint.premises import subject
 from recovery_lint.registry import all_rules
 from recovery_lint.testing import position_matches, write_case
 
@@ -80,4 +81,4 @@ def test_the_example_through_the_command_line(code: str, index: int, tmp_path: P
     if case.withheld:
         text = run_cli("--select", selected, "--no-cache", "--output-format", "concise", ".", cwd=tmp_path).stdout
         for premise in case.withheld:
-            assert f"{premise} unknown" in text and code in text, text
+            assert f"{subject(premise)} is unknown" in text and code in text, text
