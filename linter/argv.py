@@ -20,6 +20,7 @@ EPILOG = """\
 commands:
   check [PATH ...]      lint files and folders (the default command; PATH defaults to .)
   rule CODE|NAME        print a rule's documentation; 'rule --all' lists every rule
+  server                a Language Server on standard input and output (needs recovery-lint[server])
   init [PATH]           write .recovery-lint.toml: each key the advice waits for, set where the
                         repository agrees on a value, commented out where it does not say
 

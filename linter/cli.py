@@ -19,7 +19,7 @@ from .command.rulepage import rule_command
 from .config import ConfigError
 from .speed.memory import collector_paused
 
-COMMANDS = ("check", "rule", "init")
+COMMANDS = ("check", "rule", "init", "server")
 
 
 class Interrupted(KeyboardInterrupt):
@@ -92,6 +92,12 @@ def _main(argv: list[str], verbose: bool, held: list[object]) -> int:
 def _dispatch(argv: list[str], held: list[object]) -> int:
     if argv and argv[0] == "rule":
         return rule_command(argv[1:])
+    if argv and argv[0] == "server":
+        from .server import serve
+
+        if argv[1:] not in ([], ["--stdio"]):
+            raise UsageError("server takes no arguments but --stdio: it speaks the Language Server Protocol on stdio")
+        return serve()
     if argv and argv[0] == "init":
         from .command.init import init_command
 

@@ -82,6 +82,8 @@ RUN_ELSEWHERE = {
     "pip wheel --no-deps -w dist .": "test_install_commands_work_as_written",
     f"pip install dist/{WHEEL}": "test_install_commands_work_as_written",
     "python -m pytest": "this suite itself",
+    "recovery-lint server": "test_server.py speaks LSP to it over stdio",
+    "pip install 'recovery-lint[server]'": "the test extra installs pygls; test_server.py checks the message without it",
     "python -m pytest tests/test_rule_cases.py tests/test_rule_cases_cli.py -k RLNNN": "this suite itself",
     "python -m recovery_lint.registry > schemas/rule_index.json": "test_rule_index.py: the index equals the rules",
     "recovery-lint rule --all --output-format markdown > docs/rules.md": (

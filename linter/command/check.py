@@ -63,9 +63,12 @@ class Check:
             if progress is not None:
                 progress.close()  # ends the bar's line, also when the run is interrupted
 
-    def lint_only(self) -> LintResult:
-        """The run's result with nothing reported or written (what ``init`` reads the repository with)."""
+    def lint_only(self, overrides: dict[str, str] | None = None) -> LintResult:
+        """The run's result with nothing reported or written (what ``init`` and the editor server read
+        the repository with); ``overrides`` gives files' texts as an editor holds them (display path ->
+        text), in place of what is on disk."""
         scope = self._scope()
+        scope.overrides.update(overrides or {})
         config = self._config(scope)
         request = self._request(scope, config, self._rules(config))
         self.result = lint(request)

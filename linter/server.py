@@ -1,0 +1,255 @@
+"""``recovery-lint server``: a Language Server over standard input and output (pygls).
+
+Every open document is linted with the repository it belongs to, as ``recovery-lint FILE ...``
+lints named files (file mode), with the editor's unsaved texts in place of the files on disk. A
+change to one document lints every open document of that repository again, so editing a manifest
+updates the findings of the launch script it runs. Each fix is a code action (labelled safe or
+unsafe), the rule's page is the hover of a finding, and advice withheld for an unknown premise is an
+information diagnostic saying what would settle it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from . import __version__
+from .argv import UsageError, check_parser
+from .scope import find_root
+
+SOURCE = "recovery-lint"
+
+
+@dataclass
+class Finding:
+    """A finding as an editor shows it: its place in the document, and what the server answers about it."""
+
+    code: str
+    message: str
+    severity: str  # error | warning | info
+    start: tuple[int, int]  # 0-based line, UTF-16 column
+    end: tuple[int, int]
+    fix: dict | None = None  # {"title": ..., "safe": bool, "edits": [(start, end, text)]} in this document
+
+
+@dataclass
+class Documents:
+    """The open documents and what the last lint found in each."""
+
+    texts: dict[str, str] = field(default_factory=dict)  # absolute path -> the editor's text
+    found: dict[str, list[Finding]] = field(default_factory=dict)
+
+    def lint_repository_of(self, path: str) -> list[str]:
+        """Lint every open document of the repository ``path`` belongs to; the paths linted."""
+        root = _root_of(path)
+        members = sorted(p for p in self.texts if _root_of(p) == root)
+        for member in members:
+            self.found[member] = []
+        if not members:
+            return []
+        result = _lint(root, {p: self.texts[p] for p in members})
+        for member, findings in result.items():
+            if member in self.found:
+                self.found[member] = findings
+        return members
+
+
+def _root_of(path: str) -> Path:
+    folder = Path(path).parent
+    return find_root(folder) or folder
+
+
+def _utf16(line: str, column: int) -> int:
+    """A 0-based character column as the UTF-16 code units LSP counts by default."""
+    return len(line[:column].encode("utf-16-le")) // 2
+
+
+def _position(text: str, starts: list[int], offset: int) -> tuple[int, int]:
+    import bisect
+
+    line = bisect.bisect_right(starts, offset) - 1
+    line_text = text[starts[line] : starts[line + 1] if line + 1 < len(starts) else len(text)]
+    return line, _utf16(line_text, offset - starts[line])
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for i, char in enumerate(text):
+        if char == "\n":
+            starts.append(i + 1)
+    return starts
+
+
+def _lint(root: Path, texts: dict[str, str]) -> dict[str, list[Finding]]:
+    """Lint the files (absolute paths, with the editor's texts) in file mode from ``root``."""
+    from .command.check import Check
+    from .premises import PREMISES, remedy, subject
+
+    display = {os.path.relpath(p, root): p for p in texts}
+    on_disk = [p for p in texts if os.path.isfile(p)]
+    if not on_disk:
+        return {}
+    check = Check(check_parser().parse_args(["--no-cache", "--quiet", "--jobs", "1", *on_disk]))
+    check.cwd = root
+    try:
+        result = check.lint_only({d: texts[p] for d, p in display.items()})
+    except UsageError:
+        return {}
+    out: dict[str, list[Finding]] = {p: [] for p in texts}
+    starts = {p: _line_starts(t) for p, t in texts.items()}
+    for d in result.diagnostics:
+        path = display.get(d.path)
+        if path is None:
+            continue
+        text, lines = texts[path], starts[path]
+        out[path].append(
+            Finding(
+                d.code,
+                d.message,
+                d.severity.value,
+                _position(text, lines, d.span.start),
+                _position(text, lines, d.span.end),
+                _fix_in(d, path, display, text, lines),
+            )
+        )
+    for w in dict.fromkeys(result.withheld):
+        path = display.get(w.path)
+        if path is None or not w.line:
+            continue
+        text, lines = texts[path], starts[path]
+        line0 = min(w.line - 1, len(lines) - 1)
+        begin = lines[line0] + max(w.column - 1, 0)
+        key = w.key or (PREMISES[w.premise].key if w.premise in PREMISES else "")
+        settle = remedy(key, w.premise) if key else "see recovery-lint --show-withheld"
+        out[path].append(
+            Finding(
+                w.code,
+                f"{w.code} withheld: {subject(w.premise)} is unknown ({w.evidence.rstrip('.')}); {settle}",
+                "withheld",
+                _position(text, lines, begin),
+                _position(text, lines, begin),
+            )
+        )
+    return out
+
+
+def _fix_in(d, path: str, display: dict[str, str], text: str, lines: list[int]) -> dict | None:
+    """The finding's fix as edits of this one document; None when it has none or edits other files
+    (those are applied with --fix, where every file of the fix is written together)."""
+    fix = d.fix
+    if fix is None or any(display.get(e.path) != path for e in fix.edits):
+        return None
+    edits = [(_position(text, lines, e.span.start), _position(text, lines, e.span.end), e.content) for e in fix.edits]
+    return {"title": fix.message, "safe": fix.applicability.value == "safe", "edits": edits}
+
+
+def _path_of(uri: str) -> str:
+    parsed = urlparse(uri)
+    return os.path.normpath(unquote(parsed.path))
+
+
+def serve() -> int:
+    """Run the server on standard input and output until the client ends it."""
+    try:
+        from lsprotocol import types
+        from pygls.lsp.server import LanguageServer
+    except ImportError as exc:
+        raise UsageError(
+            f"the editor server needs pygls ({exc.name} is not installed): pip install 'recovery-lint[server]'"
+        ) from exc
+
+    server = LanguageServer("recovery-lint", __version__)
+    documents = Documents()
+    severities = {
+        "error": types.DiagnosticSeverity.Error,
+        "warning": types.DiagnosticSeverity.Warning,
+        "info": types.DiagnosticSeverity.Information,
+        "withheld": types.DiagnosticSeverity.Hint,
+    }
+
+    def rng(start: tuple[int, int], end: tuple[int, int]) -> types.Range:
+        return types.Range(types.Position(*start), types.Position(*end))
+
+    def publish(paths: list[str]) -> None:
+        for path in paths:
+            diagnostics = [
+                types.Diagnostic(
+                    range=rng(f.start, f.end),
+                    message=f.message,
+                    severity=severities[f.severity],
+                    code=f.code,
+                    source=SOURCE,
+                )
+                for f in documents.found.get(path, [])
+            ]
+            server.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=Path(path).as_uri(), diagnostics=diagnostics)
+            )
+
+    def relint(uri: str) -> None:
+        path = _path_of(uri)
+        documents.texts[path] = server.workspace.get_text_document(uri).source
+        publish(documents.lint_repository_of(path))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls, params: types.DidOpenTextDocumentParams) -> None:
+        relint(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls, params: types.DidChangeTextDocumentParams) -> None:
+        relint(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls, params: types.DidSaveTextDocumentParams) -> None:
+        relint(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:
+        path = _path_of(params.text_document.uri)
+        documents.texts.pop(path, None)
+        documents.found.pop(path, None)
+        server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[])
+        )
+        publish(documents.lint_repository_of(path))
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION)
+    def code_action(ls, params: types.CodeActionParams) -> list[types.CodeAction]:
+        path, uri = _path_of(params.text_document.uri), params.text_document.uri
+        wanted = params.range
+        actions = []
+        for f in documents.found.get(path, []):
+            if f.fix is None or f.start[0] > wanted.end.line or f.end[0] < wanted.start.line:
+                continue
+            label = "safe fix" if f.fix["safe"] else "unsafe fix"
+            edits = [types.TextEdit(range=rng(a, b), new_text=text) for a, b, text in f.fix["edits"]]
+            actions.append(
+                types.CodeAction(
+                    title=f"{f.code}: {f.fix['title']} ({label})",
+                    kind=types.CodeActionKind.QuickFix,
+                    is_preferred=f.fix["safe"],
+                    edit=types.WorkspaceEdit(changes={uri: edits}),
+                )
+            )
+        return actions
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls, params: types.HoverParams) -> types.Hover | None:
+        from .registry import all_rules
+
+        path, at = _path_of(params.text_document.uri), params.position
+        for f in documents.found.get(path, []):
+            if f.start <= (at.line, at.character) <= f.end or (f.start[0] == at.line == f.end[0]):
+                rule = all_rules().get(f.code)
+                if rule is not None:
+                    return types.Hover(
+                        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=rule.documentation())
+                    )
+        return None
+
+    server.start_io()
+    # the client's exit closed standard output: what the command does on its way out writes nowhere
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+    return 0
