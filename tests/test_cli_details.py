@@ -620,3 +620,15 @@ def test_a_quoted_script_path_with_a_space_is_linked_to_its_manifest(tmp_path):
     for named in (".", "scripts/train start.sh", "job.yaml"):
         result = run_cli("--output-format", "concise", "--select", "RL103", named, cwd=tmp_path)
         assert "scripts/train start.sh:1:1: RL103" in result.stdout, (named, result.stdout)
+
+
+def test_in_one_folder_the_recovery_lint_toml_wins_over_pyproject_and_the_nearest_folder_wins(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.recovery-lint]\nfail-on = "error"\n')
+    (tmp_path / ".recovery-lint.toml").write_text('fail-on = "info"\n')
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "run.sh").write_text("#!/bin/bash\necho hi\n")
+    shown = run_cli("--verbose", "--no-cache", "sub/run.sh", cwd=tmp_path).stderr
+    assert "config: .recovery-lint.toml" in shown, shown
+    (tmp_path / "sub" / "pyproject.toml").write_text('[tool.recovery-lint]\nfail-on = "warning"\n')
+    shown = run_cli("--verbose", "--no-cache", "sub/run.sh", cwd=tmp_path).stderr
+    assert "config: sub/pyproject.toml" in shown, shown
