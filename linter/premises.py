@@ -89,6 +89,7 @@ class Withheld:
     line: int = 0
     column: int = 0
     advice: str = ""
+    condition: str = ""  # what would have to hold for the advice to be given
 
     def at(self, span, advice: str = "") -> Withheld:
         """The same withheld advice, placed at ``span``."""
@@ -160,7 +161,19 @@ def withheld_for(rule, job: Job) -> list[Withheld] | None:
             return []
         if found.status == UNKNOWN:
             gaps.append((name, found))
-    return [Withheld(rule.code, job.id, name, found.evidence, found.key) for name, found in gaps]
+    return [
+        Withheld(rule.code, job.id, name, found.evidence, found.key, condition=holds_if(rule, name))
+        for name, found in gaps
+    ]
+
+
+def holds_if(rule, premise_name: str) -> str:
+    """What would have to hold for ``rule``'s advice withheld on ``premise_name``: the rule's own words
+    where it gives them (the release a feature needs), else the premise's question."""
+    own = dict(getattr(rule, "holds_if", ())).get(premise_name)
+    if own:
+        return own
+    return PREMISES[premise_name].question if premise_name in PREMISES else ""
 
 
 # -- the premises ----------------------------------------------------------------------------------

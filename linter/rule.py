@@ -95,6 +95,9 @@ class Rule:
     fix: ClassVar[str]  # what --fix does and how safe it is ("No fix." when none)
     sources: ClassVar[tuple[str, ...]]
     fix_availability: ClassVar[str] = "none"  # always | sometimes | none
+    # per premise, what would have to hold for advice withheld on it ("the torch_npu release ships
+    # torch_npu_run ..."); the premise's own question where a rule says nothing more precise
+    holds_if: ClassVar[tuple[tuple[str, str], ...]] = ()
     cases: ClassVar[tuple[Case, ...]] = ()  # a rule gives them as ``examples(lambda: (Case(...), ...))``
     # what the advice takes for granted (names in premises.PREMISES): the engine runs the rule for a
     # job only where every one is held, and counts the jobs where one is unknown; a project check sees
@@ -163,11 +166,12 @@ class Rule:
     def withhold(self, job: Job, premise: str, evidence: str, at: Span | None = None) -> Withheld:
         """Advice not given because ``premise`` is unknown for ``job`` (yielded like a finding), placed
         at ``at``, else at the job's training launch or its manifest."""
-        from .premises import PREMISES, answer, job_anchor
+        from .premises import PREMISES, answer, holds_if, job_anchor
 
         # the premise's own answer may say no key settles it (a declared version outside the tables)
         key = answer(job, premise).key if premise in PREMISES else ""
-        return Withheld(self.code, job.id, premise, evidence, key).at(at or job_anchor(job))
+        withheld = Withheld(self.code, job.id, premise, evidence, key, condition=holds_if(self, premise))
+        return withheld.at(at or job_anchor(job))
 
     @classmethod
     def documentation(cls, level: int = 1) -> str:

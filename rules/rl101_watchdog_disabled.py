@@ -71,6 +71,14 @@ class WatchdogDisabled(Rule):
     phase = "detection"
     severity = Severity.WARNING
     fix_availability = "sometimes"
+    holds_if = (
+        (
+            "release",
+            "the job's torch_npu release leaves the watchdog off as the launch sets it: off by default "
+            "(every torch 1.11 build, the 5.0.x builds for torch 2.1.0), or with no watchdog thread at all",
+        ),
+        ("multi-node", "the job spans more than one node, where an HCCL fault can hang the others"),
+    )
     summary = "The HCCL watchdog is off, so a network fault is only noticed after the HCCL execution timeout"
     what = """
 A PyTorch training launch whose torch_npu watchdog is off, judged against what the torch_npu

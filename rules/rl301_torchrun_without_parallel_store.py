@@ -35,6 +35,15 @@ class TorchrunWithoutParallelStore(Rule):
     phase = "comm-init"
     severity = Severity.WARNING
     fix_availability = "sometimes"
+    holds_if = (
+        (
+            "release",
+            "the job's torch_npu release ships torch_npu_run; the MindCluster docs support the Parallel "
+            "Store with torch 1.11.0 and a torch_npu release newer than 6.0.RC1, or torch 2.1.0 and later with one "
+            "newer than 6.0.RC3",
+        ),
+        ("multi-node", "the job spans more than one node, where the Parallel Store pays off"),
+    )
     summary = "PyTorch is launched with torchrun instead of torch_npu_run (Parallel Store)"
     premises = ("pytorch", "torchrun-launch", "multi-node")
     also_asks = ("release",)

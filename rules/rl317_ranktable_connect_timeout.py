@@ -25,6 +25,7 @@ class RankTableConnectTimeout(Rule):
     phase = "comm-init"
     severity = Severity.WARNING
     fix_availability = "sometimes"
+    holds_if = (("release", "the job's torch_npu release reads RANK_TABLE_FILE (6.0.RC3 and later)"),)
     also_asks = ("release",)
     summary = "RankTable mode with HCCL_CONNECT_TIMEOUT below 300 s: the link setup may time out"
     what = """

@@ -87,6 +87,7 @@ class RanktableNotAwaited(Rule):
     severity = Severity.WARNING
     premises = ("pytorch", "release")
     fix_availability = "sometimes"
+    holds_if = (("release", "the job's torch_npu release reads RANK_TABLE_FILE (6.0.RC3 and later)"),)
     summary = "A launch reads the rank table Ascend Operator writes without waiting for it to be completed"
     what = """
 A PyTorch launch whose `RANK_TABLE_FILE` is a fixed path, in a workload whose rank table Ascend

@@ -37,12 +37,17 @@ def test_the_summary_says_what_is_unknown_and_the_toml_that_settles_it(tmp_path)
     assert "--show-withheld lists where" in line
 
 
-def test_show_withheld_lists_each_place_and_what_settles_it(tmp_path):
+def test_show_withheld_lists_each_place_what_would_hold_and_what_settles_it(tmp_path):
     result = run_cli("--isolated", "--no-cache", "--show-withheld", ".", cwd=_repository(tmp_path))
     assert result.returncode == 0
     lines = result.stdout.splitlines()
-    assert "scripts/train.sh:3:1: RL301 withheld: the torch_npu release is unknown" in lines[3]
-    assert lines[4].startswith('  settle it: set torch-npu = "<version>"')
+    at = lines.index(next(line for line in lines if " RL301 withheld: " in line))
+    assert lines[at] == (
+        "scripts/train.sh:3:1: RL301 withheld: the torch_npu release is unknown (neither torch nor torch_npu is "
+        "declared for it)"
+    )
+    assert lines[at + 1].startswith("  holds if: the job's torch_npu release ships torch_npu_run")
+    assert lines[at + 2].startswith('  settle it: set torch-npu = "<version>"')
     assert lines[-1] == "3 pieces of advice withheld in 1 job."
 
 
@@ -55,6 +60,7 @@ def test_show_withheld_as_json(tmp_path):
     assert (rl301["path"], rl301["line"], rl301["column"]) == ("scripts/train.sh", 3, 1)
     assert rl301["premise"] == "release" and rl301["key"] == "versions.torch-npu"
     assert rl301["settle"].startswith('set torch-npu = "<version>"')
+    assert rl301["condition"].startswith("the job's torch_npu release ships torch_npu_run")
 
 
 def test_sarif_carries_withheld_advice_as_a_run_property_not_as_results(tmp_path):

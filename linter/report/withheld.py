@@ -33,6 +33,8 @@ def render_withheld(withheld: Iterable[Withheld]) -> str:
     lines: list[str] = []
     for w in items:
         lines.append(f"{_place(w)}: {w.code} withheld: {subject(w.premise)} is unknown ({w.evidence.rstrip('.')})")
+        if w.condition:
+            lines.append(f"  holds if: {w.condition}")
         if w.advice:
             lines.append(f"  would say: {w.advice}")
         lines.append(f"  settle it: {remedy(_key(w), w.premise)}")
@@ -59,6 +61,7 @@ def withheld_records(withheld: Iterable[Withheld]) -> list[dict[str, object]]:
             "key": _key(w),
             "settle": remedy(_key(w), w.premise),
             "advice": w.advice or None,
+            "condition": w.condition or None,
         }
         for w in _ordered(withheld)
     ]
