@@ -390,11 +390,11 @@ SUBJECTS = {
     "online-compile-default": "the NPU platform",
     "release": "the torch_npu release",
     "binary-operators": "the CANN version",
-    "mindio-acp-stack": "the training stack's version",
+    "mindio-acp-stack": "whether the training stack is one MindIO ACP supports",
     "resumable-framework": "the training framework",
     "grace-over-time": "the cluster's grace-over-time",
     "mindspeed-llm-release": "the MindSpeed-LLM version",
-    "mindio": "the MindIO version",
+    "mindio": "whether the cluster runs MindIO 6.0.RC2 or later",
     "launch-environment": "what a sourced script sets",
     "jobs": "which manifest runs the script",
 }
