@@ -31,7 +31,7 @@ class Finding:
     severity: str  # error | warning | info
     start: tuple[int, int]  # 0-based line, UTF-16 column
     end: tuple[int, int]
-    fix: dict | None = None  # {"title": ..., "safe": bool, "edits": [(start, end, text)]} in this document
+    fix: dict | None = None  # {"title": ..., "safe": bool, "edits": {path: [(start, end, text)]}}
 
 
 @dataclass
@@ -111,7 +111,7 @@ def _lint(root: Path, texts: dict[str, str]) -> dict[str, list[Finding]]:
                 d.severity.value,
                 _position(text, lines, d.span.start),
                 _position(text, lines, d.span.end),
-                _fix_in(d, path, display, text, lines),
+                _fix_in(d, root, texts),
             )
         )
     for w in dict.fromkeys(result.withheld):
@@ -135,13 +135,22 @@ def _lint(root: Path, texts: dict[str, str]) -> dict[str, list[Finding]]:
     return out
 
 
-def _fix_in(d, path: str, display: dict[str, str], text: str, lines: list[int]) -> dict | None:
-    """The finding's fix as edits of this one document; None when it has none or edits other files
-    (those are applied with --fix, where every file of the fix is written together)."""
+def _fix_in(d, root: Path, texts: dict[str, str]) -> dict | None:
+    """The finding's fix as edits per file (absolute path -> [(start, end, text)]), positions taken in
+    the editor's text of an open file and in the file on disk otherwise."""
     fix = d.fix
-    if fix is None or any(display.get(e.path) != path for e in fix.edits):
+    if fix is None:
         return None
-    edits = [(_position(text, lines, e.span.start), _position(text, lines, e.span.end), e.content) for e in fix.edits]
+    edits: dict[str, list] = {}
+    for e in fix.edits:
+        path = os.path.normpath(root / e.span.path)
+        text = texts.get(path)
+        if text is None:
+            text = e.span.source.text  # a file the lint read from disk
+        lines = _line_starts(text)
+        edits.setdefault(path, []).append(
+            (_position(text, lines, e.span.start), _position(text, lines, e.span.end), e.content)
+        )
     return {"title": fix.message, "safe": fix.applicability.value == "safe", "edits": edits}
 
 
@@ -217,20 +226,23 @@ def serve() -> int:
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION)
     def code_action(ls, params: types.CodeActionParams) -> list[types.CodeAction]:
-        path, uri = _path_of(params.text_document.uri), params.text_document.uri
+        path = _path_of(params.text_document.uri)
         wanted = params.range
         actions = []
         for f in documents.found.get(path, []):
             if f.fix is None or f.start[0] > wanted.end.line or f.end[0] < wanted.start.line:
                 continue
             label = "safe fix" if f.fix["safe"] else "unsafe fix"
-            edits = [types.TextEdit(range=rng(a, b), new_text=text) for a, b, text in f.fix["edits"]]
+            changes = {
+                Path(target).as_uri(): [types.TextEdit(range=rng(a, b), new_text=text) for a, b, text in edits]
+                for target, edits in f.fix["edits"].items()
+            }
             actions.append(
                 types.CodeAction(
                     title=f"{f.code}: {f.fix['title']} ({label})",
                     kind=types.CodeActionKind.QuickFix,
                     is_preferred=f.fix["safe"],
-                    edit=types.WorkspaceEdit(changes={uri: edits}),
+                    edit=types.WorkspaceEdit(changes=changes),
                 )
             )
         return actions

@@ -180,3 +180,34 @@ def test_without_pygls_the_command_says_how_to_install_it():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "pip install 'recovery-lint[server]'" in done.stderr, done.stderr
+
+
+def test_a_fix_over_several_files_is_one_code_action_editing_each_of_them(tmp_path):
+    from recovery_lint.registry import all_rules
+
+    case = next(c for c in all_rules()["RL310"].cases if c.title.startswith("four Pods without RankTable mode"))
+    changed = {name for name, text in case.fixed.items() if text != case.files[name]}
+    assert len(changed) > 1
+    (tmp_path / ".git").mkdir()
+    for name, text in case.files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    manifest = tmp_path / case.expect[0].split(":")[0]
+    client = Client(tmp_path)
+    try:
+        client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
+        client.notify("initialized", {})
+        _open(client, manifest)
+        found = client.diagnostics({manifest.as_uri()})[manifest.as_uri()]
+        rl310 = next(d for d in found if d["code"] == "RL310")
+        actions = client.request(
+            "textDocument/codeAction",
+            {"textDocument": {"uri": manifest.as_uri()}, "range": rl310["range"], "context": {"diagnostics": [rl310]}},
+        )["result"]
+        action = next(a for a in actions if a["title"].startswith("RL310"))
+        assert action["title"].endswith("(unsafe fix)")
+        assert set(action["edit"]["changes"]) == {(tmp_path / name).as_uri() for name in changed}
+        assert client.close() == 0
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()
