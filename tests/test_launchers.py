@@ -654,3 +654,29 @@ def test_a_branch_the_known_framework_rules_out_holds_no_launch(tmp_path, framew
     found = json.loads(run_cli("--isolated", "--output-format", "json", ".", cwd=repo).stdout)
     resume = sorted(f"{f['path']}:{f['line']}" for f in found if f["code"] == "RL103")
     assert resume == (["train_start.sh:7"] if framework == "PyTorch" else []), found
+
+
+@pytest.mark.parametrize(
+    ("script", "launches"),
+    [
+        # a value an if branch may have changed decides nothing: the launch may run
+        (
+            'framework=PyTorch\nif [ -n "$X" ]; then\n  framework=MindSpore\nfi\n'
+            'if [ "$framework" == "PyTorch" ]; then\n  torchrun --nnodes 2 --nproc_per_node 8 train.py\nfi\n',
+            1,
+        ),
+        # inside a function $1 is the function's argument, not the script's
+        (
+            'run() {\n  if [ "$1" == "go" ]; then\n    torchrun --nnodes 2 --nproc_per_node 8 train.py\n  fi\n}\nrun go\n',
+            1,
+        ),
+        # a value set for certain rules the branch out
+        (
+            'framework=MindSpore\nif [ "$framework" == "PyTorch" ]; then\n  torchrun --nnodes 2 --nproc_per_node 8 train.py\nfi\n',
+            0,
+        ),
+    ],
+)
+def test_only_a_value_set_for_certain_decides_a_branch(tmp_path, script, launches):
+    out = _show_jobs(tmp_path, {"run.sh": "#!/bin/bash\n" + script, "train.py": "import torch\nimport torch_npu\n"})
+    assert sum(1 for line in out.splitlines() if line.startswith("    launch ")) == launches, out

@@ -141,7 +141,8 @@ class Run:
         in_manifest: bool = False,
     ) -> None:
         values = values_of(env)
-        if cmd.guards and unreachable(cmd.guards, values):
+        certain = _CertainValues(env, cmd.function is not None) if cmd.guards else None
+        if certain is not None and unreachable(cmd.guards, certain):
             return  # a branch the known values rule out (the MindSpore branch of a PyTorch job)
         expanded, changed = expand_command(cmd.words, values)
         unwrapped = unwrap(expanded)
@@ -186,7 +187,7 @@ class Run:
             return
         # a launch known only by the end of its path is taken only where every branch it sits in is
         # decided: shared start scripts pick the framework's branch by a variable (the samples' own)
-        partial = not (cmd.guards and undecided(cmd.guards, values))
+        partial = certain is None or not undecided(cmd.guards, certain)
         found = recognise(words, values, partial) or self._module_launch(words, values, near)
         if found is None:
             return
@@ -424,6 +425,29 @@ class _Values(Mapping):
 
 def values_of(env: dict[str, EnvValue]) -> _Values:
     return _Values(env)
+
+
+class _CertainValues(_Values):
+    """The values a branch may be decided by: set unconditionally (a value an ``if`` branch or an
+    ``&&`` may have set is not certain), and no positional parameter inside a function (there they
+    are the function's arguments, not the script's)."""
+
+    __slots__ = ("in_function",)
+
+    def __init__(self, env: dict[str, EnvValue], in_function: bool) -> None:
+        super().__init__(env)
+        self.in_function = in_function
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        if self.in_function and (name.isdigit() or name in ("@", "*", "#")):
+            return None
+        value = self.env.get(name)
+        if value is None or value.conditional:
+            return None
+        return value.known
+
+    def __getitem__(self, name: str) -> str | None:
+        return self.get(name)
 
 
 def apply_assignment(
