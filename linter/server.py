@@ -40,11 +40,12 @@ class Documents:
 
     texts: dict[str, str] = field(default_factory=dict)  # absolute path -> the editor's text
     found: dict[str, list[Finding]] = field(default_factory=dict)
+    workspace: Path | None = None  # the client's root folder, for files in no repository
 
     def lint_repository_of(self, path: str) -> list[str]:
         """Lint every open document of the repository ``path`` belongs to; the paths linted."""
-        root = _root_of(path)
-        members = sorted(p for p in self.texts if _root_of(p) == root)
+        root = self.root_of(path)
+        members = sorted(p for p in self.texts if self.root_of(p) == root)
         for member in members:
             self.found[member] = []
         if not members:
@@ -55,10 +56,16 @@ class Documents:
                 self.found[member] = findings
         return members
 
-
-def _root_of(path: str) -> Path:
-    folder = Path(path).parent
-    return find_root(folder) or folder
+    def root_of(self, path: str) -> Path:
+        """The repository a file belongs to (a folder with ``.git`` or a configuration), else the
+        client's workspace folder when the file lies in it, else the file's folder."""
+        folder = Path(path).parent
+        found = find_root(folder)
+        if found is not None:
+            return found
+        if self.workspace is not None and folder.is_relative_to(self.workspace):
+            return self.workspace
+        return folder
 
 
 def _utf16(line: str, column: int) -> int:
@@ -198,6 +205,8 @@ def serve() -> int:
             )
 
     def relint(uri: str) -> None:
+        if documents.workspace is None and server.workspace.root_path:
+            documents.workspace = Path(server.workspace.root_path).resolve()
         path = _path_of(uri)
         documents.texts[path] = server.workspace.get_text_document(uri).source
         publish(documents.lint_repository_of(path))
