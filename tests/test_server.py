@@ -211,3 +211,21 @@ def test_a_fix_over_several_files_is_one_code_action_editing_each_of_them(tmp_pa
     finally:
         if client.process.poll() is None:
             client.process.kill()
+
+
+def test_outside_any_repository_the_workspace_folder_links_a_manifest_and_its_script(tmp_path):
+    shutil.copytree(FIXTURES / "vcjob-gpt3", tmp_path / "job")  # no .git, no configuration
+    manifest, script = tmp_path / "job" / "job.yaml", tmp_path / "job" / "scripts" / "train_start.sh"
+    client = Client(tmp_path)
+    try:
+        client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
+        client.notify("initialized", {})
+        _open(client, manifest)
+        client.diagnostics({manifest.as_uri()})
+        _open(client, script)
+        found = client.diagnostics({manifest.as_uri(), script.as_uri()})
+        assert "RL301" in {d["code"] for d in found[script.as_uri()]}  # two Pods: read from the manifest
+        assert client.close() == 0
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()
