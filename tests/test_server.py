@@ -229,3 +229,65 @@ def test_outside_any_repository_the_workspace_folder_links_a_manifest_and_its_sc
     finally:
         if client.process.poll() is None:
             client.process.kill()
+
+
+def test_pygls_own_language_client_sees_the_same(tmp_path):
+    """The same round trip with pygls's LanguageClient, an off-the-shelf LSP client."""
+    import asyncio
+
+    from lsprotocol import types
+    from pygls.lsp.client import LanguageClient
+
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "vcjob-gpt3", repo)
+    (repo / ".git").mkdir()
+    manifest, script = repo / "job.yaml", repo / "scripts" / "train_start.sh"
+
+    async def session() -> None:
+        client = LanguageClient("recovery-lint-test", "1")
+        published: dict[str, list[types.Diagnostic]] = {}
+        arrived = asyncio.Event()
+
+        @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def diagnostics(params: types.PublishDiagnosticsParams) -> None:
+            published[params.uri] = params.diagnostics
+            arrived.set()
+
+        async def settled(uri: str) -> list[types.Diagnostic]:
+            while uri not in published:
+                arrived.clear()
+                await asyncio.wait_for(arrived.wait(), 60)
+            return published.pop(uri)
+
+        await client.start_io(sys.executable, "-m", "recovery_lint", "server", cwd=str(repo))
+        await client.initialize_async(
+            types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=repo.as_uri())
+        )
+        client.initialized(types.InitializedParams())
+        for path, language in ((manifest, "yaml"), (script, "shellscript")):
+            client.text_document_did_open(
+                types.DidOpenTextDocumentParams(
+                    text_document=types.TextDocumentItem(path.as_uri(), language, 1, path.read_text())
+                )
+            )
+        found = await settled(script.as_uri())
+        while not any(d.code == "RL301" for d in found):
+            found = await settled(script.as_uri())
+        rl301 = next(d for d in found if d.code == "RL301")
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(script.as_uri()),
+                range=rl301.range,
+                context=types.CodeActionContext(diagnostics=[rl301]),
+            )
+        )
+        assert any(a.title.startswith("RL301: ") and a.title.endswith("(safe fix)") for a in actions)
+        hover = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(script.as_uri()), rl301.range.start)
+        )
+        assert hover is not None and hover.contents.value.startswith("# RL301")
+        await client.shutdown_async(None)
+        client.exit(None)
+        await client.stop()
+
+    asyncio.run(session())
