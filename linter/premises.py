@@ -91,6 +91,11 @@ class Withheld:
     advice: str = ""
     condition: str = ""  # what would have to hold for the advice to be given
 
+    @property
+    def settling_key(self) -> str:
+        """The configuration key that settles it: the answer's own, else the premise's."""
+        return self.key or (PREMISES[self.premise].key if self.premise in PREMISES else "")
+
     def at(self, span, advice: str = "") -> Withheld:
         """The same withheld advice, placed at ``span``."""
         if span is None:
@@ -447,7 +452,7 @@ def withheld_line(withheld: Iterable[Withheld]) -> str:
     jobs: dict[tuple[str, str], set[str]] = {}
     codes: dict[tuple[str, str], set[str]] = {}
     for w in withheld:
-        key = (w.premise, w.key or (PREMISES[w.premise].key if w.premise in PREMISES else w.premise))
+        key = (w.premise, w.settling_key or w.premise)
         jobs.setdefault(key, set()).add(w.job)
         codes.setdefault(key, set()).add(w.code)
     if not jobs:

@@ -92,7 +92,7 @@ def _line_starts(text: str) -> list[int]:
 def _lint(root: Path, texts: dict[str, str]) -> dict[str, list[Finding]]:
     """Lint the files (absolute paths, with the editor's texts) in file mode from ``root``."""
     from .command.check import Check
-    from .premises import PREMISES, remedy, subject
+    from .premises import remedy, subject
 
     display = {os.path.relpath(p, root): p for p in texts}
     on_disk = [p for p in texts if os.path.isfile(p)]
@@ -128,7 +128,7 @@ def _lint(root: Path, texts: dict[str, str]) -> dict[str, list[Finding]]:
         text, lines = texts[path], starts[path]
         line0 = min(w.line - 1, len(lines) - 1)
         begin = lines[line0] + max(w.column - 1, 0)
-        key = w.key or (PREMISES[w.premise].key if w.premise in PREMISES else "")
+        key = w.settling_key
         settle = remedy(key, w.premise) if key else "see recovery-lint --show-withheld"
         out[path].append(
             Finding(

@@ -14,12 +14,11 @@ from pathlib import Path
 
 from ..argv import UsageError, check_parser
 from ..config import find_config
-from ..premises import NO_KEY, PREMISES, VALUE_HINTS, Withheld, remedy, subject
+from ..premises import VALUE_HINTS, Withheld, remedy, subject
+from ..sources.versions import COMPONENTS
 from .outcome import EXIT_CLEAN
 
 CONFIG_NAME = ".recovery-lint.toml"
-# the keys whose value the jobs' context carries, and how to read it from a job
-VERSION_KEYS = ("torch", "torch-npu", "cann", "mindcluster", "mindio", "mindspeed-llm")
 
 
 @dataclass
@@ -72,7 +71,7 @@ def init_command(argv: list[str]) -> int:
 def needs(withheld: list[Withheld]) -> dict[str, KeyNeed]:
     found: dict[str, KeyNeed] = {}
     for w in withheld:
-        key = w.key or (PREMISES[w.premise].key if w.premise in PREMISES else "")
+        key = w.settling_key
         need = found.setdefault(key, KeyNeed(key, premise=w.premise))
         need.jobs.add(w.job)
         need.rules.add(w.code)
@@ -87,7 +86,7 @@ def _agreed(jobs, key: str) -> tuple[str | None, str]:
     places: dict[str, str] = {}
     for job in jobs:
         ctx = job.context
-        if table == "versions" and name in VERSION_KEYS:
+        if table == "versions" and name in COMPONENTS:
             value, origin = ctx.versions.get(name), ctx.versions.origin(name)
         elif key == "target.platform":
             value, origin = ctx.platform, job.manifest.path if job.manifest is not None else None
@@ -137,7 +136,7 @@ def render(found: dict[str, KeyNeed], jobs) -> str:
         lines.append("# Not settled by a key of this file:")
         for need in others:
             count = len(need.jobs)
-            settle = remedy(need.key, need.premise) if need.key != NO_KEY else remedy(NO_KEY, need.premise)
+            settle = remedy(need.key, need.premise)
             lines.append(
                 f"# - {subject(need.premise)} is unknown for {count} job{'s' if count != 1 else ''} "
                 f"({', '.join(sorted(need.rules))}): {settle}"

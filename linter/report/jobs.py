@@ -93,7 +93,7 @@ def _job_lines(job: Job, withheld: list[Withheld]) -> list[str]:
             lines.append(_premise_line(name, found, by_premise.get(name, [])))
         # one line per rule and premise: the places are --show-withheld's
         for w in {(w.code, w.premise, w.evidence, w.key): w for w in withheld}.values():
-            key = w.key or PREMISES[w.premise].key
+            key = w.settling_key
             lines.append(
                 f"  advice withheld: {w.code} ({w.premise} unknown: {w.evidence.rstrip('.')}; {remedy(key, w.premise)})"
             )
@@ -172,7 +172,7 @@ def _job_json(job: Job, withheld: list[Withheld]) -> dict[str, object]:
             else {}
         ),
         "withheld": [
-            {"rule": w.code, "premise": w.premise, "evidence": w.evidence, "key": w.key or PREMISES[w.premise].key}
+            {"rule": w.code, "premise": w.premise, "evidence": w.evidence, "key": w.settling_key}
             for w in {(w.code, w.premise, w.evidence, w.key): w for w in withheld}.values()
         ],
         "files": job.files,

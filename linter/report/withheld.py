@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from ..premises import PREMISES, Withheld, remedy, subject
+from ..premises import Withheld, remedy, subject
 
 
 def _key(w: Withheld) -> str:
-    return w.key or (PREMISES[w.premise].key if w.premise in PREMISES else w.premise)
+    return w.settling_key or w.premise
 
 
 def _ordered(withheld: Iterable[Withheld]) -> list[Withheld]:
