@@ -18,6 +18,7 @@ from urllib.parse import unquote, urlparse
 from . import __version__
 from .argv import UsageError, check_parser
 from .scope import find_root
+from .span import SourceText
 
 SOURCE = "recovery-lint"
 
@@ -68,25 +69,17 @@ class Documents:
         return folder
 
 
-def _utf16(line: str, column: int) -> int:
-    """A 0-based character column as the UTF-16 code units LSP counts by default."""
-    return len(line[:column].encode("utf-16-le")) // 2
+def _utf16(before: str, column: int) -> int:
+    """A 0-based character column as the UTF-16 code units LSP counts by default (characters beyond
+    the Basic Multilingual Plane count twice)."""
+    return column + sum(1 for char in before if ord(char) > 0xFFFF)
 
 
-def _position(text: str, starts: list[int], offset: int) -> tuple[int, int]:
-    import bisect
-
-    line = bisect.bisect_right(starts, offset) - 1
-    line_text = text[starts[line] : starts[line + 1] if line + 1 < len(starts) else len(text)]
-    return line, _utf16(line_text, offset - starts[line])
-
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    for i, char in enumerate(text):
-        if char == "\n":
-            starts.append(i + 1)
-    return starts
+def _position(src: SourceText, offset: int) -> tuple[int, int]:
+    """A character offset as LSP's 0-based line and UTF-16 column."""
+    line = src.line_of(offset)
+    begin = src.line_starts[line]
+    return line, _utf16(src.text[begin:offset], offset - begin)
 
 
 def _lint(root: Path, texts: dict[str, str]) -> dict[str, list[Finding]]:
@@ -105,29 +98,29 @@ def _lint(root: Path, texts: dict[str, str]) -> dict[str, list[Finding]]:
     except UsageError:
         return {}
     out: dict[str, list[Finding]] = {p: [] for p in texts}
-    starts = {p: _line_starts(t) for p, t in texts.items()}
+    sources = {p: SourceText(p, t) for p, t in texts.items()}
     for d in result.diagnostics:
         path = display.get(d.path)
         if path is None:
             continue
-        text, lines = texts[path], starts[path]
+        src = sources[path]
         out[path].append(
             Finding(
                 d.code,
                 d.message,
                 d.severity.value,
-                _position(text, lines, d.span.start),
-                _position(text, lines, d.span.end),
-                _fix_in(d, root, texts),
+                _position(src, d.span.start),
+                _position(src, d.span.end),
+                _fix_in(d, root),
             )
         )
     for w in dict.fromkeys(result.withheld):
         path = display.get(w.path)
         if path is None or not w.line:
             continue
-        text, lines = texts[path], starts[path]
-        line0 = min(w.line - 1, len(lines) - 1)
-        begin = lines[line0] + max(w.column - 1, 0)
+        src = sources[path]
+        line0 = min(w.line - 1, len(src.line_starts) - 1)
+        begin = min(src.line_starts[line0] + max(w.column - 1, 0), len(src.text))
         key = w.settling_key
         settle = remedy(key, w.premise) if key else "see recovery-lint --show-withheld"
         out[path].append(
@@ -135,14 +128,14 @@ def _lint(root: Path, texts: dict[str, str]) -> dict[str, list[Finding]]:
                 w.code,
                 f"{w.code} withheld: {subject(w.premise)} is unknown ({w.evidence.rstrip('.')}); {settle}",
                 "withheld",
-                _position(text, lines, begin),
-                _position(text, lines, begin),
+                _position(src, begin),
+                _position(src, begin),
             )
         )
     return out
 
 
-def _fix_in(d, root: Path, texts: dict[str, str]) -> dict | None:
+def _fix_in(d, root: Path) -> dict | None:
     """The finding's fix as edits per file (absolute path -> [(start, end, text)]), positions taken in
     the editor's text of an open file and in the file on disk otherwise."""
     fix = d.fix
@@ -151,13 +144,8 @@ def _fix_in(d, root: Path, texts: dict[str, str]) -> dict | None:
     edits: dict[str, list] = {}
     for e in fix.edits:
         path = os.path.normpath(root / e.span.path)
-        text = texts.get(path)
-        if text is None:
-            text = e.span.source.text  # a file the lint read from disk
-        lines = _line_starts(text)
-        edits.setdefault(path, []).append(
-            (_position(text, lines, e.span.start), _position(text, lines, e.span.end), e.content)
-        )
+        src = e.span.source  # the text the lint read: the editor's for an open file, else the file on disk
+        edits.setdefault(path, []).append((_position(src, e.span.start), _position(src, e.span.end), e.content))
     return {"title": fix.message, "safe": fix.applicability.value == "safe", "edits": edits}
 
 

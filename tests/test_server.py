@@ -291,3 +291,13 @@ def test_pygls_own_language_client_sees_the_same(tmp_path):
         await client.stop()
 
     asyncio.run(session())
+
+
+def test_positions_count_utf16_code_units_as_lsp_does():
+    from recovery_lint.server import _position
+    from recovery_lint.span import SourceText
+
+    src = SourceText("a.sh", "# 训练 🚀 x\necho 🚀y\n")
+    assert _position(src, src.text.index("x")) == (0, 8)  # the rocket is two UTF-16 units, the CJK one each
+    assert _position(src, src.text.index("y")) == (1, 7)
+    assert _position(src, len(src.text)) == (2, 0)
