@@ -72,3 +72,11 @@ def test_a_revision_that_is_not_there_is_a_clear_error(tmp_path):
     shutil.copytree(FIXTURES / "vcjob-gpt3", outside)
     result = run_cli("--new-since", "HEAD", ".", cwd=outside)
     assert result.returncode == 2 and "--new-since needs a git repository" in result.stderr
+
+
+def test_the_old_tree_is_linted_with_the_configuration_the_run_reads(tmp_path):
+    repo = _committed(tmp_path)
+    # a configuration added by the change itself (not in HEAD) still applies to HEAD's tree
+    (repo / ".recovery-lint.toml").write_text('ignore = ["RL202"]\n')
+    result = run_cli("--new-since", "HEAD", ".", cwd=repo)
+    assert result.returncode == 0 and result.stdout.startswith("All checks passed."), result.stdout

@@ -36,11 +36,13 @@ class Check:
         self.cwd = Path.cwd()
         self.result: LintResult | None = None  # kept: the command's caller decides when the models go
         self._since = None  # the findings at --new-since, read once
+        self.config_path: Path | None = None
 
     def run(self) -> int:
         args = self.args
         scope = self._scope()
         config = self._config(scope)
+        self.config_path = config.path  # the file --new-since lints the old tree with
         if (args.force_exclude or config.force_exclude) and config.exclude and scope.stdin is None:
             scope = _force_exclude(args.paths, scope, config, self.cwd)
         rules = self._rules(config)
@@ -268,7 +270,7 @@ class Check:
             from .since import findings_then
 
             if self._since is None:
-                self._since = findings_then(self.args, self.cwd)
+                self._since = findings_then(self.args, self.cwd, self.config_path)
             then, root = self._since
             kept, _ = filter_baseline(kept, then, quoted, self.cwd, root)
         return kept

@@ -17,7 +17,6 @@ from collections import Counter
 from pathlib import Path
 
 from ..argv import UsageError
-from ..config import find_config
 
 SINCE_BASELINE = ".recovery-lint-since.json"
 
@@ -64,14 +63,10 @@ def _extract(commit: str, root: Path, into: Path) -> None:
         raise UsageError(f"--new-since: git archive {commit[:12]} failed")
 
 
-def _passed_on(args: argparse.Namespace, cwd: Path) -> list[str]:
-    """The options of the current run that decide what is found: configuration, selection, target."""
-    out: list[str] = []
-    if args.isolated:
-        out.append("--isolated")
-    else:
-        config = Path(args.config) if args.config else find_config(cwd)
-        out += ["--config", str(config.absolute())] if config else ["--isolated"]
+def _passed_on(args: argparse.Namespace, config: Path | None) -> list[str]:
+    """The options of the current run that decide what is found: the configuration file it read (none:
+    --isolated, so the old tree's own file does not count either), selection, target and versions."""
+    out = ["--config", str(config.absolute())] if config is not None else ["--isolated"]
     for option in ("select", "ignore", "extend_select", "target", "versions"):
         for value in getattr(args, option) or []:
             out += [f"--{option.replace('_', '-')}", value]
@@ -94,7 +89,7 @@ def _paths_then(paths: list[str], cwd: Path, root: Path, then_root: Path, then_c
     return kept or None
 
 
-def findings_then(args: argparse.Namespace, cwd: Path) -> tuple[Counter[str], Path]:
+def findings_then(args: argparse.Namespace, cwd: Path, config: Path | None) -> tuple[Counter[str], Path]:
     """The fingerprints of the findings at ``args.new_since``, and the repository root they are
     relative to (what the current findings are compared against)."""
     from ..adopt import BaselineError, read_baseline
@@ -117,7 +112,7 @@ def findings_then(args: argparse.Namespace, cwd: Path) -> tuple[Counter[str], Pa
         baseline = Path(folder) / "tree" / SINCE_BASELINE
         command = [
             sys.executable, "-m", "recovery_lint", "check", "--no-cache", "--quiet", "--exit-zero",
-            "--write-baseline", str(baseline), *_passed_on(args, cwd), *paths,
+            "--write-baseline", str(baseline), *_passed_on(args, config), *paths,
         ]  # fmt: skip
         done = subprocess.run(command, cwd=then_cwd, capture_output=True, text=True, check=False)
         if done.returncode != 0:
