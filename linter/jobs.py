@@ -83,6 +83,13 @@ class LaunchCommand:
             self.row = BY_NAME[self.launcher]
 
     @property
+    def entry_index(self) -> int | None:
+        """Where the entry is among ``words`` (the launcher's own options come before it)."""
+        if self.entry is None:
+            return None
+        return next((k for k, w in enumerate(self.words) if w.span == self.entry.span), None)
+
+    @property
     def is_torch_launcher(self) -> bool:
         """A launch whose ranks a torchrun-style agent starts (torchrun, torch_npu_run, a framework's)."""
         return self.row.torch  # type: ignore[union-attr]

@@ -92,6 +92,11 @@ class Withheld:
     condition: str = ""  # what would have to hold for the advice to be given
 
     @property
+    def headline(self) -> str:
+        """``RL301 withheld: the torch_npu release is unknown (why)``, as the report and the editor say it."""
+        return f"{self.code} withheld: {subject(self.premise)} is unknown ({self.evidence.rstrip('.')})"
+
+    @property
     def settling_key(self) -> str:
         """The configuration key that settles it: the answer's own, else the premise's."""
         return self.key or (PREMISES[self.premise].key if self.premise in PREMISES else "")
@@ -446,6 +451,12 @@ def subject(premise_name: str) -> str:
     return SUBJECTS.get(premise_name, premise_name)
 
 
+def unknown_for(premise_name: str, jobs: int, rules: Iterable[str]) -> str:
+    """``the NPU platform is unknown for 17 jobs (RL501)``: a premise, how many jobs it kept advice
+    from and the rules whose advice it was."""
+    return f"{subject(premise_name)} is unknown for {jobs} job{'s' if jobs != 1 else ''} ({', '.join(sorted(rules))})"
+
+
 def withheld_line(withheld: Iterable[Withheld]) -> str:
     """One line naming what kept advice back (in the user's words), the jobs and rules it concerned
     and the configuration that settles it; '' when nothing was withheld."""
@@ -459,10 +470,7 @@ def withheld_line(withheld: Iterable[Withheld]) -> str:
         return ""
     parts = []
     for name, key in sorted(jobs, key=lambda k: (-len(jobs[k]), k)):
-        count = len(jobs[name, key])
-        rules = ", ".join(sorted(codes[name, key]))
-        said = remedy(key, name)
-        parts.append(f"{subject(name)} is unknown for {count} job{'s' if count != 1 else ''} ({rules}): {said}")
+        parts.append(f"{unknown_for(name, len(jobs[name, key]), codes[name, key])}: {remedy(key, name)}")
     return (
         "Advice withheld: "
         + "; ".join(parts)

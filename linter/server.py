@@ -85,7 +85,7 @@ def _position(src: SourceText, offset: int) -> tuple[int, int]:
 def _lint(root: Path, texts: dict[str, str]) -> dict[str, list[Finding]]:
     """Lint the files (absolute paths, with the editor's texts) in file mode from ``root``."""
     from .command.check import Check
-    from .premises import remedy, subject
+    from .premises import remedy
 
     display = {os.path.relpath(p, root): p for p in texts}
     on_disk = [p for p in texts if os.path.isfile(p)]
@@ -126,7 +126,7 @@ def _lint(root: Path, texts: dict[str, str]) -> dict[str, list[Finding]]:
         out[path].append(
             Finding(
                 w.code,
-                f"{w.code} withheld: {subject(w.premise)} is unknown ({w.evidence.rstrip('.')}); {settle}",
+                f"{w.headline}; {settle}",
                 "withheld",
                 _position(src, begin),
                 _position(src, begin),

@@ -351,18 +351,32 @@ def count_of(text: str | None) -> int | None:
     return int(text) if text.isdigit() and len(text) < 7 else None
 
 
-def option_value(words: list[Word], names: tuple[str, ...], values: Lookup, start: int = 0) -> tuple[str | None, bool]:
-    """The value of the first option in ``names`` (``--x 8`` or ``--x=8``); (None, False) when absent,
-    (None, True) when present but not static."""
-    for i in range(start, len(words)):
+def option_at(
+    words: list[Word], names: tuple[str, ...], values: Lookup, start: int = 0, end: int | None = None
+) -> tuple[int, int | None] | None:
+    """Where the first option in ``names`` is among ``words[start:end]``: the index of its word and of
+    the word holding its value (the same word for ``--x=8``; None when ``--x`` ends the words); None
+    when absent."""
+    stop = len(words) if end is None else end
+    for i in range(start, stop):
         text = word_value(words[i], values) or words[i].text
         for name in names:
             if text == name:
-                if i + 1 < len(words):
-                    return word_value(words[i + 1], values), True
-                return None, True
+                return i, (i + 1 if i + 1 < stop else None)
             if text.startswith(name + "="):
-                raw = words[i].text.split("=", 1)[1]
-                value = expand(raw, values)
-                return value, True
-    return None, False
+                return i, i
+    return None
+
+
+def option_value(words: list[Word], names: tuple[str, ...], values: Lookup, start: int = 0) -> tuple[str | None, bool]:
+    """The value of the first option in ``names`` (``--x 8`` or ``--x=8``); (None, False) when absent,
+    (None, True) when present but not static."""
+    found = option_at(words, names, values, start)
+    if found is None:
+        return None, False
+    at, value_at = found
+    if value_at is None:
+        return None, True
+    if value_at == at:
+        return expand(words[at].text.split("=", 1)[1], values), True
+    return word_value(words[value_at], values), True

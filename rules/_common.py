@@ -15,6 +15,9 @@ from recovery_lint.sources.manifest import Container, ManifestDoc
 from recovery_lint.sources.shell import ShellScript, Word
 from recovery_lint.span import SourceText
 
+# the YAML reference: "不配置maxRetry或配置maxRetry取值为0时，系统默认进行3次重调度" (RL209, RL214)
+VOLCANO_DEFAULT_RETRIES = 3
+
 
 def script_at(job: Job, path: str) -> ShellScript | None:
     for script in job.scripts:
@@ -124,10 +127,15 @@ def pytorch_launches(job: Job) -> list[tuple[Launch, LaunchCommand]]:
     return out
 
 
+def points_into_command(cmd: LaunchCommand, word: Word) -> bool:
+    """Whether the word points into the launch command: itself, or the variable it was split out of."""
+    span = cmd.command.span
+    return word.span.path == span.path and span.start <= word.span.start < span.end
+
+
 def written_in_command(cmd: LaunchCommand, word: Word) -> bool:
     """Whether the word is written in the launch command itself (not split out of a variable, whose
     words all point at the variable), so that an edit of its span edits that word alone."""
-    span = cmd.command.span
-    if not (cmd.exact and word.span.path == span.path and span.start <= word.span.start < span.end):
+    if not (cmd.exact and points_into_command(cmd, word)):
         return False
     return sum(1 for w in cmd.words if (w.span.start, w.span.end) == (word.span.start, word.span.end)) == 1

@@ -127,16 +127,21 @@ def uses_rank_table(job: Job) -> bool:
     doc = job.manifest
     if doc is not None:
         for pod in doc.pods:
-            for volume in pod.volumes:
-                if volume.name.value == VOLUME or serves_by_path(volume):
-                    return True
-                if volume.config_map is not None and volume.config_map.value.startswith(RINGS_CONFIG_PREFIX):
-                    return True
+            if any(operator_table(volume) for volume in pod.volumes):
+                return True
             # a container that mounts a 'ranktable' volume is in RankTable mode even when the pod
             # does not declare it (the other RankTable rules judge that mount)
             if any(m.name.value == VOLUME for c in pod.containers for m in c.mounts):
                 return True
     return any(table_env(launch) is not None for launch in job.launches)
+
+
+def operator_table(volume: Volume) -> bool:
+    """A volume that carries the table the operator writes: the ``ranktable`` one, a hostPath/nfs one in
+    its directory, or the legacy ``rings-config-*`` ConfigMap (its status is written the same way)."""
+    if volume.name.value == VOLUME or serves_by_path(volume):
+        return True
+    return volume.config_map is not None and volume.config_map.value.startswith(RINGS_CONFIG_PREFIX)
 
 
 def serves_by_path(volume: Volume) -> bool:

@@ -8,9 +8,7 @@ from recovery_lint.premises import answer
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
 from recovery_lint.sources.manifest import ManifestDoc
 
-from ._common import npu_evidence
-
-VOLCANO_DEFAULT_RETRIES = 3  # "不配置maxRetry或配置maxRetry取值为0时，系统默认进行3次重调度"
+from ._common import VOLCANO_DEFAULT_RETRIES, npu_evidence
 
 _VCJOB = """\
 apiVersion: batch.volcano.sh/v1alpha1

@@ -8,16 +8,15 @@ from recovery_lint.jobs import Job, LaunchCommand
 from recovery_lint.launchers.table import TORCH_NPU_RUN, TORCHRUN
 from recovery_lint.premises import LEVELS
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
-from recovery_lint.shellwords import word_value
+from recovery_lint.shellwords import option_at, word_value
 from recovery_lint.sources.manifest import ManifestDoc
 from recovery_lint.sources.shell import Word
 
-from ._common import pytorch_launches, written_in_command
+from ._common import VOLCANO_DEFAULT_RETRIES, points_into_command, pytorch_launches, written_in_command
 
 OPTIONS = ("--max_restarts", "--max-restarts")
 # "不配置该参数时默认为32767次": TaskD's patch of torchrun also turns 0 into this number (torch_patch.py)
 DOCUMENTED = 32767
-VOLCANO_DEFAULT_RETRIES = 3  # a Volcano Job without maxRetry (or 0) is rescheduled 3 times
 
 _ACJOB = """\
 apiVersion: mindxdl.gitee.com/v1
@@ -199,7 +198,7 @@ No fix when the option comes from a variable.
                 else f"the job sets no limit ({budget[1]})"
             )
             yield self.report(
-                option.span if _within(cmd, option) else cmd.command.span,
+                option.span if points_into_command(cmd, option) else cmd.command.span,
                 f"--max_restarts {restarts} under {LEVELS[job.context.recovery]}: after {restarts} faults the "
                 f"training processes exit instead of being restarted in place, while {said}; the guide's "
                 f"default is {DOCUMENTED}",
@@ -245,24 +244,14 @@ def _max_restarts(cmd: LaunchCommand) -> tuple[Word, Word, int] | None:
     """The option word, the word holding its value and the value, among the launcher's own options
     (before the entry); None when absent or not a number."""
     words = cmd.words
-    start = cmd.launcher_words[1] - cmd.launcher_words[0]
-    end = next((k for k, w in enumerate(words) if cmd.entry is not None and w.span == cmd.entry.span), len(words))
-    for k in range(start, end):
-        text = word_value(words[k], {}) or words[k].text
-        for name in OPTIONS:
-            if text == name and k + 1 < end:
-                value = _literal(word_value(words[k + 1], {}))
-                return (words[k], words[k + 1], value) if value is not None else None
-            if text.startswith(name + "="):
-                value = _literal(text.split("=", 1)[1])
-                return (words[k], words[k], value) if value is not None else None
-    return None
-
-
-def _within(cmd: LaunchCommand, word: Word) -> bool:
-    """Whether the word points into the launch command (itself, or the variable it came from there)."""
-    span = cmd.command.span
-    return word.span.path == span.path and span.start <= word.span.start < span.end
+    entry = cmd.entry_index
+    found = option_at(words, OPTIONS, {}, cmd.launcher_words[1] - cmd.launcher_words[0], entry)
+    if found is None or found[1] is None:
+        return None
+    at, value_at = found
+    written = word_value(words[value_at], {}) or words[value_at].text
+    value = _literal(written.split("=", 1)[1] if value_at == at else written)
+    return (words[at], words[value_at], value) if value is not None else None
 
 
 def _fix(cmd: LaunchCommand, value_word: Word):

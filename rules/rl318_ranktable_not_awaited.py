@@ -7,18 +7,15 @@ from recovery_lint.edits import insert_lines_before
 from recovery_lint.jobs import Job, Launch, LaunchCommand
 from recovery_lint.knowledge.features import feature_support
 from recovery_lint.rule import MISCONFIGURED, Case, Rule, examples
-from recovery_lint.sources.manifest import Volume
 
 from ._common import pytorch_launches
 from ._ranktable import (
     COMPLETED,
     ENV,
-    RINGS_CONFIG_PREFIX,
-    VOLUME,
     WAIT_FOR_TABLE,
     covers,
     launch_of,
-    serves_by_path,
+    operator_table,
     static_path,
     waits_for_table,
 )
@@ -232,7 +229,7 @@ def _own_volume(job: Job, launch: Launch, table: str) -> bool:
     directory other than the operator's): a file the operator never writes."""
     doc = job.manifest
     for pod in doc.pods if doc is not None else ():
-        operators = {v.name.value for v in pod.volumes if _operator_writes(v)}
+        operators = {v.name.value for v in pod.volumes if operator_table(v)}
         for container in pod.containers:
             if launch_of(job, container) is not launch:
                 continue
@@ -241,14 +238,6 @@ def _own_volume(job: Job, launch: Launch, table: str) -> bool:
                 if covering and mount.name.value not in operators:
                     return True
     return False
-
-
-def _operator_writes(volume: Volume) -> bool:
-    """The ``ranktable`` volume, a hostPath/nfs one in the operator's directory, or the legacy
-    ``rings-config-*`` ConfigMap (its status is written the same way)."""
-    if volume.name.value == VOLUME or serves_by_path(volume):
-        return True
-    return volume.config_map is not None and volume.config_map.value.startswith(RINGS_CONFIG_PREFIX)
 
 
 def _fix(cmd: LaunchCommand):

@@ -148,9 +148,7 @@ job meant to start afresh on every run.
 
 def _arguments(cmd: LaunchCommand) -> list[Word] | None:
     """The words after the entry; None when one of them is a variable whose value is not known."""
-    if cmd.entry is None:
-        return None
-    at = next((k for k, w in enumerate(cmd.words) if w.span == cmd.entry.span), None)
+    at = cmd.entry_index
     if at is None:
         return None
     after = cmd.words[at + 1 :]

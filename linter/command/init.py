@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..argv import UsageError, check_parser
 from ..config import find_config
-from ..premises import VALUE_HINTS, Withheld, remedy, subject
+from ..premises import VALUE_HINTS, Withheld, remedy, unknown_for
 from ..sources.versions import COMPONENTS
 from .outcome import EXIT_CLEAN
 
@@ -105,8 +105,7 @@ def _agreed(jobs, key: str) -> tuple[str | None, str]:
 
 
 def _line(need: KeyNeed, jobs) -> str:
-    count, rules = len(need.jobs), ", ".join(sorted(need.rules))
-    waits = f"{subject(need.premise)} is unknown for {count} job{'s' if count != 1 else ''} ({rules})"
+    waits = unknown_for(need.premise, len(need.jobs), need.rules)
     _table, _, name = need.key.partition(".")
     value, said = _agreed(jobs, need.key)
     if value is not None:
@@ -135,11 +134,8 @@ def render(found: dict[str, KeyNeed], jobs) -> str:
         lines.append("")
         lines.append("# Not settled by a key of this file:")
         for need in others:
-            count = len(need.jobs)
-            settle = remedy(need.key, need.premise)
             lines.append(
-                f"# - {subject(need.premise)} is unknown for {count} job{'s' if count != 1 else ''} "
-                f"({', '.join(sorted(need.rules))}): {settle}"
+                f"# - {unknown_for(need.premise, len(need.jobs), need.rules)}: {remedy(need.key, need.premise)}"
             )
     if not found:
         lines += ["", "# Nothing is unknown: every premise the rules asked about is settled by the repository."]

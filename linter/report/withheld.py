@@ -32,7 +32,7 @@ def render_withheld(withheld: Iterable[Withheld]) -> str:
         return "No advice withheld: every premise the rules asked about is known.\n"
     lines: list[str] = []
     for w in items:
-        lines.append(f"{_place(w)}: {w.code} withheld: {subject(w.premise)} is unknown ({w.evidence.rstrip('.')})")
+        lines.append(f"{_place(w)}: {w.headline}")
         if w.condition:
             lines.append(f"  holds if: {w.condition}")
         if w.advice:
