@@ -284,6 +284,20 @@ def fingerprint(d: Diagnostic, src: SourceText | None, cwd: Path, base: Path) ->
     return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+def numbered_fingerprints(
+    diagnostics: list[Diagnostic], sources: dict[str, SourceText], cwd: Path, base: Path
+) -> list[tuple[str, int]]:
+    """Each finding's fingerprint and its occurrence number among the findings with that fingerprint
+    (one rule on the same text twice: 1, then 2), as the report formats that identify findings give them."""
+    seen: Counter[str] = Counter()
+    out = []
+    for d in diagnostics:
+        fp = fingerprint(d, sources.get(d.path), cwd, base)
+        seen[fp] += 1
+        out.append((fp, seen[fp]))
+    return out
+
+
 def write_baseline(file: Path, diagnostics: list[Diagnostic], sources: dict[str, SourceText], cwd: Path) -> int:
     from . import __version__
 

@@ -114,7 +114,7 @@ def _lint(root: Path, texts: dict[str, str]) -> dict[str, list[Finding]]:
                 _fix_in(d, root),
             )
         )
-    for w in dict.fromkeys(result.withheld):
+    for w in result.withheld:
         path = display.get(w.path)
         if path is None or not w.line:
             continue

@@ -31,20 +31,16 @@ def issue(d: Diagnostic, path: str, fingerprint: str, fail_on: str) -> dict[str,
 
 
 def render(diagnostics: list[Diagnostic], *, sources, cwd: Path, fail_on: str = "warning") -> str:
-    from ..adopt import fingerprint as finding_fingerprint
+    from ..adopt import numbered_fingerprints
 
     root = repository_root(cwd)
     issues = []
-    seen: dict[str, int] = {}
-    for d in diagnostics:
+    for d, (fingerprint, occurrence) in zip(
+        diagnostics, numbered_fingerprints(diagnostics, sources, cwd, root), strict=True
+    ):
         path = repository_path(d.path, cwd, root)
-        if path is None:
-            continue
-        base = finding_fingerprint(d, sources.get(d.path), cwd, root)
-        seen[base] = seen.get(base, 0) + 1
-        # two findings with one fingerprint (the same line twice) stay two issues
-        fingerprint = base if seen[base] == 1 else f"{base}:{seen[base]}"
-        issues.append(issue(d, path, fingerprint, fail_on))
+        if path is not None:  # outside the repository GitLab could not place it
+            issues.append(issue(d, path, f"{fingerprint}:{occurrence}", fail_on))
     return printable(json.dumps(issues, indent=2, ensure_ascii=False)) + "\n"
 
 

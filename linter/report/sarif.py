@@ -127,7 +127,7 @@ def build(
     documentation_url: str | None = None,
     withheld: Iterable[object] = (),
 ) -> dict[str, object]:
-    from ..adopt import fingerprint as finding_fingerprint
+    from ..adopt import numbered_fingerprints
     from ..docs import documentation_base
     from ..registry import all_rules
 
@@ -140,12 +140,10 @@ def build(
     index = {r.code: i for i, r in enumerate(rules)}
     results = []
     notifications: list[dict[str, object]] = []
-    seen: dict[str, int] = {}
-    for d in diagnostics:
-        # the baseline's fingerprint, taken relative to the repository root; the occurrence number
-        # tells apart findings of one rule on the same text
-        fingerprint = finding_fingerprint(d, sources.get(d.path), cwd, root)
-        seen[fingerprint] = seen.get(fingerprint, 0) + 1
+    # the baseline's fingerprint, taken relative to the repository root; the occurrence number tells
+    # apart findings of one rule on the same text
+    numbered = numbered_fingerprints(diagnostics, sources, cwd, root)
+    for d, (fingerprint, occurrence) in zip(diagnostics, numbered, strict=True):
         result: dict[str, object] = {"ruleId": d.code}
         if d.code in index:
             result["ruleIndex"] = index[d.code]
@@ -155,8 +153,8 @@ def build(
                 "message": {"text": d.message},
                 "locations": [{"physicalLocation": locator.physical(d.span)}],
                 "partialFingerprints": {
-                    FINGERPRINT_KEY: f"{fingerprint}:{seen[fingerprint]}",
-                    "primaryLocationLineHash": f"{fingerprint[:16]}:{seen[fingerprint]}",
+                    FINGERPRINT_KEY: f"{fingerprint}:{occurrence}",
+                    "primaryLocationLineHash": f"{fingerprint[:16]}:{occurrence}",
                 },
             }
         )

@@ -17,7 +17,7 @@ def _ordered(withheld: Iterable[Withheld]) -> list[Withheld]:
     def order(w: Withheld) -> tuple:
         return (not w.path, w.path, w.line, w.column, w.code, w.premise, w.job)
 
-    return sorted(dict.fromkeys(withheld), key=order)
+    return sorted(withheld, key=order)  # the run's withheld advice holds each piece once
 
 
 def _place(w: Withheld) -> str:
