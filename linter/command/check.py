@@ -40,14 +40,8 @@ class Check:
 
     def run(self) -> int:
         args = self.args
-        scope = self._scope()
-        config = self._config(scope)
-        self.config_path = config.path  # the file --new-since lints the old tree with
-        if (args.force_exclude or config.force_exclude) and config.exclude and scope.stdin is None:
-            scope = _force_exclude(args.paths, scope, config, self.cwd)
-        rules = self._rules(config)
+        scope, config, rules, request = self._prepared()
         fail_on = args.fail_on or config.fail_on
-        request = self._request(scope, config, rules)
         if args.show_files:
             return show_files(request)
         request.cache = self._cache(config, rules, scope)
@@ -69,12 +63,21 @@ class Check:
         """The run's result with nothing reported or written (what ``init`` and the editor server read
         the repository with); ``overrides`` gives files' texts as an editor holds them (display path ->
         text), in place of what is on disk."""
-        scope = self._scope()
-        scope.overrides.update(overrides or {})
-        config = self._config(scope)
-        request = self._request(scope, config, self._rules(config))
-        self.result = lint(request)
+        self.result = lint(self._prepared(overrides)[3])
         return self.result
+
+    def _prepared(self, overrides: dict[str, str] | None = None) -> tuple[Scope, Config, list[Rule], LintRequest]:
+        """What the command line resolves to: the scope (with the texts ``overrides`` gives), the
+        configuration, the rules and the request the engine runs."""
+        args = self.args
+        scope = self._scope()
+        config = self._config(scope)
+        self.config_path = config.path  # the file --new-since lints the old tree with
+        if (args.force_exclude or config.force_exclude) and config.exclude and scope.stdin is None:
+            scope = _force_exclude(args.paths, scope, config, self.cwd)
+        scope.overrides.update(overrides or {})
+        rules = self._rules(config)
+        return scope, config, rules, self._request(scope, config, rules)
 
     # -- the run, in the mode asked for -------------------------------------------------------------
     def _mode(self, request: LintRequest, scope: Scope, out: Output, fail_on: str) -> int:
