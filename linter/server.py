@@ -85,7 +85,7 @@ def _position(src: SourceText, offset: int) -> tuple[int, int]:
 def _lint(root: Path, texts: dict[str, str]) -> dict[str, list[Finding]]:
     """Lint the files (absolute paths, with the editor's texts) in file mode from ``root``."""
     from .command.check import Check
-    from .premises import remedy
+    from .report.settle import remedy
 
     display = {os.path.relpath(p, root): p for p in texts}
     on_disk = [p for p in texts if os.path.isfile(p)]

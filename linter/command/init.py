@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ..argv import UsageError, check_parser
 from ..config import find_config
-from ..premises import VALUE_HINTS, Withheld, remedy, unknown_for
+from ..premises import Withheld
+from ..report.settle import VALUE_HINTS, remedy, unknown_for
 from ..sources.versions import COMPONENTS
 from .outcome import EXIT_CLEAN
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from ..argv import UsageError
 from ..diagnostics import Applicability, Diagnostic
 from ..flow.request import LintResult
-from ..premises import withheld_line
 from ..report import View, renderer, write_report_file
+from ..report.settle import withheld_line
 from .outcome import read_by_a_run, summary_line
 
 PROGRESS_THRESHOLD = 300  # files; fewer finish before a progress bar would be worth drawing

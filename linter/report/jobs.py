@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 
 from ..jobs import Job, LaunchCommand, Project
-from ..premises import PREMISES, Answer, Withheld, answer, configured, remedy
+from ..premises import PREMISES, Answer, Withheld, answer, configured
 from ..sources.versions import COMPONENTS
+from .settle import remedy
 
 
 def _versions(job: Job) -> str:

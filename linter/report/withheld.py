@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from ..premises import Withheld, remedy, subject
+from ..premises import Withheld, subject
+from .settle import remedy
 
 
 def _key(w: Withheld) -> str:
