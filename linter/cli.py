@@ -142,8 +142,8 @@ def _discard_stdout() -> None:
 
 def _exit_now(code: int) -> NoReturn:
     """Leave at once, once the output is written: the workers are ended and the writes finished or
-    undone, and freeing every model of a large run one by one (when the command object goes, and at
-    interpreter shutdown) took a third of a second at 10,000 files."""
+    undone; freeing every model of a large run one by one (when the command object goes, and at
+    interpreter shutdown) would only cost time (see bench/README.md)."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()

@@ -119,7 +119,7 @@ class ExcludeSet:
         return any(r.match(rel) for r in self.own)
 
     def _relative(self, path: Path | str) -> str:
-        if isinstance(path, str):  # a walk's own text: normalised, and a Path per entry was a third of the walk
+        if isinstance(path, str):  # a walk's own text: normalised already, no Path per entry
             if path.startswith(self._below):
                 return path[len(self._below) :]
             path = Path(path)
@@ -210,9 +210,9 @@ def _walk_folders(
     links: set[str],
 ) -> None:
     """The candidates below ``root`` where git cannot list them, folder by folder. Paths are kept as
-    text and each folder's display prefix is worked out once: a ``Path`` per file and folder, and
-    an lstat per file that the folder's listing already tells is a regular file, were most of the
-    walk of 10,000 files."""
+    text and each folder's display prefix is worked out once, and no file that the folder's listing
+    already tells is a regular file is lstat'ed again: per-file objects and calls are what a walk of
+    a large tree spends its time on."""
     base = os.fspath(root).rstrip("/")  # the filesystem root: "" (its files are "/name")
     prefixes = _FolderPrefixes(root, cwd)
     real: dict[str, Path | None] = {}  # the root resolved, at the first link met

@@ -128,9 +128,9 @@ REACH_DEPTH = 4  # manifest -> script -> sourced script -> entry: a longer chain
 def _declares_now(candidate: Candidate, request: LintRequest) -> bool:
     """Whether a named file is a version declaration its jobs read. A README counts only with a
     version table in it: a model zoo's READMEs change with every documentation edit, and the root
-    README of a repository would bring in every launch (ModelZoo-PyTorch: 98 s for a README with no
-    table). One whose table this very change deleted is not followed (the folder run sees it).
-    The README read here is the one the run uses."""
+    README of a repository would bring in every launch of a model zoo. One whose table this very
+    change deleted is not followed (the folder run sees it). The README read here is the one the
+    run uses."""
     if candidate.kind not in PIN_KINDS:
         return False
     if candidate.kind != README:
@@ -191,9 +191,9 @@ class _WordIndex:
     """Which launchers' texts hold a name as a word of their own (split where no file name goes on:
     ``${dir}/train.sh;`` has ``train.sh``, ``my_train.sh`` has not). A few names are searched for in
     each text; many (a commit of hundreds of files, or the launchers found in an earlier round) are
-    looked up in an index of every text's words, made once: searching each text for each of 300
-    names took 36 s on ModelZoo-PyTorch, the index 1.4 s, a search for one name 0.1 s. A name with
-    such a character in it is searched for in the texts themselves."""
+    looked up in an index of every text's words, made once (a search of every text per name grows
+    with names times texts; the index with the texts alone). A name with such a character in it is
+    searched for in the texts themselves."""
 
     FEW = 8  # names up to which a search of the texts beats making the index
 

@@ -130,8 +130,8 @@ class PyCall(Located):
         return f"PyCall({self.qualname!r}, {self.span!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        # the fields as they are kept: making the two spans and the keywords' dict to pickle a call, and
-        # running __init__ to load it, was half the cost of sending a Python file's model from the pool
+        # the fields as they are kept: no spans or keywords' dict made to pickle a call, and no
+        # __init__ run to load it (sending models from the pool is most of a worker's overhead)
         fields = (self._source, self._high, self._low, self._size, self._func_start, self._func_size, self._keywords)
         context = (self.conditional, self.function, self.guard, self.in_loop)
         return (_restore_call, (*fields, self.qualname, self.written, self.positional, *context))

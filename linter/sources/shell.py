@@ -118,8 +118,8 @@ class Word(Located):
         return f"Word({self.text!r}, {self.value!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        # the fields as kept: a span to pickle and __init__ to load (which compares the value with the
-        # text again) were a third of the cost of sending a script's model from the pool
+        # the fields as kept: no span to pickle and no __init__ to load (which compares the value with
+        # the text again), since sending a script's model from the pool pays for every word
         value = self._value
         plain = value is _AS_WRITTEN
         return (
@@ -252,7 +252,7 @@ def parse_shell(src: SourceText) -> ShellScript:
     shell = other_shell(src.text)
     if shell is not None:
         return _not_bash(src, shell)
-    from .bash_syntax import check  # 10 ms to import: only a run that reads a script pays it
+    from .bash_syntax import check  # a large module: only a run that reads a script imports it
 
     checked = check(_as_bash_reads_it(src.text))
     lossy = list(checked.lossy_rewrites)

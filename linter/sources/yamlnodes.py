@@ -189,7 +189,8 @@ def _restore_collection(
 
 class YMap(_Collection):
     """A mapping. Its keys and values are kept in one flat tuple (key, value, key, value, ...): a
-    pair tuple per entry would be a third of a run's YAML memory; ``items`` makes the pairs when asked."""
+    pair tuple per entry would add an object per entry to a run's YAML memory; ``items`` makes the
+    pairs when asked."""
 
     __slots__ = ()
 

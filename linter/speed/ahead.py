@@ -63,8 +63,8 @@ class ParsedAhead:
             # The pool's threads in this process hand each chunk to a worker and take back its
             # models; while this thread parses or links, each waits up to the switch interval for the
             # interpreter lock, and the worker waits with it (a chunk's models fill the pipe several
-            # times over): at the default 5 ms the worker sat idle for a fifth of the 10,000-file
-            # bench's linking, at 0.5 ms it waited 0.13-0.15 s in each phase, at 0.1 ms 0.06-0.11 s.
+            # times over): a short switch interval keeps the worker fed (the interval is chosen in
+            # bench/README.md).
             self.switch_interval = sys.getswitchinterval()
             sys.setswitchinterval(min(self.switch_interval, POOL_SWITCH_INTERVAL))
         return self.pool
@@ -194,8 +194,7 @@ def _likely_entries(parsed: list[ParsedFile], lazy: list[Candidate]) -> list[Can
 
 def _py_mentions(text: str) -> set[str]:
     """What ``_PY_MENTION.findall`` finds in ``text``, searched only in the runs of path characters
-    around each ``.py``: over a whole file the pattern retries at every character of every run
-    (0.7 s over the 2,400 launchers of the 10,000-file bench, 0.01 s this way)."""
+    around each ``.py``: over a whole file the pattern would retry at every character of every run."""
     found: set[str] = set()
     end = 0  # where the last run searched ends; a run holding two ``.py`` is searched once
     size = len(text)

@@ -32,9 +32,8 @@ if TYPE_CHECKING:
 # -- the parse pool ----------------------------------------------------------------------------
 def pool_size(workers: int) -> int:
     """The processes a run on ``workers`` cores starts beside its own, which parses and links too:
-    one fewer than the cores. As many as the cores put three processes on two cores: in six
-    alternating rounds at 10,000 files, as fast (each way faster three times) for a tenth more CPU
-    (median 19.4 s against 17.5 s, the whole process tree)."""
+    one fewer than the cores. As many as the cores would put three processes on two cores: no
+    faster, for more CPU (bench/README.md)."""
     return max(1, workers - 1)
 
 
@@ -151,8 +150,8 @@ def run_forked(
     fails: the caller then runs them itself.
 
     The hooks are dealt in blocks from a pipe, each process taking the next block when it is done
-    with one: a fixed half each left this process, which also collects the children's findings,
-    finishing 0.1-0.2 s after its child at 10,000 files."""
+    with one: with a fixed half each, this process, which also collects the children's findings,
+    would finish after its child."""
     table = {id(src): i for i, src in enumerate(sources)}
     size = max(RULE_BLOCK, -(-count // MAX_RULE_BLOCKS))
     children: list[tuple[int, int]] = []  # (pid, read end) of each child not yet reaped; -1: read end closed
