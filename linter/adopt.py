@@ -22,11 +22,10 @@ from pathlib import Path
 
 from .diagnostics import Diagnostic, Edit
 from .kinds import DOCKERFILE, MANIFEST, PYPROJECT, PYTHON, SHELL
+from .registry import indexed_rules
 from .span import SourceText, to_bytes
 from .suppress import find_directives
 
-# codes a line directive cannot silence: they judge the directives themselves
-UNSUPPRESSIBLE = frozenset({"RL901", "RL902"})
 BASELINE_VERSION = 1
 SNIPPET_MAX_LINES = 5
 
@@ -168,7 +167,7 @@ def plan_suppressions(diagnostics: list[Diagnostic], sources: dict[str, SourceTe
     wanted: dict[str, dict[int, set[str]]] = {}
     plan = SuppressionPlan()
     for d in diagnostics:
-        if d.code in UNSUPPRESSIBLE:
+        if not _suppressible(d.code):
             continue
         if d.path not in sources:
             plan.skipped.append(f"{d.path}:{d.span.line}: {d.code} not suppressed: the file could not be read")
@@ -182,6 +181,12 @@ def plan_suppressions(diagnostics: list[Diagnostic], sources: dict[str, SourceTe
             plan.texts[path] = splice(src.text, edits)
             plan.counts[path] = (plan.added - before[0], plan.extended - before[1])
     return plan
+
+
+def _suppressible(code: str) -> bool:
+    """Whether a line directive may silence the rule (not one that judges the directives themselves)."""
+    rule = indexed_rules().get(code)
+    return rule is None or rule.suppressible
 
 
 def _directive(codes: set[str]) -> str:

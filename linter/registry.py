@@ -74,7 +74,17 @@ class IndexedRule:
     hooks) without importing it. Anything else (a check, the documentation, the severity) is the
     rule's own: asking for it imports the rule's module, once."""
 
-    __slots__ = ("also_asks", "code", "hooks", "issue_kind", "module", "name", "premises")
+    __slots__ = (
+        "also_asks",
+        "code",
+        "file_not_checked",
+        "hooks",
+        "issue_kind",
+        "module",
+        "name",
+        "premises",
+        "suppressible",
+    )
 
     def __init__(self, entry: dict) -> None:
         self.code: str = entry["code"]
@@ -84,6 +94,8 @@ class IndexedRule:
         self.also_asks: tuple[str, ...] = tuple(entry["also_asks"])
         self.hooks: frozenset[str] = frozenset(entry["hooks"])
         self.issue_kind: str | None = entry.get("issue_kind")  # a parse-issue rule's
+        self.file_not_checked: bool = entry.get("file_not_checked", False)
+        self.suppressible: bool = entry.get("suppressible", True)
 
     def load(self) -> Rule:
         rule = _loaded.get(self.code)
@@ -127,6 +139,8 @@ def index_entries() -> list[dict[str, object]]:
             "also_asks": list(rule.also_asks),
             "hooks": sorted(rule.hooks),
             **({"issue_kind": rule.issue_kind} if "issues" in rule.hooks else {}),
+            **({"file_not_checked": True} if rule.file_not_checked else {}),
+            **({} if rule.suppressible else {"suppressible": False}),
         }
         for rule in all_rules().values()
     ]

@@ -109,6 +109,12 @@ class Rule:
     # what a finding of the rule means for its phase on the scorecard: the optimization is not in
     # use (MISSING), or it is configured wrongly or where it cannot work (MISCONFIGURED)
     scorecard: ClassVar[str] = MISSING
+    # a finding that says the file was not checked at all (it could not be parsed): reported whatever
+    # the selection, unless the rule itself is ignored (as ruff reports syntax errors), and a tool
+    # notification in SARIF
+    file_not_checked: ClassVar[bool] = False
+    # False for a rule that judges the suppression directives themselves: no directive silences it
+    suppressible: ClassVar[bool] = True
 
     # the hooks the rule overrides (project, file, job, directives), set for each rule class: the
     # engine runs these only, and the rule index records them so that a run knows them unimported;

@@ -9,6 +9,7 @@ from recovery_lint.rule import Case, ParseIssueRule, examples
 class ParseError(ParseIssueRule):
     code = "RL900"
     issue_kind = "unreadable"
+    file_not_checked = True
     name = "parse-error"
     phase = "meta"
     severity = Severity.ERROR

@@ -12,6 +12,7 @@ from recovery_lint.suppress import removal_edit
 
 class UnusedSuppression(Rule):
     code = "RL901"
+    suppressible = False
     name = "unused-suppression"
     phase = "meta"
     severity = Severity.WARNING
@@ -80,6 +81,7 @@ directive is removed.
 
 class InvalidSuppression(Rule):
     code = "RL902"
+    suppressible = False
     name = "invalid-suppression"
     phase = "meta"
     severity = Severity.ERROR

@@ -23,7 +23,6 @@ from ..scope import STDIN_DISPLAY, Scope, ScopeError, resolve
 from .outcome import EXIT_CLEAN, EXIT_ERROR, exit_code, linted
 from .output import Output, OutputOptions, progress_bar
 
-ALWAYS_REPORTED = ("RL900",)  # parse errors: see _always_reported
 # the environment switch that turns the speed wing off (no pool, parse-ahead or cache): same findings
 NO_SPEED_VARIABLE = "RECOVERY_LINT_NO_SPEED"
 
@@ -348,13 +347,13 @@ def _split(values: list[str] | None) -> list[str]:
 
 
 def _always_reported(chosen: list[Rule], ignore: list[str]) -> list[Rule]:
-    """A file that could not be parsed was not checked at all, so its RL900 is reported whatever
-    the selection (as ruff reports syntax errors), unless RL900 itself is ignored by code or name."""
+    """A file that could not be parsed was not checked at all, so the rules saying so
+    (``Rule.file_not_checked``) report whatever the selection (as ruff reports syntax errors),
+    unless one is itself ignored by code or name."""
     named = {s.strip().upper() for s in ignore} | {s.strip() for s in ignore}
     have = {r.code for r in chosen}
-    rules = indexed_rules()
     return [
-        rules[code]
-        for code in ALWAYS_REPORTED
-        if code in rules and code not in have and code not in named and rules[code].name not in named
+        rule
+        for rule in indexed_rules().values()
+        if rule.file_not_checked and rule.code not in have and rule.code not in named and rule.name not in named
     ]

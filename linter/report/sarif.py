@@ -9,7 +9,7 @@
 - ``partialFingerprints`` are the baseline's fingerprint (``adopt.fingerprint``: rule, repository
   path, job, whitespace-normalized text of the finding's lines; never a line number) plus an
   occurrence number, so an alert survives lines added above it.
-- ``results`` is always present (``[]`` on a clean run); files that could not be parsed (RL900),
+- ``results`` is always present (``[]`` on a clean run); files that could not be parsed (a rule with ``file_not_checked``: RL900),
   linker warnings and internal rule errors are also ``toolExecutionNotifications``.
 """
 
@@ -170,7 +170,7 @@ def build(
             properties["job"] = d.job
         result["properties"] = properties
         results.append(result)
-        if d.code == "RL900":
+        if d.code in index and rules[index[d.code]].file_not_checked:
             note: dict[str, object] = {
                 "level": "error",
                 "message": {"text": f"{d.path}: {d.message}"},
