@@ -157,6 +157,29 @@ def test_the_scripts_that_run_the_named_files_are_found_for_one_file_and_for_man
     assert files_read(*named) == {*named, *(f"c{i}.sh" for i in range(10))}
 
 
+def test_a_file_without_a_suffix_runs_the_named_file_only_when_it_is_a_shell_script(tmp_path):
+    """A file without a suffix is a launcher only when its first line names a shell (as a run reads
+    it); a data file that mentions a script's name (a corpus, a log) is not searched, whether one
+    file is named or many (through the index of the launchers' words)."""
+    from recovery_lint.discover import Candidate
+    from recovery_lint.flow.reach import _reaching, launcher_text
+    from recovery_lint.kinds import classify
+
+    files = {f"s{i}.sh": f"echo {i}\n" for i in range(10)}
+    files |= {"run_s0": "#!/bin/bash\nbash s0.sh\n", "corpus": "text about s1.sh and s0.sh\n" * 50}
+    files |= {"notes": "#!/usr/bin/env python3\nimport os\nos.system('bash s1.sh')\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    candidates = [Candidate(tmp_path / name, name, classify(name)) for name in sorted(files)]
+    by_name = {c.display: c for c in candidates}
+
+    assert launcher_text(by_name["run_s0"]).startswith(b"#!/bin/bash")
+    assert launcher_text(by_name["corpus"]) == launcher_text(by_name["notes"]) == b""
+    assert _reaching(candidates, {"s0.sh"}, set()) == {"run_s0"}
+    assert _reaching(candidates, {"s1.sh"}, set()) == set()
+    assert _reaching(candidates, {f"s{i}.sh" for i in range(10)}, set()) == {"run_s0"}
+
+
 def test_a_script_of_a_configured_job_mapping_is_judged_in_that_job(tmp_path):
     manifest = MANIFEST.replace("bash /job/code/scripts/train_start.sh", "/opt/start")
     config = (

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 from ..config import JobSpec
 from ..discover import Candidate
-from ..kinds import LAUNCHING_KINDS, LAZY_KINDS, PIN_KINDS, README, RUNNABLE_KINDS, SHELL_KINDS
+from ..kinds import LAUNCHING_KINDS, LAZY_KINDS, MAYBE_SHELL, PIN_KINDS, README, RUNNABLE_KINDS, SHELL_KINDS
 from ..lazyre import LazyPattern
 from ..link.versions import DECLARATION_FOLDERS
-from ..parse import read_and_parse
+from ..parse import read_and_parse, shell_shebang
 from ..roles import ci_path, vendored
 from .request import LintRequest
 
@@ -105,7 +105,7 @@ def _reaching_folders(outside: list[Candidate], folders: list[Path]) -> set[str]
     for c in outside:
         if c.kind not in LAUNCHING_KINDS:
             continue
-        data = head(c.location)  # read once, whatever the number of folders
+        data = launcher_text(c)  # read once, whatever the number of folders
         if any(name in data for name in names):
             found.add(c.display)
     return found
@@ -226,7 +226,7 @@ class _WordIndex:
             # read again rather than kept: the texts of a large repository's launchers are a few
             # hundred MB, and only the few that name a target are read once more
             known = self._words.get(i)
-            for word in known if known is not None else set(NOT_IN_NAMES.split(head(c.location))):
+            for word in known if known is not None else set(NOT_IN_NAMES.split(launcher_text(c))):
                 by_word.setdefault(word, []).append(i)
         self._words.clear()
         self._texts.clear()
@@ -235,7 +235,7 @@ class _WordIndex:
     def text(self, i: int) -> bytes:
         data = self._texts.get(i)
         if data is None:
-            data = self._texts[i] = head(self.launchers[i].location)
+            data = self._texts[i] = launcher_text(self.launchers[i])
         return data
 
     def words(self, i: int) -> frozenset[bytes]:
@@ -277,8 +277,16 @@ def _names(data: bytes, folder: tuple[bytes, ...], target: tuple[bytes, ...]) ->
     return all(re.search(rb"(?<![\w.-])" + re.escape(p) + rb"(?![\w-])", data) for p in parts)
 
 
-def head(path: Path | str) -> bytes:
-    """The first MiB of a file (as much as a scan for names reads); empty when it cannot be read."""
+def launcher_text(candidate: Candidate) -> bytes:
+    """The text a launcher is searched in for the names of other files: its first MiB; nothing for a
+    file without a suffix whose first line names no shell (a data file, as the run reads it: it
+    launches nothing, and a model zoo has thousands of them, some of a megabyte)."""
+    return head(candidate.location, shell_only=candidate.kind == MAYBE_SHELL)
+
+
+def head(path: Path | str, shell_only: bool = False) -> bytes:
+    """The first MiB of a file (as much as a scan for names reads); empty when it cannot be read, or
+    with ``shell_only`` when its first line names no shell."""
     # os-level calls: a buffered file object per file costs more than the read of a small script
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the scan
@@ -286,6 +294,10 @@ def head(path: Path | str) -> bytes:
         return b""
     try:
         data = os.read(fd, FIRST_READ)  # most scripts fit: no buffer of the largest size per file
+        if shell_only:
+            end = data.find(b"\n")
+            if not shell_shebang((data if end < 0 else data[:end]).decode("latin-1")):
+                return b""
         if len(data) == FIRST_READ:
             data += os.read(fd, MAX_SCAN_BYTES - FIRST_READ)
         return data
