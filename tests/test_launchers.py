@@ -434,6 +434,19 @@ CASES = [
         per_node=8,
         multi_node="held",
     ),
+    Launch(
+        "srun running a command line held in a variable (accelerate's Slurm example: srun $CMD)",
+        {
+            "job.sh": "#!/bin/bash\n#SBATCH --nodes=2\n"
+            'export LAUNCHER="torchrun --nnodes 2 --nproc_per_node 8"\n'
+            'export CMD="$LAUNCHER train.py --epochs 90"\nsrun $CMD\n',
+        },
+        "torchrun",
+        nodes=2,
+        per_node=8,
+        parallel_store="launch with torch_npu_run",
+        fire=("job.sh:5 RL301",),
+    ),
 ]
 
 

@@ -146,6 +146,11 @@ class Run:
             return  # a branch the known values rule out (the MindSpore branch of a PyTorch job)
         expanded, changed = expand_command(cmd.words, values)
         unwrapped = unwrap(expanded)
+        if unwrapped.offset:  # a wrapper running a command line held in a variable: ``srun $CMD``
+            inner, more = expand_command(unwrapped.words, values)
+            if more:
+                expanded, changed = expanded[: unwrapped.offset] + inner, True
+                unwrapped = unwrap(expanded)
         words = unwrapped.words
         if not words:
             return
