@@ -9,8 +9,9 @@
 - ``partialFingerprints`` are the baseline's fingerprint (``adopt.fingerprint``: rule, repository
   path, job, whitespace-normalized text of the finding's lines; never a line number) plus an
   occurrence number, so an alert survives lines added above it.
-- ``results`` is always present (``[]`` on a clean run); files that could not be parsed (a rule with ``file_not_checked``: RL900),
-  linker warnings and internal rule errors are also ``toolExecutionNotifications``.
+- ``results`` is always present (``[]`` on a clean run); files that could not be parsed (the
+  findings of a rule with ``file_not_checked``: RL900), linker warnings and internal rule errors are
+  also ``toolExecutionNotifications``.
 """
 
 from __future__ import annotations
