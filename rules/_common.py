@@ -19,13 +19,6 @@ from recovery_lint.span import SourceText
 VOLCANO_DEFAULT_RETRIES = 3
 
 
-def script_at(job: Job, path: str) -> ShellScript | None:
-    for script in job.scripts:
-        if script.source.path == path:
-            return script
-    return None
-
-
 def manifest_source(job: Job):
     return job.manifest_file.source if job.manifest_file is not None else None
 
@@ -33,7 +26,7 @@ def manifest_source(job: Job):
 def set_env_value(job: Job, value: EnvValue, new: str) -> list[Edit] | None:
     """Edits that change an existing setting in place, wherever it was written."""
     if value.origin in ("script", "inline") and value.assignment is not None:
-        script = script_at(job, value.assignment.span.path) if value.origin == "script" else _inline_for(job, value)
+        script = _script_holding(job, value.assignment) if value.origin == "script" else _inline_for(job, value)
         if script is not None:
             edit = set_assignment(script, value.assignment, new)
             return [edit] if edit else None
@@ -43,6 +36,15 @@ def set_env_value(job: Job, value: EnvValue, new: str) -> list[Edit] | None:
         for var in value.container.env:
             if var.name.value == value.name and var.value is not None and src is not None:
                 return [replace_scalar(src, var.value, new)]
+    return None
+
+
+def _script_holding(job: Job, assignment) -> ShellScript | None:
+    """The script of the job the assignment is written in: a file, or the text a ``bash -c`` in it
+    runs (which has the file's path too, and takes no edit)."""
+    for script in job.scripts:
+        if any(e is assignment for e in script.events):
+            return script
     return None
 
 
@@ -135,7 +137,8 @@ def points_into_command(cmd: LaunchCommand, word: Word) -> bool:
 
 def written_in_command(cmd: LaunchCommand, word: Word) -> bool:
     """Whether the word is written in the launch command itself (not split out of a variable, whose
-    words all point at the variable), so that an edit of its span edits that word alone."""
-    if not (cmd.exact and points_into_command(cmd, word)):
+    words all point at the variable), so that an edit of its span edits that word alone; never in a
+    script whose text takes no edit (``ShellScript.exact``)."""
+    if not (cmd.exact and cmd.script.exact and points_into_command(cmd, word)):
         return False
     return sum(1 for w in cmd.words if (w.span.start, w.span.end) == (word.span.start, word.span.end)) == 1

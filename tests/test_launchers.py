@@ -447,6 +447,26 @@ CASES = [
         parallel_store="launch with torch_npu_run",
         fire=("job.sh:5 RL301",),
     ),
+    Launch(
+        "srun running torchrun in bash -c, in double quotes (OpenRLHF's train_nonrl_slurm.sh)",
+        {
+            "job.sh": "#!/bin/bash\nreadonly GPUS_PER_NODE=8\n"
+            'srun --container-image="$IMAGE" bash -c " cd /openrlhf; pip install . ; torchrun \\\n'
+            '--nproc_per_node $GPUS_PER_NODE --nnodes 2 --node_rank $SLURM_PROCID train.py"\n',
+        },
+        "torchrun",
+        nodes=2,
+        per_node=8,
+        parallel_store="launch with torch_npu_run",
+        fire=("job.sh:3 RL301",),
+    ),
+    Launch(
+        "bash -c in single quotes: only exported variables reach the text",
+        {"run.sh": "NPROC=8\nbash -c 'torchrun --nnodes 2 --nproc_per_node $NPROC train.py'\n"},
+        "torchrun",
+        nodes=2,
+        per_node=None,
+    ),
 ]
 
 
@@ -512,6 +532,26 @@ def test_a_framework_launch_gets_advice_it_can_follow_and_no_fix(tmp_path):
     assert "No fix" in result.stdout
     fixed = _lint(tmp_path, case, "--fix", "--unsafe-fixes")
     assert (tmp_path / "node1.sh").read_text() == case.files["node1.sh"], fixed.stdout
+
+
+def test_a_launch_in_a_bash_c_string_is_judged_and_its_text_takes_no_edit(tmp_path):
+    """The script ``bash -c`` runs is text inside another command's quotes: its launch and exports
+    are judged where they are written, and no fix edits them (an edit could break the quoting); an
+    export of the script around it reaches the text's launch and is edited as before."""
+    inner = "srun -N 2 bash -c 'export HCCL_ASYNC_ERROR_HANDLING=0; torchrun --nnodes 2 train.py'\n"
+    outer = "export HCCL_ASYNC_ERROR_HANDLING=0\nsrun -N 2 bash -c 'torchrun --nnodes 2 train.py'\n"
+    case = Launch("inline", {"inner.sh": inner, "outer.sh": outer}, "torchrun")
+    result = _lint(tmp_path, case, "--output-format", "concise")
+    found = sorted(" ".join(line.split(" ")[:2]) for line in result.stdout.splitlines() if ": RL" in line)
+    assert found == [
+        "inner.sh:1:27: RL101",
+        "inner.sh:1:56: RL301",
+        "outer.sh:1:8: RL101",
+        "outer.sh:2:20: RL301",
+    ], result.stdout
+    _lint(tmp_path, case, "--fix", "--unsafe-fixes")
+    assert (tmp_path / "inner.sh").read_text() == inner
+    assert (tmp_path / "outer.sh").read_text() == outer.replace("=0", "=1")
 
 
 def test_exports_do_not_reach_ray_actors_started_elsewhere(tmp_path):

@@ -21,7 +21,16 @@ from ..lazyre import LazyPattern
 from ..parse import ParsedFile
 from ..shellwords import expand, expand_command, split_arguments, undecided, unreachable, unwrap, word_value
 from ..sources.manifest import OPERATOR_CONTAINER, Container, ManifestFile, PodSpec, scalar_script
-from ..sources.shell import INLINE_SHELLS, SHELLS, Assignment, Command, ShellScript, Word, shell_invocation
+from ..sources.shell import (
+    INLINE_SHELLS,
+    SHELLS,
+    Assignment,
+    Command,
+    ShellScript,
+    Word,
+    parse_embedded,
+    shell_invocation,
+)
 from ..sources.yamlnodes import YScalar
 from .entries import is_python_model
 from .files import FileIndex
@@ -43,6 +52,20 @@ class Reached:
         self.paths: set[str] = set()
         self.entry_folders: set[str] = set()
         self._embedded: dict[tuple[str, int], ShellScript] = {}
+        self._inline: dict[tuple[str, int], ShellScript | None] = {}
+
+    def inline_script(self, script: ShellScript, word: Word) -> ShellScript | None:
+        """The script a shell runs from ``-c``, written in a script as one quoted word (``srun bash -c
+        "torchrun ..."``), parsed where it is written; None for any other word (a concatenation, a
+        value from a variable). No edit is made in it: it is text inside another command's quotes."""
+        key = (script.source.path, word.span.start)
+        if key not in self._inline:
+            found = None
+            if _one_quoted_string(word.text):
+                found = parse_embedded(script.source, word.span.start + 1, word.span.end - 1)
+                found.exact = False
+            self._inline[key] = found
+        return self._inline[key]
 
     def embedded_script(self, mf: ParsedFile, scalar: YScalar) -> ShellScript:
         """A shell script written in a manifest (a ConfigMap's data), parsed once for every container."""
@@ -82,13 +105,27 @@ class Run:
             if script not in self.launch.scripts:
                 self.launch.scripts.append(script)
         self.active.add(path)
+        self._events(script, env, depth, in_manifest)
+        self.active.discard(path)
+
+    def _events(self, script: ShellScript, env: dict[str, EnvValue], depth: int, in_manifest: bool) -> None:
         origin = "inline" if in_manifest else "script"
         for event in script.events:
             if isinstance(event, Assignment):
                 apply_assignment(env, event, origin, script)
             else:
                 self.command(event, script, env, depth, in_manifest)
-        self.active.discard(path)
+
+    def shell_text(self, inner: ShellScript, quote: str, env: dict[str, EnvValue], depth: int, in_manifest: bool):
+        """A shell started on a script given as text, in a new process: in double quotes the caller's
+        shell has put its own variables in (exported or not), in single quotes only the exported
+        ones reach it. Its commands belong to the job like a script's."""
+        if depth > MAX_DEPTH:
+            return
+        if inner not in self.launch.scripts:
+            self.launch.scripts.append(inner)
+        child = dict(env) if quote == '"' else exported_copy(env)
+        self._events(inner, child, depth + 1, in_manifest)
 
     def call_path(
         self,
@@ -173,6 +210,10 @@ class Run:
             if kind == "script":
                 target = args[index]
                 self.call_path(word_value(target, values) or target.text, args[index + 1 :], env, near, depth)
+            elif kind == "inline" and not changed:
+                inner = self.reached.inline_script(script, args[index])
+                if inner is not None:
+                    self.shell_text(inner, args[index].text[0], env, depth, in_manifest)
             return
         if name.endswith((".sh", ".bash")):
             self.call_path(name, args, env, near, depth)
@@ -606,3 +647,21 @@ def _runtime_env_vars(flag: str, value: str, read: ReadFile) -> dict[str, str] |
     if not isinstance(found, dict):
         return None
     return {str(k): str(v) for k, v in found.items()}
+
+
+def _one_quoted_string(text: str) -> bool:
+    """Whether a word as written is one single- or double-quoted string and nothing else."""
+    if len(text) < 2 or text[0] not in "'\"" or text[-1] != text[0]:
+        return False
+    inner = text[1:-1]
+    if text[0] == "'":
+        return "'" not in inner
+    escaped = False
+    for char in inner:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            return False
+    return not escaped
