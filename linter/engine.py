@@ -40,7 +40,9 @@ def _lint(request: LintRequest, use_run_cache: bool) -> LintResult:
     candidates, warnings = gather(request)
     cache = request.cache if request.speed else None
     run_key = None
-    if cache is not None:
+    # a run over named files is run because they changed (pre-commit, an editor): its key, a stat of
+    # every file of the repository, would miss and cost more than the parsing the model cache saves
+    if cache is not None and use_run_cache and not request.named:
         from .speed import runcache  # the cache's code: loaded by a run with a cache
 
         run_key = runcache.run_key_of(cache, _scope(request), candidates, request.overrides)

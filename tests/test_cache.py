@@ -111,6 +111,24 @@ def test_file_mode_uses_the_cache_and_still_links_the_repository(repo, parsed, c
     assert parsed == ["job.yaml"]
 
 
+def test_a_run_over_named_files_keeps_no_whole_run_entry(repo, parsed, capsys, monkeypatch):
+    """A run over named files runs because they changed: it stats no file of the repository for a
+    whole-run key (a stat of each of tens of thousands of files), and its parsed models still come
+    from the cache; a folder run keeps its entry."""
+    from recovery_lint.speed import runcache
+
+    keyed: list[int] = []
+    real = runcache.run_key_of
+    monkeypatch.setattr(runcache, "run_key_of", lambda *a, **k: keyed.append(1) or real(*a, **k))
+    (repo / ".git").mkdir()
+    first = findings(capsys, "train.sh")
+    parsed.clear()
+    assert findings(capsys, "train.sh") == first
+    assert keyed == [] and parsed == []
+    findings(capsys, ".")
+    assert keyed == [1]
+
+
 def test_corrupt_entries_are_ignored(repo, parsed, capsys):
     first = findings(capsys, ".")
     entries = [p for p in (repo / CACHE_DIR_NAME).rglob("*") if p.is_file() and p.name != ".gitignore"]
