@@ -554,6 +554,26 @@ def test_a_launch_in_a_bash_c_string_is_judged_and_its_text_takes_no_edit(tmp_pa
     assert (tmp_path / "outer.sh").read_text() == outer.replace("=0", "=1")
 
 
+def test_a_bash_c_inside_a_manifest_script_is_read_where_its_positions_are_the_files(tmp_path):
+    """A container's block script (literal or folded) running ``bash -c '...'`` has that text read
+    where it is written; a quoted YAML scalar with escapes, whose words only point at the scalar,
+    is not read for it."""
+    head = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  containers:\n  - name: c\n"
+        "    image: pytorch-npu\n    command: [bash, -c]\n    args:\n"
+    )
+    inner = "srun -N 2 bash -c 'torchrun --nnodes 2 --nproc_per_node 8 train.py'"
+    for args, seen in (
+        (f"    - |\n      {inner}\n", True),
+        (f"    - >\n      {inner}\n", True),
+        (f'    - "{inner} \\"$X\\""\n', False),
+    ):
+        case = Launch(args, {"job.yaml": head + args}, "torchrun")
+        shown = json.loads(_lint(tmp_path, case, "--show-jobs", "--output-format", "json").stdout)
+        launchers = [launch["launcher"] for job in shown["jobs"] for launch in job["launches"]]
+        assert ("torchrun" in launchers) == seen, (args, launchers)
+
+
 def test_exports_do_not_reach_ray_actors_started_elsewhere(tmp_path):
     """The driver's exports stay with the driver: Ray actors see their raylet's environment."""
     script = (

@@ -57,11 +57,13 @@ class Reached:
     def inline_script(self, script: ShellScript, word: Word) -> ShellScript | None:
         """The script a shell runs from ``-c``, written in a script as one quoted word (``srun bash -c
         "torchrun ..."``), parsed where it is written; None for any other word (a concatenation, a
-        value from a variable). No edit is made in it: it is text inside another command's quotes."""
+        value from a variable), or where the script's words only point at the text holding it (a
+        YAML scalar with escapes) or are YAML list items. No edit is made in it: it is text inside
+        another command's quotes."""
         key = (script.source.path, word.span.start)
         if key not in self._inline:
             found = None
-            if _one_quoted_string(word.text):
+            if script.exact and not script.argv and _one_quoted_string(word.text):
                 found = parse_embedded(script.source, word.span.start + 1, word.span.end - 1)
                 found.exact = False
             self._inline[key] = found
@@ -116,7 +118,9 @@ class Run:
             else:
                 self.command(event, script, env, depth, in_manifest)
 
-    def shell_text(self, inner: ShellScript, quote: str, env: dict[str, EnvValue], depth: int, in_manifest: bool):
+    def shell_text(
+        self, inner: ShellScript, quote: str, env: dict[str, EnvValue], depth: int, in_manifest: bool
+    ) -> None:
         """A shell started on a script given as text, in a new process: in double quotes the caller's
         shell has put its own variables in (exported or not), in single quotes only the exported
         ones reach it. Its commands belong to the job like a script's."""
