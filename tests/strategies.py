@@ -29,8 +29,7 @@ settings.register_profile(
     max_examples=120,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    derandomize=False,
-)
+)  # derandomize as the loaded profile says: the suite's draws the same inputs every run, fuzz.run new ones
 settings.register_profile(
     "long",
     max_examples=5000,

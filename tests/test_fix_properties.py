@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 
 from recovery_lint.config import Config
 from recovery_lint.diagnostics import Diagnostic
@@ -53,12 +53,17 @@ def request_for(root: Path) -> LintRequest:
 
 LINE_REF = re.compile(r"\b(lines?|line:)\s*\d+(?:[-–]\d+)?")
 CONTAINER_REF = re.compile(r"\bcontainer \S+")
+# the watchdog variable's value as a finding quotes it: the operator writes it into the container RL211 renames
+WATCHDOG_VALUE = re.compile(r"\(HCCL_ASYNC_ERROR_HANDLING[^)]*\)")
 
 
 def finding_key(d: Diagnostic) -> tuple[str, str, str]:
     """A finding's identity that does not depend on where lines moved to, nor on a container's name
-    (RL211 renames an AscendJob's container to ascend)."""
-    return (d.code, d.path, CONTAINER_REF.sub("container C", LINE_REF.sub(r"\1 N", d.message)))
+    (RL211 renames an AscendJob's container to ascend), nor on the watchdog value quoted as evidence
+    (the container renamed gets the variables Ascend Operator writes: the claim stays, its evidence
+    is the operator's value)."""
+    message = CONTAINER_REF.sub("container C", LINE_REF.sub(r"\1 N", d.message))
+    return (d.code, d.path, WATCHDOG_VALUE.sub("(HCCL_ASYNC_ERROR_HANDLING V)", message))
 
 
 def directive_free(comments: Counter[str]) -> Counter[str]:
@@ -131,8 +136,25 @@ def check_fix_safety(root: Path, files: dict[str, str]) -> FixOutcome:
     return outcome
 
 
+RENAMED_CONTAINER_GETS_OPERATOR_ENV = {
+    "job.yaml": (
+        "apiVersion: mindxdl.gitee.com/v1\nkind: AscendJob\nmetadata:\n  name: gpt3\n"
+        '  labels: {fault-scheduling: "off", pod-rescheduling: "on"}\n  annotations:\n'
+        "    recover-strategy: recover,dump\nspec:\n  schedulerName: volcano\n  runPolicy:\n"
+        "    schedulingPolicy:\n      minAvailable: 2\n  successPolicy: AllWorkers\n  replicaSpecs:\n"
+        "    Master:\n      replicas: 1\n      template:\n        metadata:\n          labels:\n"
+        "            app: train\n        spec:\n          containers:\n          - name: train\n"
+        "            image: swr.example.com/ascend/pytorch:24.0.RC1\n            command:\n"
+        '            - /bin/bash\n            - "-c"\n            - cd /job/code; bash /job/code/scripts/train.sh\n'
+    ),
+    "scripts/train.sh": "pip install torch==2.1.0 torch-npu==2.1.0\ntorchrun --nproc_per_node 8 ../train.py\n",
+    "train.py": "import os\n",
+}
+
+
 @scaled(250)
 @given(repositories())
+@example(RENAMED_CONTAINER_GETS_OPERATOR_ENV)
 def test_fix_loop_is_safe_on_generated_repositories(files):
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
