@@ -435,6 +435,26 @@ CASES = [
         multi_node="held",
     ),
     Launch(
+        "a device id is no process count (ModelZoo FairMOT train_eval_8p.sh: --world_size 1 --gpus '0')",
+        {
+            "test/train_eval_8p.sh": "python3 track.py mot --exp_id mot17 --world_size 1 --gpus '0'\n",
+            "track.py": "import torch\nimport torch_npu\n",
+        },
+        "python",
+        nodes=1,
+        per_node=1,
+    ),
+    Launch(
+        "no device is no process count (ESPnet decoding on the CPU: --ngpu 0 with WORLD_SIZE)",
+        {
+            "run.sh": "export WORLD_SIZE=1\npython3 asr_recog.py --ngpu 0 --batchsize 0\n",
+            "asr_recog.py": "import torch\n",
+        },
+        "python",
+        nodes=1,
+        per_node=1,
+    ),
+    Launch(
         "srun running a command line held in a variable (accelerate's Slurm example: srun $CMD)",
         {
             "job.sh": "#!/bin/bash\n#SBATCH --nodes=2\n"

@@ -266,15 +266,18 @@ def _python_scale(words: list[Word], values: Lookup, loops: tuple[str, ...], scr
     of this node, the ``Np`` in the script's name: in the order that proved reliable on real scripts."""
     per: int | None = None
     evidence = ""
+    # a count of 0 starts no process: it is an id (``--gpus 0``: the first device) or a CPU run
+    # (``--ngpu 0``), so it says nothing of how many processes run
     for header in loops:
         count = loop_count(header, values)
-        if count is not None:
+        if count is not None and count > 0:
             per, evidence = count, f"the loop '{header.rstrip(';')}'"
             break
     if per is None:
         devices, _ = option_value(words, _DEVICE_OPTIONS, values)
-        if count_of(devices) is not None:
-            per, evidence = count_of(devices), "a device-count option"
+        count = count_of(devices)
+        if count is not None and count > 0:
+            per, evidence = count, "a device-count option"
     spawns = any((word_value(w, values) or w.text) in _SPAWN_OPTIONS for w in words)
     if spawns and not loops:
         spawned = _spawned_nodes(words, values, script_name)
@@ -283,7 +286,7 @@ def _python_scale(words: list[Word], values: Lookup, loops: tuple[str, ...], scr
     if per is None:
         for name in ("RANK_SIZE", "NPU_NUM", "NPUS_PER_NODE", "GPUS_PER_NODE", "NUM_GPUS", "DEVICE_NUM"):
             count = count_of(values.get(name))
-            if count is not None and (spawns or name != "RANK_SIZE" or loops):
+            if count is not None and count > 0 and (spawns or name != "RANK_SIZE" or loops):
                 per, evidence = count, f"{name}={count}"
                 break
     nodes, node_evidence = _python_nodes(words, values, per)
@@ -342,7 +345,7 @@ def _python_nodes(words: list[Word], values: Lookup, per: int | None) -> tuple[i
         (count_of(values.get("RANK_SIZE")), "RANK_SIZE="),
     )
     for size, what in sizes:
-        if size is not None and per is not None and size >= per:  # every rank is started here: one node
+        if size is not None and per and size >= per:  # every rank is started here: one node
             return -(-size // per), f"{what}{'' if what.endswith('=') else ' '}{size} over {per} processes on this node"
     return None, ""
 
