@@ -54,6 +54,7 @@ def _lint(request: LintRequest, use_run_cache: bool) -> LintResult:
     files, unchecked = named_yaml(files, request.named)
     project.files = [*project.files, *(f for f in files if f.relevant and f.path not in project.by_path)]
     found, errors = run_rules(request.rules, project, workers_of(request))
+    errors = project.link_errors + errors
     withheld = [w for w in found if isinstance(w, Withheld)]
     diagnostics = dedupe([d for d in found if not isinstance(d, Withheld)])
     diagnostics = per_file_ignores(diagnostics, request.config, request.cwd)

@@ -286,6 +286,7 @@ class Project:
     sharing: object = None  # Sharing: the other scripts that name a file (asked before a fix imports into it)
     # entry path -> the ids of every job (training or not) whose launch runs it: the same in every view
     entry_runs: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    link_errors: list[str] = field(default_factory=list)  # files whose linking failed: internal errors of the run
 
     def run_by_others(self, path: str) -> bool:
         """Whether a job this view's advice is not for (not training, or a premise not holding) runs

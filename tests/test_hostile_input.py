@@ -392,3 +392,29 @@ def test_a_crash_in_a_parser_costs_one_file(tmp_path, monkeypatch):
     messages = [(d.path, d.code, d.message) for d in result.diagnostics]
     assert ("train.py", "RL900", "could not be parsed (RuntimeError: parser bug); not linted") in messages
     assert any(p == "good.sh" and c == "RL101" for p, c, _ in messages)
+
+
+def test_a_crash_in_linking_one_file_costs_its_jobs_only(tmp_path, monkeypatch, capsys):
+    """A defect met while linking one script leaves the other jobs linked and reported; the run ends
+    with exit 2 and a line naming the file (as an internal error of a rule does)."""
+    from recovery_lint import cli
+    from recovery_lint.link import startup
+
+    real = startup.launch_scale
+
+    def broken(*args, **kwargs):
+        if "boom" in args[5]:  # the script's name
+            raise ZeroDivisionError("integer division or modulo by zero")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(startup, "launch_scale", broken)
+    (tmp_path / "good.sh").write_text(GOOD, "utf-8")
+    (tmp_path / "boom.sh").write_text(GOOD, "utf-8")
+    (tmp_path / "train.py").write_text("import torch\nimport torch_npu\n", "utf-8")
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["check", "--isolated", "--no-cache", "--output-format", "concise", "."])
+    out, err = capsys.readouterr()
+    assert GOOD_FINDING in out
+    assert "boom.sh:3:8: RL101" not in out
+    assert "internal error: linking boom.sh failed (ZeroDivisionError: integer division or modulo by zero)" in err
+    assert code == 2

@@ -157,7 +157,8 @@ def build_project(
         if f.kind == MANIFEST and isinstance(f.model, ManifestFile):
             for doc in f.model.docs:
                 if doc.pods and any(p.containers for p in doc.pods):
-                    jobs.append(linker.manifest_job(f, doc))
+                    job = linker.guarded(f.path, lambda f=f, doc=doc: linker.manifest_job(f, doc))
+                    jobs.extend([job] if job is not None else [])
     jobs.extend(linker.standalone_jobs(files))
     jobs.extend(linker.standalone_entries())
     for job in jobs:
@@ -172,6 +173,7 @@ def build_project(
         Judgements(lambda: linker.judgements(files + index.loaded, jobs)),
         sharing=Sharing(index),
         entry_runs=entry_runs(jobs),
+        link_errors=linker.errors,
     )
 
 
@@ -228,6 +230,16 @@ class Linker:
         self.specs = specs
         self.start_ups = Reached(index)  # what the jobs' start-ups have linked so far
         self.versions = VersionReader(index, configured)
+        self.errors: list[str] = []  # files whose linking failed (a defect), said at the end of the run
+
+    def guarded(self, path: str, link: Callable[[], Job | None]) -> Job | None:
+        """The job ``link`` makes of one file; None, with the error kept, when linking it fails: a
+        defect met in one file leaves the run's other jobs linked and reported."""
+        try:
+            return link()
+        except Exception as exc:
+            self.errors.append(f"linking {path} failed ({type(exc).__name__}: {exc}); its jobs are left out")
+            return None
 
     # jobs from manifests
     def manifest_job(self, mf: ParsedFile, doc: ManifestDoc) -> Job:
@@ -343,30 +355,33 @@ class Linker:
         for f in scripts:
             if f.path in self.start_ups.paths or f.path in called:
                 continue
-            launch = Launch(None, None)
-            env: dict[str, EnvValue] = {}
-            Run(self.start_ups, launch, f.path).script(f.model, env, shared=True, depth=0)
-            launch.env = env
-            launch.unread_sources = take_unread_sources(env)
-            if not launch.commands:
-                continue  # judged with the files no job covers
-            for cmd in launch.commands:
-                cmd.verdict = self._command_verdict(cmd)
-            _judge_by_starting_script(launch, f.path)
-            training = [c for c in launch.commands if c.judged]
-            verdict = training[0].verdict if training else launch.commands[0].verdict
-            assert verdict is not None
-            entries = _unique([c.entry_file for c in training if c.entry_file])
-            for e in entries:
-                self.start_ups.paths.add(e.source.path)
-            paths = [s.source.path for s in launch.scripts] + [e.source.path for e in entries]
-            versions, pin_files = self.versions.of(paths, [launch], entries)
-            context = JobContext(
-                None, framework_of(None, [launch], entries), None, versions, settings=dict(self.settings)
-            )
-            job = Job(f"{f.path} (standalone)", None, None, [launch], entries, context, pin_files, verdict)
-            jobs.append(job)
+            job = self.guarded(f.path, lambda f=f: self._standalone_job(f))
+            if job is not None:
+                jobs.append(job)
         return jobs
+
+    def _standalone_job(self, f: ParsedFile) -> Job | None:
+        """The job of a script no manifest or other script runs; None when it starts no launch."""
+        launch = Launch(None, None)
+        env: dict[str, EnvValue] = {}
+        Run(self.start_ups, launch, f.path).script(f.model, env, shared=True, depth=0)
+        launch.env = env
+        launch.unread_sources = take_unread_sources(env)
+        if not launch.commands:
+            return None  # judged with the files no job covers
+        for cmd in launch.commands:
+            cmd.verdict = self._command_verdict(cmd)
+        _judge_by_starting_script(launch, f.path)
+        training = [c for c in launch.commands if c.judged]
+        verdict = training[0].verdict if training else launch.commands[0].verdict
+        assert verdict is not None
+        entries = _unique([c.entry_file for c in training if c.entry_file])
+        for e in entries:
+            self.start_ups.paths.add(e.source.path)
+        paths = [s.source.path for s in launch.scripts] + [e.source.path for e in entries]
+        versions, pin_files = self.versions.of(paths, [launch], entries)
+        context = JobContext(None, framework_of(None, [launch], entries), None, versions, settings=dict(self.settings))
+        return Job(f"{f.path} (standalone)", None, None, [launch], entries, context, pin_files, verdict)
 
     def _command_verdict(self, cmd: LaunchCommand) -> Verdict:
         entry = cmd.entry_file
