@@ -418,3 +418,27 @@ def test_a_crash_in_linking_one_file_costs_its_jobs_only(tmp_path, monkeypatch, 
     assert "boom.sh:3:8: RL101" not in out
     assert "internal error: linking boom.sh failed (ZeroDivisionError: integer division or modulo by zero)" in err
     assert code == 2
+
+
+def test_a_crash_in_linking_an_entrys_modules_costs_that_job_only(tmp_path, monkeypatch, capsys):
+    from recovery_lint import cli
+    from recovery_lint.link.linker import Linker
+
+    real = Linker.setting_modules
+
+    def broken(self, entry):
+        if "boom" in entry.source.path:
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(self, entry)
+
+    monkeypatch.setattr(Linker, "setting_modules", broken)
+    (tmp_path / "good.sh").write_text(GOOD, "utf-8")
+    (tmp_path / "boom.sh").write_text(GOOD.replace("train.py", "boom_train.py"), "utf-8")
+    for entry in ("train.py", "boom_train.py"):
+        (tmp_path / entry).write_text("import torch\nimport torch_npu\n", "utf-8")
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["check", "--isolated", "--no-cache", "--output-format", "concise", "."])
+    out, err = capsys.readouterr()
+    assert GOOD_FINDING in out and "boom.sh" not in out
+    assert "internal error: linking boom.sh (standalone) failed (RecursionError" in err
+    assert code == 2

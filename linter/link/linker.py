@@ -161,9 +161,12 @@ def build_project(
                     jobs.extend([job] if job is not None else [])
     jobs.extend(linker.standalone_jobs(files))
     jobs.extend(linker.standalone_entries())
-    for job in jobs:
-        if job.judged:
-            _link_entry_modules(linker, job)
+    # a job whose entries' modules cannot be linked (a defect) is left out like one that cannot be made
+    jobs = [
+        job
+        for job in jobs
+        if not job.judged or linker.guarded(job.id, lambda job=job: _link_entry_modules(linker, job) or job)
+    ]
     parsed = files + index.loaded
     return Project(
         parsed,
@@ -428,25 +431,31 @@ class Linker:
         for path, kind in sorted(self.index.open_kinds().items()):
             if kind != PYTHON or path in self.start_ups.paths:
                 continue
-            if not standalone_name(path) or not self._may_hold_inside_files(path):
-                continue
-            if self._secondary(path) or not self.index.may_contain(path, NPU_STACK_BYTES):
-                continue
-            parsed = self.index.get(path, PYTHON)
-            if parsed is None or not is_python_model(parsed.model):
-                continue
-            model = parsed.model
-            imports = frozenset(i.module.split(".")[0] for i in model.imports)
-            if not imports & NPU_STACKS:
-                continue
-            runnable = model.has_main_guard or model.top_level_call
-            on_npu = bool(imports & NPU_STACKS - {"torch_npu"}) or places_work_on_npu(model)
-            verdict = standalone_entry_verdict(path, runnable, imports, training_loop(model), on_npu)
-            self.start_ups.paths.add(path)
-            versions, pin_files = self.versions.of([path], [], [model])
-            context = JobContext(None, framework_of(None, [], [model]), None, versions, settings=dict(self.settings))
-            jobs.append(Job(f"{path} (standalone)", None, None, [], [model], context, pin_files, verdict))
+            job = self.guarded(path, lambda path=path: self._standalone_entry(path))
+            if job is not None:
+                jobs.append(job)
         return jobs
+
+    def _standalone_entry(self, path: str) -> Job | None:
+        """The job of a Python file no launch reaches, when it is plainly a training entry."""
+        if not standalone_name(path) or not self._may_hold_inside_files(path):
+            return None
+        if self._secondary(path) or not self.index.may_contain(path, NPU_STACK_BYTES):
+            return None
+        parsed = self.index.get(path, PYTHON)
+        if parsed is None or not is_python_model(parsed.model):
+            return None
+        model = parsed.model
+        imports = frozenset(i.module.split(".")[0] for i in model.imports)
+        if not imports & NPU_STACKS:
+            return None
+        runnable = model.has_main_guard or model.top_level_call
+        on_npu = bool(imports & NPU_STACKS - {"torch_npu"}) or places_work_on_npu(model)
+        verdict = standalone_entry_verdict(path, runnable, imports, training_loop(model), on_npu)
+        self.start_ups.paths.add(path)
+        versions, pin_files = self.versions.of([path], [], [model])
+        context = JobContext(None, framework_of(None, [], [model]), None, versions, settings=dict(self.settings))
+        return Job(f"{path} (standalone)", None, None, [], [model], context, pin_files, verdict)
 
     def _may_hold_inside_files(self, path: str) -> bool:
         """Whether a standalone job of the entry ``path`` can hold a file of the run's folders (all
