@@ -115,6 +115,11 @@ def npu_evidence(job: Job) -> bool:
     return any(launch_devices(cmd) == "npu" for launch in job.launches for cmd in launch.commands)
 
 
+def _with_entry_modules(linker: Linker, job: Job) -> Job:
+    _link_entry_modules(linker, job)
+    return job
+
+
 def _link_entry_modules(linker: Linker, job: Job) -> None:
     """The repository modules each entry of a training job imports that matter to it: those holding
     a process setting, and, for a PyTorch entry of a job that runs on NPUs but does not import
@@ -161,12 +166,14 @@ def build_project(
                     jobs.extend([job] if job is not None else [])
     jobs.extend(linker.standalone_jobs(files))
     jobs.extend(linker.standalone_entries())
-    # a job whose entries' modules cannot be linked (a defect) is left out like one that cannot be made
-    jobs = [
-        job
-        for job in jobs
-        if not job.judged or linker.guarded(job.id, lambda job=job: _link_entry_modules(linker, job) or job)
-    ]
+    linked: list[Job] = []
+    for job in jobs:
+        if job.judged:
+            # a job whose entries' modules cannot be linked (a defect) is left out like one not made
+            job = linker.guarded(job.id, lambda job=job: _with_entry_modules(linker, job))
+        if job is not None:
+            linked.append(job)
+    jobs = linked
     parsed = files + index.loaded
     return Project(
         parsed,
@@ -235,13 +242,14 @@ class Linker:
         self.versions = VersionReader(index, configured)
         self.errors: list[str] = []  # files whose linking failed (a defect), said at the end of the run
 
-    def guarded(self, path: str, link: Callable[[], Job | None]) -> Job | None:
-        """The job ``link`` makes of one file; None, with the error kept, when linking it fails: a
-        defect met in one file leaves the run's other jobs linked and reported."""
+    def guarded(self, what: str, link: Callable[[], Job | None]) -> Job | None:
+        """The job ``link`` makes of ``what`` (a file, or a job whose entries it links); None, with the
+        error kept, when linking fails: a defect met there leaves the run's other jobs linked and
+        reported."""
         try:
             return link()
         except Exception as exc:
-            self.errors.append(f"linking {path} failed ({type(exc).__name__}: {exc}); its jobs are left out")
+            self.errors.append(f"linking {what} failed ({type(exc).__name__}: {exc}); its jobs are left out")
             return None
 
     # jobs from manifests
