@@ -26,7 +26,7 @@ def manifest_source(job: Job):
 def set_env_value(job: Job, value: EnvValue, new: str) -> list[Edit] | None:
     """Edits that change an existing setting in place, wherever it was written."""
     if value.origin in ("script", "inline") and value.assignment is not None:
-        script = _script_holding(job, value.assignment) if value.origin == "script" else _inline_for(job, value)
+        script = _script_holding(job, value.assignment)
         if script is not None:
             edit = set_assignment(script, value.assignment, new)
             return [edit] if edit else None
@@ -40,18 +40,11 @@ def set_env_value(job: Job, value: EnvValue, new: str) -> list[Edit] | None:
 
 
 def _script_holding(job: Job, assignment) -> ShellScript | None:
-    """The script of the job the assignment is written in: a file, or the text a ``bash -c`` in it
-    runs (which has the file's path too, and takes no edit)."""
+    """The script of the job the assignment is written in: a file, a container's inline command, or
+    the text a ``bash -c`` in a script runs (which has the file's path too, and takes no edit)."""
     for script in job.scripts:
         if any(e is assignment for e in script.events):
             return script
-    return None
-
-
-def _inline_for(job: Job, value: EnvValue) -> ShellScript | None:
-    for launch in job.launches:
-        if launch.inline is not None and any(e is value.assignment for e in launch.inline.events):
-            return launch.inline
     return None
 
 
