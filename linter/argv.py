@@ -149,6 +149,11 @@ OPTIONS = (
         "--force-exclude",
         help="apply the config's exclude also to paths passed on the command line (as pre-commit passes them)",
     ),
+    Option(
+        "--tracked-only",
+        help="in a git repository, read only the files git tracks, and those named: what a commit holds "
+        "(the pre-commit hooks pass it)",
+    ),
     Option("--show-jobs", help="print how the files were linked into jobs"),
     Option(
         "--jobs",

@@ -135,12 +135,16 @@ def discover(
     excludes: ExcludeSet | None = None,
     respect_gitignore: bool = True,
     defer_checks: Collection[str] = (),
+    tracked_only: bool = False,
 ) -> tuple[list[Candidate], list[str]]:
     """Walk the given files and folders; returns the candidates and warnings for missing paths.
 
     With ``defer_checks`` (kinds), files of those kinds from git's listing are not checked here (one
     lstat each, most of a large repository's listing); ``readable`` checks each the first time it is
-    read, so one that turns out to be deleted, a FIFO or a link out of the tree is never read."""
+    read, so one that turns out to be deleted, a FIFO or a link out of the tree is never read.
+    With ``tracked_only``, a folder in a git work tree yields the files git tracks (what a commit
+    holds); where git cannot list them (no git, submodules) the folder is walked as usual. Files
+    given by name are kept either way."""
     found: dict[str, Candidate] = {}  # absolute location -> candidate
     links: set[str] = set()  # the locations that are symbolic links
     warnings: list[str] = []
@@ -151,7 +155,7 @@ def discover(
             continue
         if path.is_dir() and not path.is_symlink():
             root = path.resolve() if not path.is_symlink() else path
-            _walk(root, cwd, excludes, respect_gitignore, found, links, defer_checks)
+            _walk(root, cwd, excludes, respect_gitignore, found, links, defer_checks, tracked_only)
         elif path.is_file():
             kind = classify(path.name, path.parent.name)
             if kind:  # a file named explicitly is linted even when ignored
@@ -179,11 +183,12 @@ def _walk(
     found: dict[str, Candidate],
     links: set[str],
     defer_checks: Collection[str] = (),
+    tracked_only: bool = False,
 ) -> None:
     root_rules: Rules = NoRules()
     if respect_gitignore:
         top = work_tree_top(root)
-        listing = gitlisting.git_listing(root, top) if top is not None else None
+        listing = gitlisting.git_listing(root, top, not tracked_only) if top is not None else None
         if listing is not None and not _has_submodules(root):
             listed: dict[str, Candidate] = {}
             listed_links: set[str] = set()

@@ -61,12 +61,13 @@ class GitListing:
     most of git's time; the tracked files can be sorted through while it runs). Nested repositories
     (untracked clones) are listed as folders; git does not list their contents, nor a submodule's."""
 
-    def __init__(self, tracked: list[str], scan: subprocess.Popen[bytes] | None) -> None:
+    def __init__(self, tracked: list[str], scan: subprocess.Popen[bytes] | None, untracked: bool = True) -> None:
         self.tracked = tracked  # a list: most runs only go through it once
+        self.with_untracked = untracked  # False: the listing is what git tracks, nothing else
         self._scan = scan
         self._untracked: list[str] = []
         self._repositories: frozenset[str] = frozenset()
-        self._ok: bool | None = None
+        self._ok: bool | None = None if untracked else True  # tracked only: nothing else to wait for
 
     def finish(self) -> bool:
         """Wait for the untracked listing; False when git failed there (then none of it holds)."""
@@ -129,11 +130,12 @@ def _folders_of(paths: Collection[str]) -> set[str]:
     return folders
 
 
-def git_listing(root: Path, top: Path) -> GitListing | None:
+def git_listing(root: Path, top: Path, untracked: bool = True) -> GitListing | None:
     """What git tracks, or leaves untracked but not ignored, below ``root`` (inside the work tree at
     ``top``); None when git cannot tell: not installed, an error, a foreign owner, or ``root``
     itself ignored (a folder named on the command line is walked even then). The untracked part
-    may still be listing: ``finish`` says whether it came."""
+    may still be listing: ``finish`` says whether it came. Without ``untracked``, what git tracks
+    only (what a commit holds): git then reads the index alone, not the folders of the work tree."""
     git = git_program()
     if git is None or not (_owned_by_us(top) and _owned_by_us(top / ".git")):
         return None
@@ -141,15 +143,18 @@ def git_listing(root: Path, top: Path) -> GitListing | None:
         checked = _run_git(git, top, root, ["check-ignore", "-q", "--no-index", "--", "."])
         if checked is None or checked.returncode != 1:  # 0: ignored, 128: an error
             return None
-    skip = [f"--exclude={name}/" for name in sorted(DEFAULT_EXCLUDES)]  # never walked: spare git the time
-    scan = _start_git(git, top, root, ["ls-files", "--others", "--exclude-standard", "-z", *skip])
-    if scan is None:
-        return None
+    scan = None
+    if untracked:
+        skip = [f"--exclude={name}/" for name in sorted(DEFAULT_EXCLUDES)]  # never walked: spare git the time
+        scan = _start_git(git, top, root, ["ls-files", "--others", "--exclude-standard", "-z", *skip])
+        if scan is None:
+            return None
     listed = _run_git(git, top, root, ["ls-files", "--cached", "-z"])
     if listed is None or listed.returncode != 0:
-        _stop(scan)
+        if scan is not None:
+            _stop(scan)
         return None
-    return GitListing(_entries(listed.stdout)[0], scan)
+    return GitListing(_entries(listed.stdout)[0], scan, untracked)
 
 
 @functools.cache

@@ -340,7 +340,7 @@ class _GitRules:
     def below(self, name: str, names: Collection[str]) -> Rules:
         folder = self.folder / name
         if ".git" in names:  # a submodule or a nested clone: git lists only its folder
-            return _repository_rules(folder)
+            return _repository_rules(folder, self.listing.with_untracked)
         return _GitRules(folder, self.listing, f"{self.prefix}{name}/")
 
 
@@ -351,8 +351,8 @@ def rules_of(root: Path, top: Path | None, listing: GitListing | None) -> Rules:
     return _pattern_rules_for_root(root, top)
 
 
-def _repository_rules(top: Path) -> Rules:
-    return rules_of(top, top, gitlisting.git_listing(top, top))
+def _repository_rules(top: Path, untracked: bool = True) -> Rules:
+    return rules_of(top, top, gitlisting.git_listing(top, top, untracked))
 
 
 def _pattern_rules_for_root(root: Path, top: Path | None) -> _PatternRules:

@@ -43,7 +43,13 @@ class Scope:
     folder_files: list[Candidate] | None = None  # what the walk of ``folders`` found (with them)
 
 
-def resolve(given: list[str], cwd: Path, stdin_filename: str | None = None, stdin_bytes: bytes | None = None) -> Scope:
+def resolve(
+    given: list[str],
+    cwd: Path,
+    stdin_filename: str | None = None,
+    stdin_bytes: bytes | None = None,
+    tracked_only: bool = False,
+) -> Scope:
     if STDIN_DISPLAY in given:
         if len(given) > 1:
             raise ScopeError("'-' (standard input) cannot be combined with other paths")
@@ -56,15 +62,15 @@ def resolve(given: list[str], cwd: Path, stdin_filename: str | None = None, stdi
         return _file_scope(absolute, cwd)
     if not all(p.is_dir() for p in absolute):
         return Scope(paths, absolute[0])  # a missing path: the engine says so
-    return _folder_scope(paths, absolute, cwd)
+    return _folder_scope(paths, absolute, cwd, tracked_only)
 
 
-def _folder_scope(paths: list[Path], absolute: list[Path], cwd: Path) -> Scope:
+def _folder_scope(paths: list[Path], absolute: list[Path], cwd: Path, tracked_only: bool = False) -> Scope:
     common = Path(os.path.commonpath([str(p) for p in absolute]))
     root = find_root(common)
     if root is None or any(p == root for p in absolute):
         return Scope(paths, absolute[0])
-    inside, _ = discover(absolute, cwd)
+    inside, _ = discover(absolute, cwd, tracked_only=tracked_only)
     return Scope([root], absolute[0], {c.display for c in inside}, root=root, folders=absolute, folder_files=inside)
 
 

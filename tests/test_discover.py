@@ -44,7 +44,7 @@ def write(root: Path, files: dict[str, str]) -> None:
         path.write_bytes(text.encode("utf-8"))
 
 
-def linted(root: Path, via: str, *paths: Path) -> set[str]:
+def linted(root: Path, via: str, *paths: Path, tracked_only: bool = False) -> set[str]:
     """What discover() lists below root (or for ``paths``). ``via``: "git" (and git must have answered),
     "patterns" (git unavailable), or "fallback" (git is there but must not have answered)."""
     answers: list[object] = []
@@ -58,7 +58,7 @@ def linted(root: Path, via: str, *paths: Path) -> set[str]:
         if via == "patterns":
             patch.setattr(gitlisting, "git_program", lambda: None)
         patch.setattr(gitlisting, "git_listing", recorded)
-        found = {c.display for c in discover(list(paths) or [root], root)[0]}
+        found = {c.display for c in discover(list(paths) or [root], root, tracked_only=tracked_only)[0]}
     # a listing answers once its untracked part came too (git lists that part while we read the rest)
     answered = [a is not None and a.finish() for a in answers]
     if via == "git":
@@ -285,6 +285,27 @@ def test_submodules_and_nested_clones_are_listed_by_their_own_git(tmp_path):
     git(repo / "clone", "init", "-q")
     expected = {"main.py", "vendored/lib.py", "clone/tool.py"}  # the outer 'lib.py' rule stops at each repository
     assert linted(repo, "git") == expected
+
+
+@needs_git
+def test_tracked_only_lists_what_git_tracks_in_submodules_too(tmp_path):
+    upstream = tmp_path / "upstream"
+    write(upstream, {"lib.py": ""})
+    git(upstream, "init", "-q")
+    git(upstream, "add", ".")
+    git(upstream, "commit", "-qm", "lib")
+    repo = tmp_path / "repo"
+    write(repo, {"main.py": "", "draft.py": ""})
+    git(repo, "init", "-q")
+    git(repo, "add", "main.py")
+    git(repo, "submodule", "add", "-q", str(upstream), "vendored")
+    write(repo / "vendored", {"scratch.py": ""})  # untracked inside the submodule
+    write(repo / "clone", {"tool.py": ""})
+    git(repo / "clone", "init", "-q")  # an untracked nested clone: no part of a commit
+    assert linted(repo, "git") == {"main.py", "draft.py", "vendored/lib.py", "vendored/scratch.py", "clone/tool.py"}
+    assert linted(repo, "git", tracked_only=True) == {"main.py", "vendored/lib.py"}
+    named = discover([repo / "draft.py"], repo, tracked_only=True)[0]
+    assert [c.display for c in named] == ["draft.py"]  # a file named is linted, tracked or not
 
 
 @needs_git

@@ -278,3 +278,19 @@ def test_select_on_the_command_line_overrides_the_configurations_ignore(tmp_path
         "check", "--no-cache", "--output-format", "json", "--select", "RL3", "--ignore", "RL301", ".", cwd=repo
     )
     assert json.loads(both.stdout) == []
+
+
+def test_tracked_only_reads_the_repository_as_a_commit_holds_it(tmp_path):
+    """The hooks pass --tracked-only: a manifest nobody has added to git is no part of the commit
+    (nor of the clone CI lints), so it neither links with a named file nor is walked; a file named
+    is linted all the same, tracked or not."""
+    repo = repository(tmp_path, BASE)
+    (repo / "draft").mkdir()
+    (repo / "draft/job.yaml").write_text(MANIFEST.replace("ascend-910b", "ascend-910"))  # untracked
+    broken_by_draft = "scripts/pretrain.py:2 RL501"
+    assert broken_by_draft in found(repo, "scripts/train_start.sh")
+    assert broken_by_draft not in found(repo, "--tracked-only", "scripts/train_start.sh")
+    assert broken_by_draft in found(repo, ".")
+    assert broken_by_draft not in found(repo, "--tracked-only", ".")
+    named = found(repo, "--tracked-only", "draft/job.yaml")
+    assert broken_by_draft in named, named

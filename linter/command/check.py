@@ -144,7 +144,7 @@ class Check:
             require_paths(given, self.cwd)  # with standard input, scope.resolve says what is wrong
         data = sys.stdin.buffer.read() if STDIN_DISPLAY in given else None
         try:
-            return resolve(given, self.cwd, args.stdin_filename, data)
+            return resolve(given, self.cwd, args.stdin_filename, data, tracked_only=bool(args.tracked_only))
         except ScopeError as exc:
             raise UsageError(str(exc)) from exc
 
@@ -197,6 +197,7 @@ class Check:
             folders=scope.folders,
             folder_files=scope.folder_files,
             speed=os.environ.get(NO_SPEED_VARIABLE, "") in ("", "0"),
+            tracked_only=bool(self.args.tracked_only),
         )
 
     def _cache(self, config: Config, rules: list[Rule], scope: Scope):

@@ -13,7 +13,9 @@ def gather(request: LintRequest, defer_checks: bool = True) -> tuple[list[Candid
     reaches; in a run over named files, any file): one lstat less for each of the others."""
     excludes = ExcludeSet(request.config.exclude, request.config.root or request.cwd)
     deferred = (KINDS if request.named else {PYTHON}) if defer_checks else ()
-    candidates, warnings = discover(request.paths, request.cwd, excludes, defer_checks=deferred)
+    candidates, warnings = discover(
+        request.paths, request.cwd, excludes, defer_checks=deferred, tracked_only=request.tracked_only
+    )
     more = list(request.extra_candidates)
     if request.folders:
         # a folder named inside a larger repository is walked even where the walk from the root
@@ -33,4 +35,4 @@ def _folder_files(request: LintRequest, excludes: ExcludeSet) -> list[Candidate]
     to report when nothing is excluded, a new walk otherwise."""
     if request.folder_files is not None and not excludes.regexes:
         return request.folder_files
-    return discover(request.folders, request.cwd, excludes)[0]
+    return discover(request.folders, request.cwd, excludes, tracked_only=request.tracked_only)[0]

@@ -41,6 +41,7 @@ class LintRequest:
     earlier: dict[str, ParsedFile] = field(default_factory=dict)
     progress: Callable[[int, int], None] | None = None  # called with (files parsed, files in total)
     speed: bool = True  # False: no process pool, no parse-ahead, no cache (the run gives the same findings)
+    tracked_only: bool = False  # in a git work tree, only the files git tracks (and those named)
 
     @property
     def named(self) -> set[str]:
