@@ -104,7 +104,10 @@ def test_hook_manifest_is_valid_and_has_check_and_fix_hooks():
     assert set(hooks) == {"recovery-lint", "recovery-lint-new", "recovery-lint-fix"}
     assert hooks["recovery-lint"]["entry"] == "recovery-lint --force-exclude --tracked-only"
     assert hooks["recovery-lint-new"]["entry"] == "recovery-lint --force-exclude --tracked-only --new-since HEAD"
-    assert hooks["recovery-lint-fix"]["entry"] == "recovery-lint --fix --exit-non-zero-on-fix --force-exclude --tracked-only"
+    assert (
+        hooks["recovery-lint-fix"]["entry"]
+        == "recovery-lint --fix --exit-non-zero-on-fix --force-exclude --tracked-only"
+    )
     for hook in hooks.values():
         assert hook["language"] == "python"
         assert hook["require_serial"] is True  # one process: measured faster, and no finding reported twice
