@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 # folders beside a job's folders (or the repository root) that declare the versions of the whole tree
 DECLARATION_FOLDERS = ("docker", "dockerfiles", "ci", "build", "env", "install", "requirements", "image", "images")
+_DECLARATION_RANK = {name: rank for rank, name in enumerate(DECLARATION_FOLDERS)}
 
 
 class VersionReader:
@@ -35,11 +36,14 @@ class VersionReader:
         # the declaration folders holding pins (``docker/``), by the folder they are beside, in the
         # order of DECLARATION_FOLDERS: looked up for every ancestor of every file of every job
         self.pins_beside: dict[str, list[str]] = {}
-        for name in DECLARATION_FOLDERS:
-            for folder in self.pins_by_dir:
-                parent, base = posixpath.split(folder)
-                if base == name and under(parent, name) == folder:
-                    self.pins_beside.setdefault(parent, []).append(folder)
+        found = []  # (rank of the name, folder beside, declaration folder): one pass over the folders
+        for folder in self.pins_by_dir:
+            parent, base = posixpath.split(folder)
+            rank = _DECLARATION_RANK.get(base)
+            if rank is not None and under(parent, base) == folder:
+                found.append((rank, parent, folder))
+        for _, parent, folder in sorted(found, key=lambda item: item[0]):
+            self.pins_beside.setdefault(parent, []).append(folder)
 
     def _pins_over(self, paths: list[str]) -> list[tuple[int, PinFile]]:
         """Pin files in the folders of ``paths`` or their ancestors (and the declaration folders
