@@ -10,9 +10,13 @@ import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .lazyre import LazyPattern
 from .sources.shell import Word
+
+if TYPE_CHECKING:
+    from .span import Span
 
 # $NAME, ${NAME}, ${NAME:-default}, and the positional parameters $1 .. ${12}
 _VAR = LazyPattern(
@@ -201,10 +205,117 @@ def expand(text: str, values: Lookup) -> str | None:
         # a backslash before a line break joins the lines, inside double quotes too (bash removes both):
         # DISTRIBUTED_ARGS="--nnodes $NNODES \<newline> --node_rank $NODE_RANK"
         body = _CONTINUATION.sub(r"\1", body)
+    if "$((" in body and not text.startswith("'"):
+        body = _arithmetic_expanded(body, values)
+        if body is None:
+            return None
     out = _VAR.sub(value, body)
     if failed or "$" in out or "`" in out:
         return None
     return out
+
+
+def _arithmetic_expanded(body: str, values: Lookup) -> str | None:
+    """``body`` with each ``$(( ... ))`` replaced by its integer value; None when one cannot be
+    worked out statically (an unknown variable, an operator other than + - * / %)."""
+    out: list[str] = []
+    at = 0
+    while (start := body.find("$((", at)) != -1:
+        end = _closing(body, start + 1)
+        if end is None or body[end - 1 : end + 1] != "))":
+            return None
+        number = arithmetic(body[start + 3 : end - 1], values)
+        if number is None:
+            return None
+        out += [body[at:start], str(number)]
+        at = end + 1
+    out.append(body[at:])
+    return "".join(out)
+
+
+def _closing(text: str, opening: int) -> int | None:
+    """The index of the parenthesis that closes the one at ``opening``."""
+    depth = 0
+    for i in range(opening, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+_ARITHMETIC_TOKEN = LazyPattern(r"\s*(?:(\d+)|\$?\{?([A-Za-z_][A-Za-z0-9_]*)\}?|([-+*/%()]))")
+
+
+def arithmetic(expression: str, values: Lookup) -> int | None:
+    """The value of a shell arithmetic expression of integers, variables (``NNODES``, ``$NNODES``,
+    ``${NNODES}``), + - * / % and parentheses, as bash works it out (division truncates toward zero);
+    None for anything else or an unknown variable. Read, never evaluated by Python."""
+    tokens: list[int | str] = []
+    at = 0
+    text = expression.strip()
+    while at < len(text):
+        match = _ARITHMETIC_TOKEN.match(text, at)
+        if match is None or match.end() == at:
+            return None
+        at = match.end()
+        number, name, operator = match.groups()
+        if number is not None:
+            tokens.append(int(number))
+        elif name is not None:
+            known = (values.get(name) or "").strip()
+            if not known.lstrip("-").isdigit():
+                return None  # unset (bash would read 0: the value is not known statically) or no integer
+            tokens.append(int(known))
+        else:
+            tokens.append(operator)
+    parsed = _sum(tokens, 0)
+    if parsed is None or parsed[1] != len(tokens):
+        return None
+    return parsed[0]
+
+
+def _sum(tokens: list[int | str], at: int) -> tuple[int, int] | None:
+    left = _product(tokens, at)
+    while left is not None and left[1] < len(tokens) and tokens[left[1]] in ("+", "-"):
+        right = _product(tokens, left[1] + 1)
+        if right is None:
+            return None
+        left = (left[0] + right[0] if tokens[left[1]] == "+" else left[0] - right[0], right[1])
+    return left
+
+
+def _product(tokens: list[int | str], at: int) -> tuple[int, int] | None:
+    left = _unary(tokens, at)
+    while left is not None and left[1] < len(tokens) and tokens[left[1]] in ("*", "/", "%"):
+        operator = tokens[left[1]]
+        right = _unary(tokens, left[1] + 1)
+        if right is None or (operator != "*" and right[0] == 0):
+            return None  # bash stops at a division by zero
+        if operator == "*":
+            value = left[0] * right[0]
+        else:
+            quotient = abs(left[0]) // abs(right[0]) * (1 if (left[0] >= 0) == (right[0] > 0) else -1)
+            value = quotient if operator == "/" else left[0] - quotient * right[0]
+        left = (value, right[1])
+    return left
+
+
+def _unary(tokens: list[int | str], at: int) -> tuple[int, int] | None:
+    if at >= len(tokens):
+        return None
+    token = tokens[at]
+    if token in ("-", "+"):
+        inner = _unary(tokens, at + 1)
+        return None if inner is None else ((-inner[0] if token == "-" else inner[0]), inner[1])
+    if token == "(":
+        inner = _sum(tokens, at + 1)
+        if inner is None or inner[1] >= len(tokens) or tokens[inner[1]] != ")":
+            return None
+        return inner[0], inner[1] + 1
+    return (token, at + 1) if isinstance(token, int) else None
 
 
 def known_tail(text: str, values: Lookup) -> str:
@@ -327,9 +438,13 @@ def expand_command(words: list[Word], values: Lookup) -> tuple[list[Word], bool]
     at the variable, so no edit can be made there)."""
     if not words or words[0].value is not None or "$" not in words[0].text:
         return words, False
+    anchor = words[0].span
     line = expand(words[0].text, values)
     if not line:
-        return words, False
+        partial = _held_words(words[0].text, values, anchor, 0)
+        if not partial or partial[0].value is None:
+            return words, False  # not even the command's name is known
+        return partial + words[1:], True
     import shlex  # only a command held in a variable is split: a run without one skips the import
 
     try:
@@ -338,8 +453,81 @@ def expand_command(words: list[Word], values: Lookup) -> tuple[list[Word], bool]
         return words, False
     if not parts:
         return words, False
-    anchor = words[0].span
     return [Word(p, p, anchor) for p in parts] + words[1:], True
+
+
+_HELD_DEPTH = 4  # CMD="$LAUNCHER $SCRIPT $ARGS", LAUNCHER="accelerate launch $DIST_ARGS", ...
+
+
+def _held_words(text: str, values: Lookup, anchor: Span, depth: int) -> list[Word] | None:
+    """The words of a command line held in a variable whose value is known only in part
+    (``LAUNCHER="accelerate launch --main_process_ip $head_node_ip"``), as the shell splits it: each
+    expansion whose value is not known stays one word without a value. None when the variable's
+    value, as its assignment writes it, is not known."""
+    template = getattr(values, "template", None)
+    if depth >= _HELD_DEPTH or template is None or not PURE_VARIABLE.match(text):
+        return None
+    raw = template(text.strip("${}"))
+    if raw is None:
+        return None
+    import shlex
+
+    out: list[Word] = []
+    for token in _split_like_the_shell(_CONTINUATION.sub(r"\1", raw)):
+        known = expand(token, values)
+        if known is not None:
+            out += [Word(part, part, anchor) for part in known.split()]
+            continue
+        if "$" not in token and "`" not in token:
+            try:
+                out += [Word(part, part, anchor) for part in shlex.split(token)]
+            except ValueError:
+                out.append(Word(token, None, anchor))
+            continue
+        inner = _held_words(token, values, anchor, depth + 1)
+        out += inner if inner is not None else [Word(token, None, anchor)]
+    return out
+
+
+def _split_like_the_shell(text: str) -> list[str]:
+    """``text`` split at blanks outside quotes and outside ``$(...)``, ``$((...))``, ``${...}`` and
+    backquotes: an expansion is one word until its value is known."""
+    tokens: list[str] = []
+    current: list[str] = []
+    depth = 0  # open parentheses and braces of expansions
+    quote = ""
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\" and quote != "'" and i + 1 < len(text):
+            current += [char, text[i + 1]]
+            i += 2
+            continue
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "'\"`":
+            quote = char
+        elif char == "$" and text[i + 1 : i + 2] in ("(", "{"):
+            depth += 1
+            current.append(char)
+            char = text[i + 1]
+            i += 1
+        elif char in "({" and depth:
+            depth += 1
+        elif char in ")}" and depth:
+            depth -= 1
+        elif char.isspace() and not depth:
+            if current:
+                tokens.append("".join(current))
+                current = []
+            i += 1
+            continue
+        current.append(char)
+        i += 1
+    if current:
+        tokens.append("".join(current))
+    return tokens
 
 
 def count_of(text: str | None) -> int | None:

@@ -468,6 +468,31 @@ CASES = [
         fire=("job.sh:5 RL301",),
     ),
     Launch(
+        "srun $CMD whose launcher line is known only in part (accelerate's submit_multinode.sh): "
+        "the launch is seen, its arithmetic worked out, the address left to run time",
+        {
+            "job.sh": "#!/bin/bash\nexport NNODES=2\nexport GPUS_PER_NODE=8\n"
+            "head_node_ip=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1)\n"
+            'export LAUNCHER="accelerate launch \\\n    --num_processes $((NNODES * GPUS_PER_NODE)) \\\n'
+            '    --num_machines $NNODES \\\n    --main_process_ip $head_node_ip \\\n    --main_process_port 29500 \\\n    "\n'
+            'export SCRIPT="train.py"\nexport CMD="$LAUNCHER $SCRIPT --epochs 90"\nsrun $CMD\n',
+            "train.py": "import torch\nimport torch_npu\n",
+        },
+        "accelerate launch",
+        nodes=2,
+        per_node=8,
+        multi_node="held",
+    ),
+    Launch(
+        "a command line held in a variable whose name is not known is no launch",
+        {
+            "run.sh": 'export CMD="$RUNNER train.py --epochs 90"\nsrun $CMD\ntorchrun --nnodes 1 --nproc_per_node 8 x.py\n'
+        },
+        "torchrun",
+        nodes=1,
+        per_node=8,
+    ),
+    Launch(
         "srun running torchrun in bash -c, in double quotes (OpenRLHF's train_nonrl_slurm.sh)",
         {
             "job.sh": "#!/bin/bash\nreadonly GPUS_PER_NODE=8\n"
