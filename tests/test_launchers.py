@@ -484,6 +484,41 @@ CASES = [
         multi_node="held",
     ),
     Launch(
+        "a Slurm batch script: #SBATCH --nodes sets SLURM_NNODES for the launch it starts (OpenRLHF's "
+        "train_nonrl_slurm.sh, verl's *_slurm.sh)",
+        {
+            "job.sh": "#!/bin/bash\n#SBATCH --job-name=sft\n#SBATCH -N 2   # nodes\n#SBATCH --ntasks-per-node=1\n\n"
+            "readonly GPUS_PER_NODE=8\n"
+            "torchrun --nproc_per_node $GPUS_PER_NODE --nnodes $SLURM_NNODES --node_rank $SLURM_PROCID train.py\n",
+            "train.py": "import torch\nimport torch_npu\n",
+        },
+        "torchrun",
+        nodes=2,
+        per_node=8,
+        multi_node="held",
+    ),
+    Launch(
+        "a node range in #SBATCH --nodes gives no node count",
+        {
+            "job.sh": "#!/bin/bash\n#SBATCH --nodes=2-4\ntorchrun --nproc_per_node 8 --nnodes $SLURM_JOB_NUM_NODES train.py\n",
+            "train.py": "import torch\nimport torch_npu\n",
+        },
+        "torchrun",
+        nodes=None,
+        per_node=8,
+    ),
+    Launch(
+        "an #SBATCH line after the first command is a comment (sbatch stops reading there)",
+        {
+            "job.sh": "#!/bin/bash\nmodule load cann\n#SBATCH --nodes=2\n"
+            "torchrun --nproc_per_node 8 --nnodes $SLURM_NNODES train.py\n",
+            "train.py": "import torch\nimport torch_npu\n",
+        },
+        "torchrun",
+        nodes=None,
+        per_node=8,
+    ),
+    Launch(
         "a command line held in a variable whose name is not known is no launch",
         {
             "run.sh": 'export CMD="$RUNNER train.py --epochs 90"\nsrun $CMD\ntorchrun --nnodes 1 --nproc_per_node 8 x.py\n'
@@ -798,3 +833,23 @@ def test_a_branch_the_known_framework_rules_out_holds_no_launch(tmp_path, framew
 def test_only_a_value_set_for_certain_decides_a_branch(tmp_path, script, launches):
     out = _show_jobs(tmp_path, {"run.sh": "#!/bin/bash\n" + script, "train.py": "import torch\nimport torch_npu\n"})
     assert sum(1 for line in out.splitlines() if line.startswith("    launch ")) == launches, out
+
+
+def test_a_script_sourced_by_a_name_held_in_a_variable_is_read(tmp_path):
+    """``source ./${training_script}`` (OpenRLHF's train_nonrl_slurm.sh) names the file through a
+    variable: the file is read, and what it exports reaches the launch."""
+    case = Launch(
+        "source through a variable",
+        {
+            "job.sh": 'readonly env_script="env.sh"\nsource ./${env_script} slurm\n'
+            "torchrun --nnodes 2 --nproc_per_node 8 train.py\n",
+            "env.sh": "export HCCL_ASYNC_ERROR_HANDLING=0\n",
+            "train.py": "import torch\nimport torch_npu\n",
+        },
+        "torchrun",
+    )
+    shown = _lint(tmp_path, case, "--show-jobs", "--output-format", "json")
+    job = next(j for j in json.loads(shown.stdout)["jobs"] if j["launches"])
+    assert job["premises"]["launch-environment"]["status"] == "held", job["premises"]["launch-environment"]
+    result = _lint(tmp_path, case, "--output-format", "concise")
+    assert "env.sh:1:8: RL101" in result.stdout, result.stdout

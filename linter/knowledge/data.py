@@ -94,3 +94,10 @@ def environment_scripts() -> list[tuple[Any, Any]]:
         prefixes = tuple(n[:-1] for n in entry["sets"] if n.endswith("*"))
         out.append((re.compile(entry["pattern"]), lambda n, a=names, b=prefixes: n in a or n.startswith(b)))
     return out
+
+
+@functools.cache
+def batch_schedulers() -> list[dict[str, Any]]:
+    """knowledge.json ``batch_directives``: for each batch scheduler, the prefix of its directives,
+    the options read and the variables each sets in the environment of the script it starts."""
+    return list(data()["batch_directives"]["schedulers"])

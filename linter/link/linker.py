@@ -35,6 +35,7 @@ from ..roles import (
 from ..shellwords import unwrap, word_value
 from ..sources.manifest import Container, ManifestDoc, ManifestFile, PodSpec
 from ..sources.shell import SHELLS, Command, ShellScript, shell_invocation
+from .batch import batch_environment
 from .entries import (
     NPU_STACK_BYTES,
     NPU_STACKS,
@@ -374,7 +375,7 @@ class Linker:
     def _standalone_job(self, f: ParsedFile) -> Job | None:
         """The job of a script no manifest or other script runs; None when it starts no launch."""
         launch = Launch(None, None)
-        env: dict[str, EnvValue] = {}
+        env = batch_environment(f.model)  # a batch script starts with what its directives ask for
         Run(self.start_ups, launch, f.path).script(f.model, env, shared=True, depth=0)
         launch.env = env
         launch.unread_sources = take_unread_sources(env)

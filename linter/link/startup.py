@@ -205,9 +205,10 @@ class Run:
             return
         if name in ("source", "."):
             if args:
-                reference = args[0].value or args[0].text
-                if not self.call_path(reference, args[1:], env, near, depth, shared=True):
-                    mark_unread_source(env, reference, word_value(args[0], values), args[0].span)
+                written = args[0].value or args[0].text
+                expanded = word_value(args[0], values)  # source ./${training_script}: the file it names
+                if not self.call_path(expanded or written, args[1:], env, near, depth, shared=True):
+                    mark_unread_source(env, written, expanded, args[0].span)
             return
         if posixpath.basename(name) in SHELLS:
             kind, index = shell_invocation([w.value or w.text for w in args])
