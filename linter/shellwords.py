@@ -246,6 +246,8 @@ def _closing(text: str, opening: int) -> int | None:
     return None
 
 
+_ARITHMETIC_NESTING = 32  # parentheses in one expression; scripts use one or two
+_ARITHMETIC_TOKENS = 256  # numbers, names and operators in one expression
 _ARITHMETIC_TOKEN = LazyPattern(r"\s*(?:(\d+)|\$?\{?([A-Za-z_][A-Za-z0-9_]*)\}?|([-+*/%()]))")
 
 
@@ -256,6 +258,8 @@ def arithmetic(expression: str, values: Lookup) -> int | None:
     tokens: list[int | str] = []
     at = 0
     text = expression.strip()
+    if text.count("(") > _ARITHMETIC_NESTING:
+        return None  # read by recursion: a hostile nesting must not exhaust the stack
     while at < len(text):
         match = _ARITHMETIC_TOKEN.match(text, at)
         if match is None or match.end() == at:
@@ -271,6 +275,8 @@ def arithmetic(expression: str, values: Lookup) -> int | None:
             tokens.append(int(known))
         else:
             tokens.append(operator)
+        if len(tokens) > _ARITHMETIC_TOKENS:
+            return None  # a chain of signs recurses too
     parsed = _sum(tokens, 0)
     if parsed is None or parsed[1] != len(tokens):
         return None

@@ -258,6 +258,16 @@ ROWS = [
         ("Traceback", "internal error", "deep.sh", "deep2.sh"),
     ),
     Row(
+        "shell-arithmetic-and-held-command-nesting",  # worked out by recursion: bounded
+        {
+            "arith.sh": "#!/bin/bash\nN=$((" + "(" * 3000 + "1" + ")" * 3000 + "))\nM=$((" + "-" * 5000 + "1))\n"
+            "echo $N $M\n",
+            "held.sh": "#!/bin/bash\n" + "".join(f'V{i}="$V{i + 1} x"\n' for i in range(200)) + "srun $V0\n",
+        },
+        (),
+        ("Traceback", "internal error", "arith.sh:", "held.sh:"),
+    ),
+    Row(
         "shell-astral-character-after-redirect-brace",  # crashed tree-sitter-bash (out-of-bounds read)
         {"emoji.sh": "".join(f"cat <{{{chr(cp)}\n" for cp in range(0x10000, 0x110000, 0x1111))},
         (),

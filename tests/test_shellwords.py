@@ -47,6 +47,14 @@ def test_arithmetic_agrees_with_bash(expression):
     assert arithmetic(expression, VALUES) == int(said)
 
 
+def test_a_deeply_nested_expression_is_not_worked_out():
+    deep = "(" * 5000 + "1" + ")" * 5000
+    assert arithmetic(deep, VALUES) is None
+    assert expand(f"$(({deep}))", VALUES) is None
+    assert arithmetic("-" * 5000 + "1", VALUES) is None
+    assert arithmetic("(" * 3 + "GPUS" + ")" * 3, VALUES) == 8
+
+
 def test_an_arithmetic_expansion_in_a_value():
     assert expand('"--nproc $((NNODES * GPUS)) --nnodes $NNODES"', VALUES) == "--nproc 16 --nnodes 2"
     assert expand("$((UNSET + 1))", VALUES) is None
