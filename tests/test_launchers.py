@@ -435,6 +435,20 @@ CASES = [
         multi_node="held",
     ),
     Launch(
+        "a per-device loop inside a loop that runs once (ModelZoo DeepSort train_full_8p.sh: RANK_SIZE=1 "
+        "around NPUS=($(seq 0 7))): the innermost loop starts the processes",
+        {
+            "test/train_full_8p.sh": "#!/bin/bash\nexport RANK_SIZE=1\nRANK_ID_START=0\n"
+            "for((RANK_ID=$RANK_ID_START;RANK_ID<$((RANK_SIZE+RANK_ID_START));RANK_ID++));\ndo\n"
+            "    NPUS=($(seq 0 7))\n    rank=0\n    for i in ${NPUS[@]}\n    do\n        export RANK=${rank}\n"
+            "        python3 deep/train.py --ddp --lr 0.8 > train_${i}.log 2>&1 &\n        let rank++\n    done\ndone\nwait\n",
+            "deep/train.py": "import torch\nimport torch_npu\n",
+        },
+        "python",
+        nodes=None,
+        per_node=8,
+    ),
+    Launch(
         "a device id is no process count (ModelZoo FairMOT train_eval_8p.sh: --world_size 1 --gpus '0')",
         {
             "test/train_eval_8p.sh": "python3 track.py mot --exp_id mot17 --world_size 1 --gpus '0'\n",

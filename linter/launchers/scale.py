@@ -268,7 +268,9 @@ def _python_scale(words: list[Word], values: Lookup, loops: tuple[str, ...], scr
     evidence = ""
     # a count of 0 starts no process: it is an id (``--gpus 0``: the first device) or a CPU run
     # (``--ngpu 0``), so it says nothing of how many processes run
-    for header in loops:
+    # the innermost loop whose count is known: the one that starts a process per device (a loop
+    # around it may run once per node, ``for((RANK_ID=0;RANK_ID<$((RANK_SIZE));...))`` with RANK_SIZE=1)
+    for header in reversed(loops):
         count = loop_count(header, values)
         if count is not None and count > 0:
             per, evidence = count, f"the loop '{header.rstrip(';')}'"
