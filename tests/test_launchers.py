@@ -867,3 +867,25 @@ def test_a_script_sourced_by_a_name_held_in_a_variable_is_read(tmp_path):
     assert job["premises"]["launch-environment"]["status"] == "held", job["premises"]["launch-environment"]
     result = _lint(tmp_path, case, "--output-format", "concise")
     assert "env.sh:1:8: RL101" in result.stdout, result.stdout
+
+
+def test_the_tasks_of_an_srun_around_a_ray_driver_are_not_its_ranks(tmp_path):
+    """verl's Slurm scripts start the trainer's driver with ``srun --nodes=$NNODES --ntasks=1``: the
+    one task is the driver, the ranks are Ray actors. The srun gives no process count there (it does
+    around a plain Python program, where each task is a rank)."""
+    case = Launch(
+        "srun around a Ray driver",
+        {
+            "run.sh": "#!/bin/bash\n#SBATCH --nodes=1\nNNODES=${SLURM_JOB_NUM_NODES}\n"
+            'srun --overlap --nodes=${NNODES} --ntasks=1 -w "$head_node" \\\n'
+            "    python -m verl.trainer.main_ppo trainer.n_gpus_per_node=$SLURM_GPUS_PER_NODE "
+            "trainer.nnodes=$NNODES trainer.experiment_name=sapo\n",
+        },
+        "verl",
+    )
+    shown = _lint(tmp_path, case, "--show-jobs", "--output-format", "json")
+    jobs = json.loads(shown.stdout)
+    launch = _launch(jobs, case)
+    assert launch["nodes"] == 1 and launch["processes_per_node"] is None, launch["scale"]
+    job = next(j for j in jobs["jobs"] if launch in j["launches"])
+    assert job["judged"] is True and job["role"] == "training", job["reason"]

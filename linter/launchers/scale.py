@@ -151,7 +151,7 @@ def launch_scale(
     else:
         scale = _row_scale(row, words, values, environment, read_file, config)
     if wrapper is not None:
-        scale = _with_wrapper(scale, *wrapper, values, environment, read_file)
+        scale = _with_wrapper(scale, *wrapper, values, environment, read_file, row.family == PYTHON)
     return scale
 
 
@@ -210,16 +210,24 @@ def _nodes(row: Launcher, nodes: Found | None, words: list[Word], values: Lookup
 
 
 def _with_wrapper(
-    scale: Scale, wrapper: Launcher, wrapper_words: list[Word], values: Lookup, environment: Lookup, read_file: ReadFile
+    scale: Scale,
+    wrapper: Launcher,
+    wrapper_words: list[Word],
+    values: Lookup,
+    environment: Lookup,
+    read_file: ReadFile,
+    tasks_are_ranks: bool,
 ) -> Scale:
-    """An srun/mpirun around a launch: its nodes and tasks stand where the launch gives none."""
+    """An srun/mpirun around a launch: its nodes stand where the launch gives none, and its tasks too
+    when each task is a rank (a plain Python program). Around a launcher (torchrun, a Ray trainer's
+    driver) a task is one launcher, which starts the ranks itself: its count says nothing of them."""
     inner = _row_scale(wrapper, wrapper_words, values, environment, read_file, None)
     nodes, node_evidence = scale.nodes, scale.node_evidence
     if (nodes is None or nodes == 1) and inner.nodes is not None:
         nodes, node_evidence = inner.nodes, inner.node_evidence
     per_node, evidence = scale.per_node, scale.evidence
     unsaid = per_node is None or (per_node == 1 and evidence.startswith("one process"))
-    if unsaid and inner.per_node is not None:
+    if tasks_are_ranks and unsaid and inner.per_node is not None:
         per_node, evidence = inner.per_node, f"{wrapper.name} {inner.evidence}"
     return Scale(per_node, nodes, evidence, scale.spawns, node_evidence, nodes is None)
 
