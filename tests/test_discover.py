@@ -270,13 +270,18 @@ def test_tracked_files_in_ignored_folders_count_and_deleted_ones_do_not(tmp_path
     assert linted(tmp_path, "git") == {"a.py", "build/tracked.py"}
 
 
+def committed(root: Path, files: dict[str, str]) -> Path:
+    """A repository at ``root`` holding ``files`` in one commit (what a submodule is added from)."""
+    write(root, files)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "files")
+    return root
+
+
 @needs_git
 def test_submodules_and_nested_clones_are_listed_by_their_own_git(tmp_path):
-    upstream = tmp_path / "upstream"
-    write(upstream, {"lib.py": "", "gen.py": "", ".gitignore": "gen.py\n"})
-    git(upstream, "init", "-q")
-    git(upstream, "add", ".")
-    git(upstream, "commit", "-qm", "lib")
+    upstream = committed(tmp_path / "upstream", {"lib.py": "", "gen.py": "", ".gitignore": "gen.py\n"})
     repo = tmp_path / "repo"
     write(repo, {".gitignore": "lib.py\n", "main.py": ""})
     git(repo, "init", "-q")
@@ -289,11 +294,7 @@ def test_submodules_and_nested_clones_are_listed_by_their_own_git(tmp_path):
 
 @needs_git
 def test_tracked_only_lists_what_git_tracks_in_submodules_too(tmp_path):
-    upstream = tmp_path / "upstream"
-    write(upstream, {"lib.py": ""})
-    git(upstream, "init", "-q")
-    git(upstream, "add", ".")
-    git(upstream, "commit", "-qm", "lib")
+    upstream = committed(tmp_path / "upstream", {"lib.py": ""})
     repo = tmp_path / "repo"
     write(repo, {"main.py": "", "draft.py": ""})
     git(repo, "init", "-q")
