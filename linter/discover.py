@@ -136,6 +136,7 @@ def discover(
     respect_gitignore: bool = True,
     defer_checks: Collection[str] = (),
     tracked_only: bool = False,
+    later: ListedFiles | None = None,
 ) -> tuple[list[Candidate], list[str]]:
     """Walk the given files and folders; returns the candidates and warnings for missing paths.
 
@@ -144,7 +145,8 @@ def discover(
     read, so one that turns out to be deleted, a FIFO or a link out of the tree is never read.
     With ``tracked_only``, a folder in a git work tree yields the files git tracks (what a commit
     holds); where git cannot list them (no git, submodules) the folder is walked as usual. Files
-    given by name are kept either way."""
+    given by name are kept either way. With ``later``, the Python files of a git listing are no
+    candidates but go there, each made one when a run asks for it (see ``ListedFiles``)."""
     found: dict[str, Candidate] = {}  # absolute location -> candidate
     links: set[str] = set()  # the locations that are symbolic links
     warnings: list[str] = []
@@ -155,7 +157,7 @@ def discover(
             continue
         if path.is_dir() and not path.is_symlink():
             root = path.resolve() if not path.is_symlink() else path
-            _walk(root, cwd, excludes, respect_gitignore, found, links, defer_checks, tracked_only)
+            _walk(root, cwd, excludes, respect_gitignore, found, links, defer_checks, tracked_only, later)
         elif path.is_file():
             kind = classify(path.name, path.parent.name)
             if kind:  # a file named explicitly is linted even when ignored
@@ -184,6 +186,7 @@ def _walk(
     links: set[str],
     defer_checks: Collection[str] = (),
     tracked_only: bool = False,
+    later: ListedFiles | None = None,
 ) -> None:
     root_rules: Rules = NoRules()
     if respect_gitignore:
@@ -192,13 +195,16 @@ def _walk(
         if listing is not None and not _has_submodules(root):
             listed: dict[str, Candidate] = {}
             listed_links: set[str] = set()
+            python: list[str] | None = [] if later is not None else None
             try:  # the tracked files first, while git lists the untracked ones
-                _from_listing(root, cwd, excludes, listing.tracked, listed, listed_links, defer_checks)
+                _from_listing(root, cwd, excludes, listing.tracked, listed, listed_links, defer_checks, python)
             except BaseException:
                 listing.abandon()
                 raise
             if listing.finish() and not listing.repositories:
-                _from_listing(root, cwd, excludes, listing.untracked, listed, listed_links, defer_checks)
+                _from_listing(root, cwd, excludes, listing.untracked, listed, listed_links, defer_checks, python)
+                if later is not None and python:
+                    later.add(_ListedRoot(root, cwd, excludes, python))
                 found.update(listed)
                 links.update(listed_links)
                 return
@@ -298,9 +304,14 @@ def _from_listing(
     found: dict[str, Candidate],
     links: set[str],
     defer_checks: Collection[str] = (),
+    python: list[str] | None = None,
 ) -> None:
     """The candidates of a work tree without nested repositories, straight from git's listing: the
-    same files the walk would keep, without visiting every folder."""
+    same files the walk would keep, without visiting every folder. With ``python``, the Python
+    files go there instead, as git lists them (see ``ListedFiles``)."""
+    if python is not None:  # two passes in C rather than a test per name in the loop below
+        python.extend([rel for rel in listed if rel.endswith(".py")])
+        listed = [rel for rel in listed if not rel.endswith(".py")]
     base = os.fspath(root)
     prefixes = _FolderPrefixes(root, cwd)
     real: dict[str, Path | None] = {}  # the root resolved, at the first link met
@@ -330,6 +341,82 @@ def _from_listing(
         if filtered and _excluded_below(base, rel, excludes, verdicts):  # type: ignore[arg-type]
             continue
         found[location] = Candidate(location, prefix + name, kind)
+
+
+class ListedFiles:
+    """The Python files of a git listing that a run over named files makes no candidates of.
+
+    Most files of a large repository are Python files that no job of the named files reaches; a
+    candidate of each, and its entry in every table of the run, would cost more than the rest of
+    such a run. A link that reaches one asks ``at`` and the file becomes a candidate then, after
+    the checks the listing makes of every file (a folder never walked, an excluded path), so the
+    run finds the same files as when every one is a candidate."""
+
+    def __init__(self) -> None:
+        self._roots: list[_ListedRoot] = []
+        self.made: dict[str, Candidate] = {}  # display path -> the candidate made when asked for
+
+    def add(self, root: _ListedRoot) -> None:
+        self._roots.append(root)
+
+    def at(self, location: str) -> Candidate | None:
+        """The candidate of the file at an absolute, normal location, if the listing holds one there."""
+        for root in self._roots:
+            found = root.at(location)
+            if found is not None:
+                self.made.setdefault(found.display, found)
+                return self.made[found.display]
+        return None
+
+    def unmade(self, known: Collection[str]) -> list[Candidate]:
+        """Every file not made a candidate yet whose display path is not in ``known``, in path order
+        (a report of every file of the repository asks)."""
+        out = []
+        for root in self._roots:
+            for location in root.locations():
+                found = root.at(location)
+                if found is not None and found.display not in known and found.display not in self.made:
+                    out.append(found)
+        return out
+
+    def folders(self) -> set[str]:
+        """The absolute folders holding a file of the listing that would be a candidate."""
+        return {folder for root in self._roots for folder in root.folders()}
+
+
+class _ListedRoot:
+    """The Python files git lists below one walked root, as text until asked for."""
+
+    def __init__(self, root: Path, cwd: Path, excludes: ExcludeSet | None, rels: list[str]) -> None:
+        self.base = os.fspath(root)
+        self.below = self.base.rstrip("/") + "/"
+        self.prefixes = _FolderPrefixes(root, cwd)
+        self.excludes = excludes if excludes is not None and excludes.regexes else None
+        self.verdicts: dict[str, bool] = {}
+        self.rels = set(rels)
+
+    def at(self, location: str) -> Candidate | None:
+        if not location.startswith(self.below):
+            return None
+        rel = location[len(self.below) :]
+        if rel not in self.rels or not self._kept(rel):
+            return None
+        folder, _, name = rel.rpartition("/")
+        return Candidate(location, f"{self.prefixes[folder]}{name}", PYTHON, self.base)
+
+    def _kept(self, rel: str) -> bool:
+        """Whether the listing makes the file a candidate (as ``_from_listing`` decides)."""
+        if self.prefixes[rel.rpartition("/")[0]] is None:
+            return False
+        return self.excludes is None or not _excluded_below(self.base, rel, self.excludes, self.verdicts)
+
+    def locations(self) -> list[str]:
+        return [self.below + rel for rel in sorted(self.rels)]
+
+    def folders(self) -> set[str]:
+        kept = self.rels if self.excludes is None else {rel for rel in self.rels if self._kept(rel)}
+        folders = {rel.rpartition("/")[0] for rel in kept}
+        return {self.below + f if f else self.base for f in folders if self.prefixes[f] is not None}
 
 
 class _FolderPrefixes(dict[str, "str | None"]):

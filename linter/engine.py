@@ -13,7 +13,7 @@ from contextlib import nullcontext
 
 from .config import cluster_settings
 from .diagnostics import Diagnostic
-from .discover import Candidate, readable
+from .discover import Candidate, ListedFiles, readable
 from .flow.gather import gather
 from .flow.reach import job_specs, split_candidates
 from .flow.read import Reader, read_sources, read_up_front, workers_of
@@ -37,7 +37,7 @@ def lint(request: LintRequest, use_run_cache: bool = True) -> LintResult:
 
 
 def _lint(request: LintRequest, use_run_cache: bool) -> LintResult:
-    candidates, warnings = gather(request)
+    candidates, warnings, later = gather(request)
     cache = request.cache if request.speed else None
     run_key = None
     # a run over named files is run because they changed (pre-commit, an editor): its key, a stat of
@@ -50,7 +50,7 @@ def _lint(request: LintRequest, use_run_cache: bool) -> LintResult:
         hit = _cached(request, run_key, candidates, warnings)
         if hit is not None:
             return hit
-    files, project = _read_and_link(request, candidates)
+    files, project = _read_and_link(request, candidates, later)
     files, unchecked = named_yaml(files, request.named)
     project.files = [*project.files, *(f for f in files if f.relevant and f.path not in project.by_path)]
     found, errors = run_rules(request.rules, project, workers_of(request))
@@ -64,7 +64,7 @@ def _lint(request: LintRequest, use_run_cache: bool) -> LintResult:
         reported(diagnostics, request, project),
         files,
         project,
-        Locations({c.display: c for c in candidates}),
+        Locations({c.display: c for c in candidates}, later),
         warnings + unchecked,
         errors,
         suppressed,
@@ -84,9 +84,11 @@ def _lint(request: LintRequest, use_run_cache: bool) -> LintResult:
     return result
 
 
-def _read_and_link(request: LintRequest, candidates: list[Candidate]) -> tuple[list[ParsedFile], Project]:
+def _read_and_link(
+    request: LintRequest, candidates: list[Candidate], later: ListedFiles | None
+) -> tuple[list[ParsedFile], Project]:
     """Every file parsed up front, the jobs linked from them (the linker has the Python files it
-    reaches parsed as it goes), and the files parsed on the way."""
+    reaches parsed as it goes, from ``later`` too), and the files parsed on the way."""
     eager, lazy = split_candidates(candidates, request)
     eager = [c for c in eager if readable(c)]
     cache = request.cache if request.speed else None
@@ -95,7 +97,7 @@ def _read_and_link(request: LintRequest, candidates: list[Candidate]) -> tuple[l
         from .speed import runcache
 
         digests = runcache.read_digests(eager, request.overrides)
-    reader = Reader({c.display: c for c in candidates}, request)
+    reader = Reader({c.display: c for c in candidates}, request, later)
     pending = {c.display: c.kind for c in lazy}
     locations = {c.display: c.location for c in candidates}
     try:
@@ -107,7 +109,7 @@ def _read_and_link(request: LintRequest, candidates: list[Candidate]) -> tuple[l
         settings = cluster_settings(request.config)
         versions = request.config.versions
         aside = [f for f in files if not f.relevant]
-        project = build_project(relevant, versions, specs, pending, reader, locations, settings, inside, aside)
+        project = build_project(relevant, versions, specs, pending, reader, locations, settings, inside, aside, later)
         project.named = frozenset(request.named)
     finally:
         reader.close()  # files parsed ahead but never reached are dropped unseen

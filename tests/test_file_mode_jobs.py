@@ -294,3 +294,47 @@ def test_tracked_only_reads_the_repository_as_a_commit_holds_it(tmp_path):
     assert broken_by_draft not in found(repo, "--tracked-only", ".")
     named = found(repo, "--tracked-only", "draft/job.yaml")
     assert broken_by_draft in named, named
+
+
+def test_an_entry_a_named_run_reaches_is_the_file_the_folder_run_has(tmp_path):
+    """A run over named files makes no candidate of a Python file until a link reaches it; the file
+    it then makes is the one the folder run has, or none where the folder run has none: below a
+    folder no walk enters, or excluded by the configuration (passed on as pre-commit does)."""
+    ascend_910 = MANIFEST.replace("ascend-910b", "ascend-910")
+    for where, config in (
+        ("scripts/pretrain.py", ""),
+        ("venv/pretrain.py", ""),  # a folder no walk enters
+        ("legacy/pretrain.py", '[tool.recovery-lint]\nexclude = ["legacy/"]\n'),
+    ):
+        root = tmp_path / where.split("/")[0]
+        files = {**BASE, "job.yaml": ascend_910, "scripts/pretrain.py": "", where: ENTRY}
+        files["scripts/train_start.sh"] = START.replace(" pretrain.py", f" /job/code/{where}")
+        if config:
+            files["pyproject.toml"] = config
+        repo = repository(root, files)
+        folder = found(repo, ".", isolated=not config)
+        assert (f"{where}:2 RL501" in folder) == (where == "scripts/pretrain.py"), (where, folder)
+        assert found(repo, "--force-exclude", "job.yaml", isolated=not config) == folder, where
+
+
+def test_a_module_the_entry_imports_is_reached_in_a_named_run(tmp_path):
+    """The entry loads torch_npu through a module of the repository: a run over the manifest alone
+    follows the import to that module's file, as the folder run does."""
+    entry = "import torch\nimport npu_setup\n\nmodel = torch.nn.Linear(2, 2).npu()\n"
+    files = {
+        **BASE,
+        "job.yaml": MANIFEST.replace("ascend-910b", "ascend-910"),
+        "scripts/pretrain.py": entry,
+        "scripts/npu_setup.py": "import torch_npu\n",
+    }
+    repo = repository(tmp_path, files)
+    folder = found(repo, ".")
+    assert any(f.startswith("scripts/pretrain.py:") and f.endswith("RL501") for f in folder), folder
+    assert found(repo, "job.yaml") == folder
+
+
+def test_the_jobs_of_a_named_run_list_the_python_files_nothing_reaches(tmp_path):
+    repo = repository(tmp_path, {**BASE, "tools/convert.py": "import torch\n"})
+    result = run_cli("check", "--no-cache", "--isolated", "--show-jobs", "scripts/train_start.sh", cwd=repo)
+    assert "tools/convert.py: not judged, unknown (not read: no launch or manifest reaches it)" in result.stdout
+    assert "scripts/pretrain.py: not judged" not in result.stdout, result.stdout

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from recovery_lint.flow.reach import NOT_IN_NAMES, _has_word
 from recovery_lint.link.files import SCRIPT_PATH, script_path_at_end
 from recovery_lint.span import SourceText, to_bytes
 
@@ -59,3 +60,14 @@ def test_a_byte_offset_maps_to_the_character_holding_that_byte(text):
     owner = [i for i, ch in enumerate(source.text) for _ in to_bytes(ch)] + [len(source.text)]
     for byte, char in enumerate(owner):
         assert source.char_offset(byte) == char
+
+
+WORDS = st.binary(max_size=24).map(lambda b: bytes(c for c in b if c in b"ab.-_/ \n;=$x\t#\x00"))
+
+
+@settings(max_examples=800)
+@given(WORDS, st.binary(min_size=1, max_size=3).map(lambda b: bytes(b"ab.x_-"[c % 6] for c in b)))
+def test_a_name_is_a_word_of_a_launcher_as_the_split_has_it(text, name):
+    """The search for a named file's name in a launcher's text, one place at a time, says what a
+    split of the whole text into words says."""
+    assert _has_word(text, name) == (name in NOT_IN_NAMES.split(text))

@@ -297,7 +297,7 @@ class Check:
 
 def show_files(request: LintRequest) -> int:
     """--show-files: the files a run would read, found as the run finds them, one per line."""
-    found, _ = gather(request, defer_checks=False)
+    found, _, _ = gather(request, defer_checks=False)
     if request.named:  # file mode reads the files named and what can reach them, not the whole repository
         eager, lazy = split_candidates(found, request)
         found = eager + [c for c in lazy if c.display in request.named]  # a named README: read for its table

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from ..discover import Candidate, ExcludeSet, discover
+from ..discover import Candidate, ExcludeSet, ListedFiles, discover
 from ..kinds import KINDS, PYTHON
 from .request import LintRequest
 
 
-def gather(request: LintRequest, defer_checks: bool = True) -> tuple[list[Candidate], list[str]]:
-    """The files a run lints, and warnings for paths that do not exist (see ``discover``). With
+def gather(request: LintRequest, defer_checks: bool = True) -> tuple[list[Candidate], list[str], ListedFiles | None]:
+    """The files a run lints, warnings for paths that do not exist (see ``discover``), and in a run
+    over named files the Python files of git's listing, made candidates as links reach them. With
     ``defer_checks``, a file that may never be read is checked when it is (a Python file nothing
     reaches; in a run over named files, any file): one lstat less for each of the others."""
     excludes = ExcludeSet(request.config.exclude, request.config.root or request.cwd)
     deferred = (KINDS if request.named else {PYTHON}) if defer_checks else ()
+    later = ListedFiles() if request.named and defer_checks else None
     candidates, warnings = discover(
-        request.paths, request.cwd, excludes, defer_checks=deferred, tracked_only=request.tracked_only
+        request.paths, request.cwd, excludes, defer_checks=deferred, tracked_only=request.tracked_only, later=later
     )
     more = list(request.extra_candidates)
     if request.folders:
@@ -27,7 +29,7 @@ def gather(request: LintRequest, defer_checks: bool = True) -> tuple[list[Candid
             if c.display not in seen:
                 seen.add(c.display)
                 candidates.append(c)
-    return candidates, warnings
+    return candidates, warnings, later
 
 
 def _folder_files(request: LintRequest, excludes: ExcludeSet) -> list[Candidate]:

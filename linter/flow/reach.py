@@ -9,6 +9,7 @@ version table."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Collection
@@ -201,7 +202,6 @@ class _WordIndex:
         self.launchers = launchers
         self.by_word: dict[bytes, list[int]] | None = None
         self._texts: dict[int, bytes] = {}
-        self._words: dict[int, frozenset[bytes]] = {}
 
     def files_naming(self, names: Collection[bytes]) -> list[tuple[int, list[bytes]]]:
         """Each file (by index, in order) whose text has one of ``names``, with those it has."""
@@ -215,7 +215,7 @@ class _WordIndex:
             elif self.by_word is not None:
                 holders = self.by_word.get(name, [])
             else:
-                holders = [i for i in range(len(self.launchers)) if name in self.text(i) and name in self.words(i)]
+                holders = [i for i in range(len(self.launchers)) if _has_word(self.text(i), name)]
             for i in holders:
                 present.setdefault(i, []).append(name)
         return sorted(present.items())
@@ -225,10 +225,8 @@ class _WordIndex:
         for i, c in enumerate(self.launchers):
             # read again rather than kept: the texts of a large repository's launchers are a few
             # hundred MB, and only the few that name a target are read once more
-            known = self._words.get(i)
-            for word in known if known is not None else set(NOT_IN_NAMES.split(launcher_text(c))):
+            for word in set(NOT_IN_NAMES.split(launcher_text(c))):
                 by_word.setdefault(word, []).append(i)
-        self._words.clear()
         self._texts.clear()
         return by_word
 
@@ -238,13 +236,25 @@ class _WordIndex:
             data = self._texts[i] = launcher_text(self.launchers[i])
         return data
 
-    def words(self, i: int) -> frozenset[bytes]:
-        found = self._words.get(i)
-        if found is None:
-            found = frozenset(NOT_IN_NAMES.split(self.text(i)))
-            if self.by_word is None:
-                self._words[i] = found
-        return found
+
+def _has_word(data: bytes, name: bytes) -> bool:
+    """Whether ``name`` (which holds no character that ends a name) is a word of its own in ``data``,
+    as ``NOT_IN_NAMES`` splits it: each place it occurs is looked at, not the whole text split (a
+    launcher of a megabyte may name a file once)."""
+    ends = _name_ends()
+    at = data.find(name)
+    while at != -1:
+        after = at + len(name)
+        if (at == 0 or data[at - 1] in ends) and (after == len(data) or data[after] in ends):
+            return True
+        at = data.find(name, at + 1)
+    return False
+
+
+@functools.cache
+def _name_ends() -> frozenset[int]:
+    """The bytes that end a file name, as ``NOT_IN_NAMES`` has them."""
+    return frozenset(b for b in range(256) if NOT_IN_NAMES.match(bytes([b])))
 
 
 def _declared_for(pin_location: str) -> str:

@@ -14,7 +14,7 @@ from ..parse import ParsedFile
 from ..paths import folder_and_ancestors, join, under
 
 if TYPE_CHECKING:
-    pass
+    from ..discover import Candidate, ListedFiles
 
 
 # a path's characters: word characters of any script (a Chinese file name), the bytes of a name that
@@ -58,7 +58,9 @@ class FileIndex:
     are parsed by ``loader`` the first time a link asks for them.
 
     References are resolved on absolute locations, so a file is found the same way whatever folder
-    the run started in (its display path may be ``../job.yaml`` or ``scripts/train.sh``).
+    the run started in (its display path may be ``../job.yaml`` or ``scripts/train.sh``). A file of
+    ``later`` (a run over named files: the Python files of git's listing) joins the files not parsed
+    when a reference first resolves to it.
     """
 
     def __init__(
@@ -68,8 +70,10 @@ class FileIndex:
         loader: Loader | None = None,
         locations: dict[str, str] | None = None,
         aside: list[ParsedFile] | None = None,
+        later: ListedFiles | None = None,
     ):
         self.by_path = {f.path: f for f in files}
+        self.later = later
         # files read that no job holds (a YAML config, a hostfile): found only by ``resolve_any``
         self.aside = {f.path: f for f in aside or ()}
         self.pending = dict(pending or {})  # path -> kind, not parsed yet
@@ -94,6 +98,8 @@ class FileIndex:
         folders: set[str] = set()
         # each file's folder first (one pass in C), then the ancestors of the few distinct ones
         leaves = {loc.rpartition("/")[0] or ("/" if loc[:1] == "/" else "") for loc in self.display}
+        if self.later is not None:
+            leaves |= self.later.folders()
         for folder in leaves:
             while folder not in folders:
                 folders.add(folder)
@@ -138,8 +144,31 @@ class FileIndex:
             return True
         return scan(path, needles)
 
+    def display_at(self, location: str) -> str | None:
+        """The display path of the file at an absolute, normal location; None when the run has none."""
+        path = self.display.get(location)
+        if path is None and self.later is not None:
+            found = self.later.at(location)
+            if found is not None and found.display not in self.location:
+                self._join(found)
+                path = found.display
+        return path
+
+    def _join(self, candidate: Candidate) -> None:
+        path = candidate.display
+        self.pending[path] = candidate.kind
+        self.location[path] = candidate.location
+        self.display[candidate.location] = path
+
+    def unread(self) -> list[tuple[str, str]]:
+        """Every file not parsed (display path, kind), ``later``'s too: a report of every file asks."""
+        out = list(self.pending.items())
+        if self.later is not None:
+            out += [(c.display, c.kind) for c in self.later.unmade(self.location)]
+        return out
+
     def kinds(self) -> dict[str, str]:
-        """Every file's kind, parsed or not."""
+        """Every file's kind, parsed or not (of ``later``, those a reference reached)."""
         out = {p: f.kind for p, f in self.by_path.items()}
         out.update(self.pending)
         return out
@@ -167,7 +196,7 @@ class FileIndex:
         return found
 
     def _at(self, location: str, kind: str | None) -> ParsedFile | None:
-        path = self.display.get(location)
+        path = self.display_at(location)
         if path is None:
             return None
         found = self.get(path, kind)

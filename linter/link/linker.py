@@ -68,6 +68,7 @@ from .versions import DECLARATION_FOLDERS, VersionReader
 
 if TYPE_CHECKING:
     from ..config import JobSpec
+    from ..discover import ListedFiles
     from ..sources.python import PyImport, PythonFile
 
 # how far an entry's imports are followed to find where torch_npu is loaded (util/__init__.py ->
@@ -150,13 +151,15 @@ def build_project(
     settings: dict[str, str] | None = None,
     inside: list[str] | None = None,
     aside: list[ParsedFile] | None = None,
+    later: ListedFiles | None = None,
 ) -> Project:
     """Link ``files`` into jobs. ``pending`` lists files (path -> kind) not parsed yet; ``loader``
     parses one of them when a link reaches it; ``locations`` gives each display path's absolute
     location (display paths are taken as locations when it is missing). ``aside``: files read that
     are no file of a job (a YAML config, a hostfile), which a launch may name. ``inside``: the absolute
-    folders of a run over folders of a larger repository, whose files alone are reported."""
-    index = FileIndex(files, pending, loader, locations, aside)
+    folders of a run over folders of a larger repository, whose files alone are reported. ``later``:
+    files of the repository made candidates only when a link reaches them (a run over named files)."""
+    index = FileIndex(files, pending, loader, locations, aside, later)
     linker = Linker(index, configured_versions or {}, job_specs or [], settings or {}, inside)
     jobs: list[Job] = []
     for f in files:
@@ -565,7 +568,7 @@ class Linker:
                 if stem is None:
                     continue
                 for location in (stem + ".py", stem + "/__init__.py"):
-                    path = self.index.display.get(location)
+                    path = self.index.display_at(location)
                     if path is not None and path != importer and path not in out:
                         out.append(path)
         return out
@@ -597,7 +600,7 @@ class Linker:
                 out[f.path] = Verdict("versions", f"version declarations, {why}")
             elif f.kind == PYTHON:
                 out[f.path] = Verdict("unknown", "read, but no training launch runs it")
-        for path, kind in self.index.pending.items():
+        for path, kind in self.index.unread():
             if kind == PYTHON:
                 out.setdefault(path, Verdict("unknown", "not read: no launch or manifest reaches it"))
             elif kind in SHELL_KINDS:
