@@ -3,11 +3,16 @@ or Python file at the end of a word (SCRIPT_PATH), a Kubernetes key in a YAML te
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recovery_lint.flow.reach import NOT_IN_NAMES, _has_word
+from recovery_lint.discover import Candidate
+from recovery_lint.flow.reach import NOT_IN_NAMES, _has_word, _WordIndex
+from recovery_lint.kinds import SHELL
 from recovery_lint.link.files import SCRIPT_PATH, script_path_at_end
 from recovery_lint.span import SourceText, to_bytes
 
@@ -62,7 +67,8 @@ def test_a_byte_offset_maps_to_the_character_holding_that_byte(text):
         assert source.char_offset(byte) == char
 
 
-WORDS = st.binary(max_size=24).map(lambda b: bytes(c for c in b if c in b"ab.-_/ \n;=$x\t#\x00"))
+NAME_BYTES = b"ab.-_/ \n;=$x\t#\x00"  # name characters, and bytes that end a name
+WORDS = st.binary(max_size=24).map(lambda b: bytes(NAME_BYTES[c % len(NAME_BYTES)] for c in b))
 
 
 @settings(max_examples=800)
@@ -71,3 +77,27 @@ def test_a_name_is_a_word_of_a_launcher_as_the_split_has_it(text, name):
     """The search for a named file's name in a launcher's text, one place at a time, says what a
     split of the whole text into words says."""
     assert _has_word(text, name) == (name in NOT_IN_NAMES.split(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(WORDS, max_size=5),
+    st.lists(st.binary(min_size=1, max_size=3).map(lambda b: bytes(b"ab.x_-/ "[c % 8] for c in b)), max_size=4),
+)
+def test_the_launchers_naming_a_file_are_those_whose_words_hold_its_name(texts, names):
+    """The launchers' texts searched end to end in one buffer give, for each name, the launchers a
+    word-by-word reading gives: a name as a word of its own, or one with a blank or a '/' anywhere."""
+    with tempfile.TemporaryDirectory() as folder:
+        launchers = []
+        for i, text in enumerate(texts):
+            path = Path(folder) / f"run{i}.sh"
+            path.write_bytes(text)
+            launchers.append(Candidate(path, path.name, SHELL))
+        found = _WordIndex(launchers).files_naming(names)
+    expected: dict[int, list[bytes]] = {}
+    for name in names:
+        for i, text in enumerate(texts):
+            plain = not NOT_IN_NAMES.search(name)
+            if (name in NOT_IN_NAMES.split(text)) if plain else (name in text):
+                expected.setdefault(i, []).append(name)
+    assert found == sorted(expected.items())
