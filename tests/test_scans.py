@@ -85,7 +85,7 @@ def test_a_name_is_a_word_of_a_launcher_as_the_split_has_it(text, name):
     st.lists(st.binary(min_size=1, max_size=3).map(lambda b: bytes(b"ab.x_-/ "[c % 8] for c in b)), max_size=4),
 )
 def test_the_launchers_naming_a_file_are_those_whose_words_hold_its_name(texts, names):
-    """The launchers' texts searched end to end in one buffer give, for each name, the launchers a
+    """The search of the launchers' texts for a few names gives, for each name, the launchers a
     word-by-word reading gives: a name as a word of its own, or one with a blank or a '/' anywhere."""
     with tempfile.TemporaryDirectory() as folder:
         launchers = []

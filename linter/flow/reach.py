@@ -9,9 +9,7 @@ version table."""
 
 from __future__ import annotations
 
-import bisect
 import functools
-import itertools
 import os
 import re
 from collections.abc import Callable, Collection
@@ -193,19 +191,17 @@ def _reaching(candidates: list[Candidate], named: set[str], declaring: set[str])
 class _WordIndex:
     """Which launchers' texts hold a name as a word of their own (split where no file name goes on:
     ``${dir}/train.sh;`` has ``train.sh``, ``my_train.sh`` has not). A few names are searched for in
-    the texts, read once and held end to end in one buffer (one search of the buffer per name, and
-    only the places the name occurs are looked at); many (a commit of hundreds of files, or the
-    launchers found in an earlier round) are looked up in an index of every text's words, made once
-    (a search per name grows with names times texts; the index with the texts alone). A name with
-    such a character in it is searched for as it is."""
+    each text; many (a commit of hundreds of files, or the launchers found in an earlier round) are
+    looked up in an index of every text's words, made once (a search of every text per name grows
+    with names times texts; the index with the texts alone). A name with such a character in it is
+    searched for in the texts themselves."""
 
     FEW = 8  # names up to which a search of the texts beats making the index
 
     def __init__(self, launchers: list[Candidate]) -> None:
         self.launchers = launchers
         self.by_word: dict[bytes, list[int]] | None = None
-        self._buffer: bytes | None = None
-        self._starts: list[int] = []  # where each launcher's text starts in the buffer, and its end
+        self._texts: dict[int, bytes] = {}
 
     def files_naming(self, names: Collection[bytes]) -> list[tuple[int, list[bytes]]]:
         """Each file (by index, in order) whose text has one of ``names``, with those it has."""
@@ -214,38 +210,15 @@ class _WordIndex:
             self.by_word = self._index()
         present: dict[int, list[bytes]] = {}
         for name in names:
-            if self.by_word is not None and name in plain:
+            if name not in plain:
+                holders = [i for i in range(len(self.launchers)) if name in self.text(i)]
+            elif self.by_word is not None:
                 holders = self.by_word.get(name, [])
             else:
-                holders = self._search(name, whole_word=name in plain)
+                holders = [i for i in range(len(self.launchers)) if _has_word(self.text(i), name)]
             for i in holders:
                 present.setdefault(i, []).append(name)
         return sorted(present.items())
-
-    def _search(self, name: bytes, whole_word: bool) -> list[int]:
-        """The launchers whose text holds ``name`` (as a word of its own with ``whole_word``)."""
-        buffer, starts = self._texts()
-        ends = _name_ends()
-        found: list[int] = []
-        at = buffer.find(name)
-        while at != -1:
-            i = bisect.bisect_right(starts, at) - 1
-            start, end, after = starts[i], starts[i + 1] - 1, at + len(name)
-            if after <= end and (
-                not whole_word or ((at == start or buffer[at - 1] in ends) and (after == end or buffer[after] in ends))
-            ):
-                found.append(i)
-                at = buffer.find(name, end + 1)  # the next text
-            else:
-                at = buffer.find(name, at + 1)
-        return found
-
-    def _texts(self) -> tuple[bytes, list[int]]:
-        if self._buffer is None:
-            texts = [launcher_text(c) for c in self.launchers]
-            self._buffer = b"\n".join(texts)  # a byte of no name between two texts
-            self._starts = list(itertools.accumulate((len(t) + 1 for t in texts), initial=0))
-        return self._buffer, self._starts
 
     def _index(self) -> dict[bytes, list[int]]:
         by_word: dict[bytes, list[int]] = {}
@@ -254,13 +227,14 @@ class _WordIndex:
             # hundred MB, and only the few that name a target are read once more
             for word in set(NOT_IN_NAMES.split(launcher_text(c))):
                 by_word.setdefault(word, []).append(i)
-        self._buffer = None
+        self._texts.clear()
         return by_word
 
     def text(self, i: int) -> bytes:
-        if self._buffer is None:
-            return launcher_text(self.launchers[i])
-        return self._buffer[self._starts[i] : self._starts[i + 1] - 1]
+        data = self._texts.get(i)
+        if data is None:
+            data = self._texts[i] = launcher_text(self.launchers[i])
+        return data
 
 
 def _has_word(data: bytes, name: bytes) -> bool:
