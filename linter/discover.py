@@ -309,7 +309,7 @@ def _from_listing(
     """The candidates of a work tree without nested repositories, straight from git's listing: the
     same files the walk would keep, without visiting every folder. With ``python``, the Python
     files go there instead, as git lists them (see ``ListedFiles``)."""
-    if python is not None:  # two passes in C rather than a test per name in the loop below
+    if python is not None:  # two list comprehensions cost less than a test of each name in the loop below
         python.extend([rel for rel in listed if rel.endswith(".py")])
         listed = [rel for rel in listed if not rel.endswith(".py")]
     base = os.fspath(root)
