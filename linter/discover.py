@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Collection
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -382,6 +382,31 @@ class ListedFiles:
     def folders(self) -> set[str]:
         """The absolute folders holding a file of the listing that would be a candidate."""
         return {folder for root in self._roots for folder in root.folders()}
+
+
+class Candidates(Mapping[str, Candidate]):
+    """Display path -> candidate: the files a run gathered, and those of ``ListedFiles`` a link has
+    made candidates of so far."""
+
+    def __init__(self, gathered: dict[str, Candidate], later: ListedFiles | None = None) -> None:
+        self._gathered = gathered
+        self._later = later
+
+    def __getitem__(self, display: str) -> Candidate:
+        found = self._gathered.get(display)
+        if found is None and self._later is not None:
+            found = self._later.made.get(display)
+        if found is None:
+            raise KeyError(display)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._gathered
+        if self._later is not None:
+            yield from (d for d in self._later.made if d not in self._gathered)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class _ListedRoot:

@@ -13,7 +13,7 @@ from contextlib import nullcontext
 
 from .config import cluster_settings
 from .diagnostics import Diagnostic
-from .discover import Candidate, ListedFiles, readable
+from .discover import Candidate, Candidates, ListedFiles, readable
 from .flow.gather import gather
 from .flow.reach import job_specs, split_candidates
 from .flow.read import Reader, read_sources, read_up_front, workers_of
@@ -50,7 +50,8 @@ def _lint(request: LintRequest, use_run_cache: bool) -> LintResult:
         hit = _cached(request, run_key, candidates, warnings)
         if hit is not None:
             return hit
-    files, project = _read_and_link(request, candidates, later)
+    by_display = Candidates({c.display: c for c in candidates}, later)
+    files, project = _read_and_link(request, candidates, by_display, later)
     files, unchecked = named_yaml(files, request.named)
     project.files = [*project.files, *(f for f in files if f.relevant and f.path not in project.by_path)]
     found, errors = run_rules(request.rules, project, workers_of(request))
@@ -64,7 +65,7 @@ def _lint(request: LintRequest, use_run_cache: bool) -> LintResult:
         reported(diagnostics, request, project),
         files,
         project,
-        Locations({c.display: c for c in candidates}, later),
+        Locations(by_display),
         warnings + unchecked,
         errors,
         suppressed,
@@ -85,10 +86,11 @@ def _lint(request: LintRequest, use_run_cache: bool) -> LintResult:
 
 
 def _read_and_link(
-    request: LintRequest, candidates: list[Candidate], later: ListedFiles | None
+    request: LintRequest, candidates: list[Candidate], by_display: Candidates, later: ListedFiles | None
 ) -> tuple[list[ParsedFile], Project]:
     """Every file parsed up front, the jobs linked from them (the linker has the Python files it
-    reaches parsed as it goes, from ``later`` too), and the files parsed on the way."""
+    reaches parsed as it goes, from ``later`` too), and the files parsed on the way. ``by_display``
+    holds every candidate, and those of ``later`` as links make them."""
     eager, lazy = split_candidates(candidates, request)
     eager = [c for c in eager if readable(c)]
     cache = request.cache if request.speed else None
@@ -97,7 +99,7 @@ def _read_and_link(
         from .speed import runcache
 
         digests = runcache.read_digests(eager, request.overrides)
-    reader = Reader({c.display: c for c in candidates}, request, later)
+    reader = Reader(by_display, request)
     pending = {c.display: c.kind for c in lazy}
     locations = {c.display: c.location for c in candidates}
     try:

@@ -8,10 +8,10 @@ ahead in that pool; the models are the same either way."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from ..discover import Candidate, ListedFiles, readable
+from ..discover import Candidate, readable
 from ..parse import MAX_FILE_BYTES, ParsedFile, read_and_parse, read_source
 from ..span import SourceText
 from .reach import head
@@ -100,18 +100,15 @@ class Reader:
     or from the files parsed ahead in the pool), and answers the linker's byte scans of files it has
     not parsed."""
 
-    def __init__(
-        self, candidates: dict[str, Candidate], request: LintRequest, later: ListedFiles | None = None
-    ) -> None:
+    def __init__(self, candidates: Mapping[str, Candidate], request: LintRequest) -> None:
         self.candidates = candidates
-        self.later = later  # the listed files a link makes candidates of (see ``FileIndex.display_at``)
         self.request = request
         self.parsed: list[ParsedFile] = []
         self.named = bool(request.named)
         self.ahead: ParsedAhead | None = None  # the run's pool and the files parsed ahead in it, once used
 
     def __call__(self, display: str) -> ParsedFile | None:
-        c = self._candidate(display)
+        c = self.candidates[display]
         if not readable(c):
             return None  # a FIFO, or a link out of the tree: as if it were not there
         before = self.request.earlier.get(display)
@@ -134,20 +131,12 @@ class Reader:
         self.parsed.append(parsed)
         return parsed
 
-    def _candidate(self, display: str) -> Candidate:
-        found = self.candidates.get(display)
-        if found is None and self.later is not None:
-            found = self.later.made.get(display)
-        if found is None:
-            raise KeyError(display)
-        return found
-
     def imports_of(self, display: str) -> list[str]:
         """The module-level imports of a Python file not parsed (a module on the way from an entry
         to where it loads torch_npu): its statements only, not its model."""
         from ..sources.python_parse import module_level_imports
 
-        c = self._candidate(display)
+        c = self.candidates[display]
         text = self.request.overrides.get(display)
         if text is not None:
             return module_level_imports(text.encode("utf-8", "surrogateescape"))
@@ -192,7 +181,7 @@ class Reader:
 
     def holds(self, display: str, needles: tuple[bytes, ...]) -> bool:
         """Whether a file's first megabyte (or the text given for it) holds one of ``needles``, in any run."""
-        c = self._candidate(display)
+        c = self.candidates[display]
         text = self.request.overrides.get(display)
         if text is not None:
             return any(n.decode() in text for n in needles)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the records sit below every stage: the types they hold are named, not imported
     from ..config import Config
     from ..diagnostics import Diagnostic
-    from ..discover import Candidate, ListedFiles
+    from ..discover import Candidate
     from ..jobs import Project
     from ..parse import ParsedFile
     from ..premises import Withheld
@@ -78,28 +78,19 @@ class LintResult:
 
 
 class Locations(Mapping):
-    """Display path -> absolute ``Path`` of every candidate, made when asked (a fix writes a few),
-    and of the listed files a link made candidates of (``ListedFiles.made``)."""
+    """Display path -> absolute ``Path`` of every candidate, made when asked (a fix writes a few)."""
 
-    def __init__(self, by_display: dict[str, Candidate], later: ListedFiles | None = None) -> None:
+    def __init__(self, by_display: Mapping[str, Candidate]) -> None:
         self._by_display = by_display
-        self._later = later
 
     def __getitem__(self, display: str) -> Path:
-        found = self._by_display.get(display)
-        if found is None and self._later is not None:
-            found = self._later.made.get(display)
-        if found is None:
-            raise KeyError(display)
-        return found.path
+        return self._by_display[display].path
 
     def __iter__(self):
-        yield from self._by_display
-        if self._later is not None:
-            yield from (d for d in self._later.made if d not in self._by_display)
+        return iter(self._by_display)
 
     def __len__(self) -> int:
-        return sum(1 for _ in self)
+        return len(self._by_display)
 
 
 class CachedResult(LintResult):
