@@ -338,3 +338,12 @@ def test_the_jobs_of_a_named_run_list_the_python_files_nothing_reaches(tmp_path)
     result = run_cli("check", "--no-cache", "--isolated", "--show-jobs", "scripts/train_start.sh", cwd=repo)
     assert "tools/convert.py: not judged, unknown (not read: no launch or manifest reaches it)" in result.stdout
     assert "scripts/pretrain.py: not judged" not in result.stdout, result.stdout
+
+
+def test_a_named_run_from_a_subfolder_reaches_the_entry_by_its_path_from_there(tmp_path):
+    """Display paths of the files a link reaches are written from the working folder, as the folder
+    run writes them: ``pretrain.py`` from ``scripts/``, the manifest as ``../job.yaml``."""
+    repo = repository(tmp_path, {**BASE, "job.yaml": MANIFEST.replace("ascend-910b", "ascend-910")})
+    folder = found(repo / "scripts", "..")
+    assert "pretrain.py:2 RL501" in folder, folder
+    assert found(repo / "scripts", "../job.yaml") == folder
