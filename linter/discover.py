@@ -364,8 +364,7 @@ class ListedFiles:
         for root in self._roots:
             found = root.at(location)
             if found is not None:
-                self.made.setdefault(found.display, found)
-                return self.made[found.display]
+                return self.made.setdefault(found.display, found)  # one candidate per file, however often asked
         return None
 
     def unmade(self, known: Collection[str]) -> list[Candidate]:
