@@ -231,3 +231,41 @@ def test_an_unchanged_rerun_quotes_its_findings_without_linking_again(repo, caps
     monkeypatch.setattr(engine, "build_project", lambda *a, **k: links.append(1) or real(*a, **k))
     assert report() == cold
     assert links == []
+
+
+def show_jobs(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    capsys.readouterr()
+    assert cli.main(["check", *args, "--show-jobs", "--isolated", "--jobs", "1"]) in (0, 1)
+    return capsys.readouterr().out
+
+
+def test_a_named_entry_is_reached_through_launchers_changed_since_the_names_were_kept(repo, capsys, monkeypatch):
+    """A run over named files keeps the names each launcher writes, each trusted while the launcher's
+    stat is unchanged: unchanged launchers are not read again, and a script that starts running the
+    named entry (and the script that runs it) is seen at once."""
+    from recovery_lint.flow import reach
+
+    subprocess.run(["git", "init", "-q"], check=True)
+    (repo / "job.yaml").unlink()
+    (repo / "train.sh").unlink()
+    (repo / "train.py").write_text(
+        'import torch\nimport torch_npu\nif __name__ == "__main__":\n    torch.save({}, "x")\n'
+    )
+    (repo / "run.sh").write_text("#!/bin/bash\necho nothing\n")
+    (repo / "top.sh").write_text("#!/bin/bash\nbash run.sh\n")
+    read: list[str] = []
+    real = reach.launcher_text
+    monkeypatch.setattr(reach, "launcher_text", lambda c: read.append(c.display) or real(c))
+    assert "train.py (standalone)\n  not judged" in show_jobs(capsys, "train.py")
+    assert sorted(read) == ["run.sh", "top.sh"]
+    assert len(list((repo / CACHE_DIR_NAME / "names").iterdir())) == 1
+    read.clear()
+    assert "train.py (standalone)\n  not judged" in show_jobs(capsys, "train.py")
+    assert read == []  # nothing names the entry: no launcher is read
+    (repo / "run.sh").write_text(SCRIPT_OFF)
+    read.clear()
+    shown = show_jobs(capsys, "train.py")
+    assert "top.sh (standalone)\n  judged: training" in shown
+    assert "launch torchrun at run.sh:3 -> entry train.py" in shown
+    # run.sh read once, for its names and the path it writes; top.sh for the path to run.sh it writes
+    assert sorted(read) == ["run.sh", "top.sh"]

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recovery_lint.discover import Candidate
-from recovery_lint.flow.reach import NOT_IN_NAMES, _has_word, _WordIndex
+from recovery_lint.flow import reach
+from recovery_lint.flow.reach import NOT_IN_NAMES, RUNNABLE_SUFFIXES, _has_word, _WordIndex, runnable_names
 from recovery_lint.kinds import SHELL
 from recovery_lint.link.files import SCRIPT_PATH, script_path_at_end
 from recovery_lint.span import SourceText, to_bytes
@@ -101,3 +103,53 @@ def test_the_launchers_naming_a_file_are_those_whose_words_hold_its_name(texts, 
             if (name in NOT_IN_NAMES.split(text)) if plain else (name in text):
                 expected.setdefault(i, []).append(name)
     assert found == sorted(expected.items())
+
+
+RUNNABLE_WORDS = st.lists(
+    st.sampled_from([b"a", b"b.", b".sh", b".py", b".bash", b"/", b" ", b";", b"\n", b"sh", b"x"]), max_size=20
+)
+
+
+@settings(max_examples=800)
+@given(RUNNABLE_WORDS.map(b"".join), st.integers(min_value=3, max_value=12))
+def test_the_runnable_names_of_a_text_are_its_words_ending_like_a_script(text, longest):
+    """The names a launcher writes that end like a script or a Python file, found where such an
+    ending occurs, are the words of a split of the whole text that end so, up to the longest a
+    file name can be (made short here, to meet it)."""
+    with mock.patch.object(reach, "NAME_MAX", longest):
+        found = runnable_names(text)
+    words = {w for w in NOT_IN_NAMES.split(text) if w.endswith(RUNNABLE_SUFFIXES) and len(w) <= longest}
+    assert found == tuple(sorted(words))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(RUNNABLE_WORDS.map(b"".join), min_size=1, max_size=4),
+    st.lists(st.sampled_from([b"a.sh", b"b.py", b".sh", b"ab.bash", b"a", b"b.sh.py", b"x y.sh"]), max_size=4),
+)
+def test_the_names_kept_in_the_cache_find_the_launchers_a_search_finds(texts, names):
+    """With a cache, the launchers naming a file are those a search of their texts finds: on the run
+    that keeps the names, on the next that takes them back, and after a launcher changed."""
+    from recovery_lint.speed.cache import Cache
+
+    def expected(texts: list[bytes]) -> list[tuple[int, list[bytes]]]:
+        holders: dict[int, list[bytes]] = {}
+        for name in names:
+            for i, text in enumerate(texts):
+                plain = not NOT_IN_NAMES.search(name)
+                if (name in NOT_IN_NAMES.split(text)) if plain else (name in text):
+                    holders.setdefault(i, []).append(name)
+        return sorted(holders.items())
+
+    with tempfile.TemporaryDirectory() as folder:
+        cache = Cache(Path(folder) / "cache", "salt", b"k" * 32)
+        launchers = []
+        for i, text in enumerate(texts):
+            path = Path(folder) / f"run{i}.sh"
+            path.write_bytes(text)
+            launchers.append(Candidate(path, path.name, SHELL))
+        assert _WordIndex(launchers, cache).files_naming(names) == expected(texts)
+        assert _WordIndex(launchers, cache).files_naming(names) == expected(texts)
+        texts = [texts[0] + b" a.sh b.py", *texts[1:]]
+        Path(launchers[0].location).write_bytes(texts[0])
+        assert _WordIndex(launchers, cache).files_naming(names) == expected(texts)

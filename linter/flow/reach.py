@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..config import JobSpec
 from ..discover import Candidate
-from ..kinds import LAUNCHING_KINDS, LAZY_KINDS, MAYBE_SHELL, PIN_KINDS, README, RUNNABLE_KINDS, SHELL_KINDS
+from ..kinds import BY_SUFFIX, LAUNCHING_KINDS, LAZY_KINDS, MAYBE_SHELL, PIN_KINDS, README, RUNNABLE_KINDS, SHELL_KINDS
 from ..lazyre import LazyPattern
 from ..link.versions import DECLARATION_FOLDERS
 from ..parse import read_and_parse, shell_shebang
@@ -65,7 +65,8 @@ def split_candidates(candidates: list[Candidate], request: LintRequest) -> tuple
     if not named:
         return _split(candidates, _up_front)
     declaring = {c.display for c in candidates if c.display in named and _declares_now(c, request)}
-    wanted = named | _reaching(candidates, named, declaring) | _configured_manifests(request, named)
+    cache = request.cache if request.speed else None
+    wanted = named | _reaching(candidates, named, declaring, cache) | _configured_manifests(request, named)
     # a README is read when a job asks for the versions of its folder, named or not (read up front it
     # would be no file of the index, which holds only what a run lints)
     wanted -= {c.display for c in candidates if c.kind == README}
@@ -123,6 +124,9 @@ def _aside(candidate: Candidate) -> bool:
 # what ends a file name in a script or manifest: blanks, path separators, quotes and shell or YAML syntax
 # (compiled on first use: a folder run never looks for names)
 NOT_IN_NAMES = LazyPattern(rb"[\s/'\"`;&|()<>=$,\[\]{}:*?!#\\]+")
+# how the names of the files a launcher can run by name end (a file without a suffix is searched for)
+RUNNABLE_SUFFIXES = tuple(b"." + suffix.encode() for suffix, kind in BY_SUFFIX.items() if kind in RUNNABLE_KINDS)
+NAME_MAX = 255  # bytes in a file name, at most (Linux, macOS)
 REACH_DEPTH = 4  # manifest -> script -> sourced script -> entry: a longer chain is not linked either
 
 
@@ -143,14 +147,17 @@ def _declares_now(candidate: Candidate, request: LintRequest) -> bool:
     return bool(getattr(parsed.model, "pins", None))
 
 
-def _reaching(candidates: list[Candidate], named: set[str], declaring: set[str]) -> set[str]:
+def _reaching(
+    candidates: list[Candidate], named: set[str], declaring: set[str], cache: object | None = None
+) -> set[str]:
     """Manifests and scripts that can run one of the named files, and those that can run them.
 
     A reference resolves against the referring file's folder and its ancestors (``jobs.FileIndex``),
     so a file in folder F can reach T only by naming T's path relative to the deepest folder the
     two share: that text is searched for in each manifest and script. A named version file in
     ``declaring`` reaches every manifest and script below the folder it declares for (its own, or
-    for ``docker/Dockerfile`` the folder holding ``docker/``)."""
+    for ``docker/Dockerfile`` the folder holding ``docker/``). With a ``cache``, the names each
+    launcher writes are kept there for the next run."""
     launchers = [c for c in candidates if c.kind in LAUNCHING_KINDS and c.display not in named]
     found: set[str] = set()
     pin_folders = [_declared_for(c.location) for c in candidates if c.display in declaring]
@@ -164,7 +171,9 @@ def _reaching(candidates: list[Candidate], named: set[str], declaring: set[str])
     ]
     if not targets:
         return found  # a manifest or a version file alone: nothing to look for in other files
-    words = _WordIndex(launchers)
+    # the named launchers' kept names stay for a later run that looks in them
+    also = [c.location for c in candidates if c.kind in LAUNCHING_KINDS and c.display in named]
+    words = _WordIndex(launchers, cache, also)
     for _ in range(REACH_DEPTH):
         # the files whose text has a target's name, then the precise needles of the targets of that
         # name only (a model zoo has hundreds of env_npu.sh)
@@ -190,28 +199,40 @@ def _reaching(candidates: list[Candidate], named: set[str], declaring: set[str])
 
 class _WordIndex:
     """Which launchers' texts hold a name as a word of their own (split where no file name goes on:
-    ``${dir}/train.sh;`` has ``train.sh``, ``my_train.sh`` has not). A few names are searched for in
-    each text; many (a commit of hundreds of files, or the launchers found in an earlier round) are
-    looked up in an index of every text's words, made once (a search of every text per name grows
-    with names times texts; the index with the texts alone). A name with such a character in it is
-    searched for in the texts themselves."""
+    ``${dir}/train.sh;`` has ``train.sh``, ``my_train.sh`` has not). With a cache, the names that end
+    like a script or a Python file are looked up among those each launcher writes, kept from the last
+    run (``speed/names.py``: a stat of each launcher instead of a read). Otherwise a few names are
+    searched for in each text; many (a commit of hundreds of files, or the launchers found in an
+    earlier round) are looked up in an index of every text's words, made once (a search of every
+    text per name grows with names times texts; the index with the texts alone). A name with such a
+    character in it is searched for in the texts themselves."""
 
     FEW = 8  # names up to which a search of the texts beats making the index
 
-    def __init__(self, launchers: list[Candidate]) -> None:
+    def __init__(
+        self, launchers: list[Candidate], cache: object | None = None, also_keep: Collection[str] = ()
+    ) -> None:
         self.launchers = launchers
+        self.cache = cache
+        self.also_keep = also_keep
         self.by_word: dict[bytes, list[int]] | None = None
+        self.by_runnable: dict[bytes, list[int]] | None = None
         self._texts: dict[int, bytes] = {}
 
     def files_naming(self, names: Collection[bytes]) -> list[tuple[int, list[bytes]]]:
         """Each file (by index, in order) whose text has one of ``names``, with those it has."""
         plain = [name for name in names if not NOT_IN_NAMES.search(name)]
-        if len(plain) > self.FEW and self.by_word is None:
+        kept = [name for name in plain if self.cache is not None and name.endswith(RUNNABLE_SUFFIXES)]
+        if kept and self.by_runnable is None:
+            self.by_runnable = self._kept_index()
+        if len(plain) - len(kept) > self.FEW and self.by_word is None:
             self.by_word = self._index()
         present: dict[int, list[bytes]] = {}
         for name in names:
             if name not in plain:
                 holders = [i for i in range(len(self.launchers)) if name in self.text(i)]
+            elif name in kept:
+                holders = self.by_runnable.get(name, [])  # type: ignore[union-attr]
             elif self.by_word is not None:
                 holders = self.by_word.get(name, [])
             else:
@@ -230,11 +251,54 @@ class _WordIndex:
         self._texts.clear()
         return by_word
 
+    def _kept_index(self) -> dict[bytes, list[int]]:
+        """The launchers writing each name that ends like a script or a Python file, from the names
+        each writes as the cache keeps them."""
+        from ..speed.names import kept_names  # the cache's code: loaded by a run with a cache
+
+        locations = [c.location for c in self.launchers]
+        by_name: dict[bytes, list[int]] = {}
+        for i, names in enumerate(kept_names(self.cache, locations, self._runnable_names, self.also_keep)):  # type: ignore[arg-type]
+            for name in names:
+                by_name.setdefault(name, []).append(i)
+        return by_name
+
+    def _runnable_names(self, i: int) -> tuple[bytes, ...]:
+        return runnable_names(self.text(i))
+
     def text(self, i: int) -> bytes:
         data = self._texts.get(i)
         if data is None:
             data = self._texts[i] = launcher_text(self.launchers[i])
         return data
+
+
+def runnable_names(data: bytes) -> tuple[bytes, ...]:
+    """The words of a launcher's text (as ``NOT_IN_NAMES`` splits it) that end like a script or a
+    Python file, each once: where each such ending occurs, the word it ends. A word longer than a
+    file name can be (``NAME_MAX``) names no file and is left out."""
+    marked = data.translate(_ends_as_blanks())  # a word's start is then the blank before it
+    found: set[bytes] = set()
+    for suffix in RUNNABLE_SUFFIXES:
+        at = marked.find(suffix)
+        while at != -1:
+            end = at + len(suffix)
+            if end == len(marked) or marked[end] == BLANK:
+                start = marked.rfind(b" ", max(0, end - NAME_MAX - 1), at) + 1
+                if start or end <= NAME_MAX:  # else the word goes on past what a name can hold
+                    found.add(data[start:end])
+            at = marked.find(suffix, end)
+    return tuple(sorted(found))
+
+
+BLANK = ord(" ")
+
+
+@functools.cache
+def _ends_as_blanks() -> bytes:
+    """A ``bytes.translate`` table that turns every byte ending a name into a blank."""
+    ends = _name_ends()
+    return bytes(BLANK if b in ends else b for b in range(256))
 
 
 def _has_word(data: bytes, name: bytes) -> bool:

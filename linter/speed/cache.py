@@ -9,6 +9,8 @@ the Python version and the effective configuration (config values and the select
   A run that changed a few files parses only those and loads the others' models, then links every
   job and runs every rule afresh, so cross-file findings always see the current files. Models are
   packed, one pack per run that parsed something (creating a file costs more than parsing one).
+- ``names/``: the file names each manifest and script of the repository writes (``names.py``),
+  for the next run over named files, each trusted while its file's stat is unchanged.
 
 Every file is written atomically (a temporary file renamed over it). A missing, unreadable, corrupt
 or foreign entry (another tool version, a stale format, a bad signature) is ignored and recomputed.
@@ -37,6 +39,9 @@ MAGIC = b"RLC1"
 PACK_MAGIC = b"RLP1"
 MAX_PACKS = 8  # past this a run writes every model it used into one pack and drops the others
 MAX_RUNS = 8  # whole-run entries kept (the most recent ones): the cache does not grow without bound
+MAX_NAMES = 2  # launchers' names entries kept: one per configuration in use
+RUNS = "runs"
+NAMES = "names"
 SIGNATURE_SIZE = 32
 
 
@@ -113,10 +118,17 @@ class Cache:
     def _sign(self, payload: bytes | memoryview) -> bytes:
         return hashlib.blake2b(payload, key=self.secret[:64], digest_size=SIGNATURE_SIZE).digest()
 
-    # -- run entries ----------------------------------------------------------------------------
+    # -- whole entries: a run's findings, the launchers' names -----------------------------------
     def get_run(self, key: str) -> object | None:
+        return self.get_entry(RUNS, key)
+
+    def put_run(self, key: str, value: object) -> None:
+        self.put_entry(RUNS, key, value)
+
+    def get_entry(self, folder: str, key: str) -> object | None:
+        """The value kept under ``key`` in ``folder`` (``RUNS`` or ``NAMES``), if any."""
         try:
-            data = (self.directory / "runs" / key).read_bytes()
+            data = (self.directory / folder / key).read_bytes()
         except OSError:
             return None
         head = self.header_size
@@ -131,10 +143,11 @@ class Cache:
             return None
         return value if stored_key == key else None
 
-    def put_run(self, key: str, value: object) -> None:
+    def put_entry(self, folder: str, key: str, value: object) -> None:
+        """Keep ``value`` under ``key`` in ``folder``, and only the most recent entries there."""
         payload = pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL)
-        if self._write(self.directory / "runs" / key, [MAGIC, self._sign(payload), payload]):
-            self._prune(self.directory / "runs", MAX_RUNS)
+        if self._write(self.directory / folder / key, [MAGIC, self._sign(payload), payload]):
+            self._prune(self.directory / folder, MAX_RUNS if folder == RUNS else MAX_NAMES)
 
     @staticmethod
     def _prune(folder: Path, keep: int) -> None:
