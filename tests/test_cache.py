@@ -267,5 +267,5 @@ def test_a_named_entry_is_reached_through_launchers_changed_since_the_names_were
     shown = show_jobs(capsys, "train.py")
     assert "top.sh (standalone)\n  judged: training" in shown
     assert "launch torchrun at run.sh:3 -> entry train.py" in shown
-    # run.sh read once, for its names and the path it writes; top.sh for the path to run.sh it writes
-    assert sorted(read) == ["run.sh", "top.sh"]
+    # run.sh read for its names, then for the path to train.py it writes; top.sh for its path to run.sh
+    assert sorted(read) == ["run.sh", "run.sh", "top.sh"]

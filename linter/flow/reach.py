@@ -264,7 +264,8 @@ class _WordIndex:
         return by_name
 
     def _runnable_names(self, i: int) -> tuple[bytes, ...]:
-        return runnable_names(self.text(i))
+        # not kept: of the texts read to keep their names, only the few naming a target are read again
+        return runnable_names(launcher_text(self.launchers[i]))
 
     def text(self, i: int) -> bytes:
         data = self._texts.get(i)
