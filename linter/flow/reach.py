@@ -172,7 +172,7 @@ def _reaching(
     if not targets:
         return found  # a manifest or a version file alone: nothing to look for in other files
     # the named launchers' kept names stay for a later run that looks in them
-    also = [c.location for c in candidates if c.kind in LAUNCHING_KINDS and c.display in named]
+    also = [c.location for c in candidates if c.kind in LAUNCHING_KINDS and c.display in named] if cache else []
     words = _WordIndex(launchers, cache, also)
     for _ in range(REACH_DEPTH):
         # the files whose text has a target's name, then the precise needles of the targets of that
@@ -221,8 +221,8 @@ class _WordIndex:
 
     def files_naming(self, names: Collection[bytes]) -> list[tuple[int, list[bytes]]]:
         """Each file (by index, in order) whose text has one of ``names``, with those it has."""
-        plain = [name for name in names if not NOT_IN_NAMES.search(name)]
-        kept = [name for name in plain if self.cache is not None and name.endswith(RUNNABLE_SUFFIXES)]
+        plain = {name for name in names if not NOT_IN_NAMES.search(name)}
+        kept = {name for name in plain if self.cache is not None and name.endswith(RUNNABLE_SUFFIXES)}
         if kept and self.by_runnable is None:
             self.by_runnable = self._kept_index()
         if len(plain) - len(kept) > self.FEW and self.by_word is None:
@@ -258,7 +258,8 @@ class _WordIndex:
 
         locations = [c.location for c in self.launchers]
         by_name: dict[bytes, list[int]] = {}
-        for i, names in enumerate(kept_names(self.cache, locations, self._runnable_names, self.also_keep)):  # type: ignore[arg-type]
+        kept = kept_names(self.cache, locations, self._runnable_names, self.also_keep)  # type: ignore[arg-type]
+        for i, names in enumerate(kept):
             for name in names:
                 by_name.setdefault(name, []).append(i)
         return by_name
