@@ -253,15 +253,21 @@ def test_a_named_entry_is_reached_through_launchers_changed_since_the_names_were
     )
     (repo / "run.sh").write_text("#!/bin/bash\necho nothing\n")
     (repo / "top.sh").write_text("#!/bin/bash\nbash run.sh\n")
+    from recovery_lint.speed.cache import NAMES, Cache
+
     read: list[str] = []
     real = reach.launcher_text
     monkeypatch.setattr(reach, "launcher_text", lambda c: read.append(c.display) or real(c))
+    written: list[str] = []
+    put = Cache.put_entry
+    monkeypatch.setattr(Cache, "put_entry", lambda self, folder, *a: written.append(folder) or put(self, folder, *a))
     assert "train.py (standalone)\n  not judged" in show_jobs(capsys, "train.py")
     assert sorted(read) == ["run.sh", "top.sh"]
-    assert len(list((repo / CACHE_DIR_NAME / "names").iterdir())) == 1
+    assert written == [NAMES] and len(list((repo / CACHE_DIR_NAME / NAMES).iterdir())) == 1
     read.clear()
+    written.clear()
     assert "train.py (standalone)\n  not judged" in show_jobs(capsys, "train.py")
-    assert read == []  # nothing names the entry: no launcher is read
+    assert read == [] and written == []  # nothing names the entry, nothing changed: nothing read or written
     (repo / "run.sh").write_text(SCRIPT_OFF)
     read.clear()
     shown = show_jobs(capsys, "train.py")

@@ -29,31 +29,47 @@ def kept_names(
     ``also_keep`` (launchers this run does not look in: the named files) are kept as they were; those
     of files in neither list are dropped."""
     key = cache.key("launcher-names")
-    stored = cache.get_entry(NAMES, key)
-    kept: dict[str, tuple[Stat, tuple[bytes, ...]]] = stored if isinstance(stored, dict) else {}
+    kept = _Kept(cache.get_entry(NAMES, key))
     out: list[tuple[bytes, ...]] = []
-    fresh: dict[str, tuple[Stat, tuple[bytes, ...]]] = {}
+    fresh = _Kept(None)
+    read = False
     for i, location in enumerate(locations):
-        seen = _stat(location)
-        entry = kept.get(location)
-        if entry is not None and seen is not None and entry[0] == seen:
-            out.append(entry[1])
+        try:
+            st = os.stat(location)
+        except OSError:
+            out.append(names_of(i))  # nothing to tell a change by: read each time, never kept
             continue
-        names = names_of(i)  # read after the stat: a change in between shows as another stat next time
-        out.append(names)
-        if seen is not None:
-            fresh[location] = (seen, names)
-    listed = set(locations).union(also_keep)
-    if fresh or any(location not in listed for location in kept):
-        cache.put_entry(NAMES, key, {**{k: v for k, v in kept.items() if k in listed}, **fresh})
+        seen = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
+        j = kept.at.get(location)
+        if j is None or kept.stats[j] != seen:
+            # read after the stat: a change in between shows as another stat next time
+            fresh.add(location, seen, names_of(i))
+            read = True
+        else:
+            fresh.add(location, seen, kept.names[j])
+        out.append(fresh.names[-1])
+    for location in also_keep:
+        j = kept.at.get(location)
+        if j is not None:
+            fresh.add(location, kept.stats[j], kept.names[j])
+    # nothing read again and as many entries: the same entries, maybe in another order
+    if read or len(fresh.locations) != len(kept.locations):
+        cache.put_entry(NAMES, key, (fresh.locations, fresh.stats, fresh.names))
     return out
 
 
-def _stat(location: str) -> Stat | None:
-    """What tells a changed file: its size, modification and change times, inode and mode (a file made
-    unreadable keeps its size and times); None when it cannot be stat'ed."""
-    try:
-        st = os.stat(location)
-    except OSError:
-        return None
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
+class _Kept:
+    """The cache's entry as three columns (one object per launcher would cost more to unpickle than
+    the rest of the lookup): each launcher's location, the stat its names were read under, its names."""
+
+    def __init__(self, stored: object) -> None:
+        columns = stored if isinstance(stored, tuple) and len(stored) == 3 else ([], [], [])
+        self.locations: list[str] = columns[0]
+        self.stats: list[Stat] = columns[1]
+        self.names: list[tuple[bytes, ...]] = columns[2]
+        self.at = {location: j for j, location in enumerate(self.locations)} if stored is not None else {}
+
+    def add(self, location: str, stat: Stat, names: tuple[bytes, ...]) -> None:
+        self.locations.append(location)
+        self.stats.append(stat)
+        self.names.append(names)
