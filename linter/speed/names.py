@@ -67,7 +67,7 @@ class _Kept:
         self.locations: list[str] = columns[0]
         self.stats: list[Stat] = columns[1]
         self.names: list[tuple[bytes, ...]] = columns[2]
-        self.at = {location: j for j, location in enumerate(self.locations)} if stored is not None else {}
+        self.at = {location: j for j, location in enumerate(self.locations)}
 
     def add(self, location: str, stat: Stat, names: tuple[bytes, ...]) -> None:
         self.locations.append(location)
