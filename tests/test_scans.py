@@ -90,19 +90,30 @@ def test_the_launchers_naming_a_file_are_those_whose_words_hold_its_name(texts, 
     """The search of the launchers' texts for a few names gives, for each name, the launchers a
     word-by-word reading gives: a name as a word of its own, or one with a blank or a '/' anywhere."""
     with tempfile.TemporaryDirectory() as folder:
-        launchers = []
-        for i, text in enumerate(texts):
-            path = Path(folder) / f"run{i}.sh"
-            path.write_bytes(text)
-            launchers.append(Candidate(path, path.name, SHELL))
-        found = _WordIndex(launchers).files_naming(names)
-    expected: dict[int, list[bytes]] = {}
+        found = _WordIndex(_scripts(Path(folder), texts)).files_naming(names)
+    assert found == _naming(texts, names)
+
+
+def _scripts(folder: Path, texts: list[bytes]) -> list[Candidate]:
+    """A launch script in ``folder`` for each text."""
+    launchers = []
+    for i, text in enumerate(texts):
+        path = folder / f"run{i}.sh"
+        path.write_bytes(text)
+        launchers.append(Candidate(path, path.name, SHELL))
+    return launchers
+
+
+def _naming(texts: list[bytes], names: list[bytes]) -> list[tuple[int, list[bytes]]]:
+    """Each text (by index) holding one of ``names``, read word by word: a name as a word of its
+    own, or one with a blank or a '/' anywhere."""
+    holders: dict[int, list[bytes]] = {}
     for name in names:
         for i, text in enumerate(texts):
             plain = not NOT_IN_NAMES.search(name)
             if (name in NOT_IN_NAMES.split(text)) if plain else (name in text):
-                expected.setdefault(i, []).append(name)
-    assert found == sorted(expected.items())
+                holders.setdefault(i, []).append(name)
+    return sorted(holders.items())
 
 
 RUNNABLE_WORDS = st.lists(
@@ -132,24 +143,11 @@ def test_the_names_kept_in_the_cache_find_the_launchers_a_search_finds(texts, na
     that keeps the names, on the next that takes them back, and after a launcher changed."""
     from recovery_lint.speed.cache import Cache
 
-    def expected(texts: list[bytes]) -> list[tuple[int, list[bytes]]]:
-        holders: dict[int, list[bytes]] = {}
-        for name in names:
-            for i, text in enumerate(texts):
-                plain = not NOT_IN_NAMES.search(name)
-                if (name in NOT_IN_NAMES.split(text)) if plain else (name in text):
-                    holders.setdefault(i, []).append(name)
-        return sorted(holders.items())
-
     with tempfile.TemporaryDirectory() as folder:
         cache = Cache(Path(folder) / "cache", "salt", b"k" * 32)
-        launchers = []
-        for i, text in enumerate(texts):
-            path = Path(folder) / f"run{i}.sh"
-            path.write_bytes(text)
-            launchers.append(Candidate(path, path.name, SHELL))
-        assert _WordIndex(launchers, cache).files_naming(names) == expected(texts)
-        assert _WordIndex(launchers, cache).files_naming(names) == expected(texts)
+        launchers = _scripts(Path(folder), texts)
+        assert _WordIndex(launchers, cache).files_naming(names) == _naming(texts, names)
+        assert _WordIndex(launchers, cache).files_naming(names) == _naming(texts, names)
         texts = [texts[0] + b" a.sh b.py", *texts[1:]]
         Path(launchers[0].location).write_bytes(texts[0])
-        assert _WordIndex(launchers, cache).files_naming(names) == expected(texts)
+        assert _WordIndex(launchers, cache).files_naming(names) == _naming(texts, names)
