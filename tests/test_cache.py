@@ -275,3 +275,28 @@ def test_a_named_entry_is_reached_through_launchers_changed_since_the_names_were
     assert "launch torchrun at run.sh:3 -> entry train.py" in shown
     # run.sh read for its names, then for the path to train.py it writes; top.sh for its path to run.sh
     assert sorted(read) == ["run.sh", "run.sh", "top.sh"]
+
+
+def test_a_named_launchers_kept_names_stay_for_the_next_run_that_looks_in_it(repo, capsys, monkeypatch):
+    """A run over a named script does not look in that script's text for names, and keeps what the
+    cache holds of them: a later run over another file reads the names of neither script again."""
+    from recovery_lint.flow import reach
+
+    subprocess.run(["git", "init", "-q"], check=True)
+    (repo / "job.yaml").unlink()
+    (repo / "train.py").write_text(
+        'import torch\nimport torch_npu\nif __name__ == "__main__":\n    torch.save({}, "x")\n'
+    )
+    (repo / "run.sh").write_text("#!/bin/bash\nbash train.sh\n")
+    named: list[str] = []  # the launchers whose names are read from their text
+    real = reach._WordIndex._runnable_names
+    monkeypatch.setattr(
+        reach._WordIndex, "_runnable_names", lambda self, i: named.append(self.launchers[i].display) or real(self, i)
+    )
+    show_jobs(capsys, "train.py")
+    assert sorted(named) == ["run.sh", "train.sh"]
+    named.clear()
+    show_jobs(capsys, "train.sh")  # its own names are not read, and what the cache holds of them stays
+    assert named == []
+    assert "run.sh (standalone)" in show_jobs(capsys, "train.py")
+    assert named == []
