@@ -127,6 +127,7 @@ NOT_IN_NAMES = LazyPattern(rb"[\s/'\"`;&|()<>=$,\[\]{}:*?!#\\]+")
 # how the names of the files a launcher can run by name end (a file without a suffix is searched for)
 RUNNABLE_SUFFIXES = tuple(b"." + suffix.encode() for suffix, kind in BY_SUFFIX.items() if kind in RUNNABLE_KINDS)
 NAME_MAX = 255  # bytes in a file name, at most (Linux, macOS)
+BLANK = b" "  # what every byte that ends a name becomes, to find where a word starts
 REACH_DEPTH = 4  # manifest -> script -> sourced script -> entry: a longer chain is not linked either
 
 
@@ -285,22 +286,19 @@ def runnable_names(data: bytes) -> tuple[bytes, ...]:
         at = marked.find(suffix)
         while at != -1:
             end = at + len(suffix)
-            if end == len(marked) or marked[end] == BLANK:
-                start = marked.rfind(b" ", max(0, end - NAME_MAX - 1), at) + 1
+            if marked[end : end + 1] in (BLANK, b""):
+                start = marked.rfind(BLANK, max(0, end - NAME_MAX - 1), at) + 1
                 if start or end <= NAME_MAX:  # else the word goes on past what a name can hold
                     found.add(data[start:end])
             at = marked.find(suffix, end)
     return tuple(sorted(found))
 
 
-BLANK = ord(" ")
-
-
 @functools.cache
 def _ends_as_blanks() -> bytes:
     """A ``bytes.translate`` table that turns every byte ending a name into a blank."""
     ends = _name_ends()
-    return bytes(BLANK if b in ends else b for b in range(256))
+    return bytes(BLANK[0] if b in ends else b for b in range(256))
 
 
 def _has_word(data: bytes, name: bytes) -> bool:
